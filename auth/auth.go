@@ -1,0 +1,72 @@
+// Package auth supplies the credentials for model requests. For now it
+// resolves API keys from the environment; ChatGPT login, auth.json and token
+// refresh build on the same [Token] shape.
+package auth
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentcli/agent/provider"
+)
+
+// APIKey is a static bearer token. Its String form is masked, so it is safe
+// to print by accident.
+type APIKey struct{ key string }
+
+// NewAPIKey wraps key.
+func NewAPIKey(key string) *APIKey { return &APIKey{key: key} }
+
+// Token returns the key.
+func (k *APIKey) Token(context.Context) (string, error) { return k.key, nil }
+
+// String returns a masked form such as "sk-…abcd".
+func (k *APIKey) String() string { return Mask(k.key) }
+
+// Mask hides all but a recognisable prefix and the last four characters of
+// a secret.
+func Mask(secret string) string {
+	if len(secret) < 12 {
+		return "****"
+	}
+	prefix := ""
+	if i := strings.IndexByte(secret[:min(len(secret), 8)], '-'); i >= 0 {
+		prefix = secret[:i+1]
+	}
+	return prefix + "…" + secret[len(secret)-4:]
+}
+
+// MissingEnvKeyError says the provider's API key variable is unset.
+type MissingEnvKeyError struct {
+	Provider     string
+	Var          string
+	Instructions string
+}
+
+func (e *MissingEnvKeyError) Error() string {
+	msg := fmt.Sprintf("provider %q needs an API key: environment variable %s is not set", e.Provider, e.Var)
+	if e.Instructions != "" {
+		msg += " (" + e.Instructions + ")"
+	}
+	return msg
+}
+
+// FromEnv returns the API key for p from its env_key variable, nil when the
+// provider needs none, or a [*MissingEnvKeyError]. fallbackVars are tried
+// first (e.g. AGENT_API_KEY for exec).
+func FromEnv(p provider.Info, getenv func(string) string, fallbackVars ...string) (*APIKey, error) {
+	for _, v := range fallbackVars {
+		if k := strings.TrimSpace(getenv(v)); k != "" {
+			return NewAPIKey(k), nil
+		}
+	}
+	if p.EnvKey == "" {
+		return nil, nil
+	}
+	k := strings.TrimSpace(getenv(p.EnvKey))
+	if k == "" {
+		return nil, &MissingEnvKeyError{Provider: p.ID, Var: p.EnvKey, Instructions: p.EnvKeyInstructions}
+	}
+	return NewAPIKey(k), nil
+}

@@ -1,0 +1,100 @@
+package modelclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/transport"
+)
+
+func httpErr(status int, body string, kv ...string) error {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return &transport.HTTPError{StatusCode: status, Header: h, Body: []byte(body)}
+}
+
+func apiErr(code, msg string) error {
+	return &transport.APIError{Event: "response.failed", Code: code, Message: msg}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		kind      modelclient.Kind
+		class     string
+		retryable bool
+		delay     time.Duration
+	}{
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), modelclient.KindCanceled, "", false, 0},
+		{"eof before completed", transport.ErrIncomplete, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"idle", transport.ErrStreamIdle, modelclient.KindTransient, provider.ClassIdle, true, 0},
+		{"no progress", transport.ErrNoProgress, modelclient.KindTransient, provider.ClassIdle, true, 0},
+		{"connect", &transport.ConnectError{Err: errors.New("refused")}, modelclient.KindConnect, provider.ClassTransport, true, 0},
+		{"reset", &transport.ReadError{Err: errors.New("reset")}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"incomplete", &transport.IncompleteError{Reason: "x"}, modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"500", httpErr(500, ""), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"502", httpErr(502, "bad gateway"), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"503 at capacity", httpErr(503, `{"error":{"message":"Selected model is at capacity. Please try a different model."}}`), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
+		{"503 overloaded code", httpErr(503, `{"error":{"code":"server_is_overloaded","message":"x"}}`), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
+		{"529", httpErr(529, ""), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
+		{"429 retry-after seconds", httpErr(429, "", "Retry-After", "2"), modelclient.KindRateLimited, provider.ClassRateLimit, true, 2 * time.Second},
+		{"429 retry-after-ms wins", httpErr(429, "", "Retry-After", "2", "Retry-After-Ms", "1500"), modelclient.KindRateLimited, provider.ClassRateLimit, true, 1500 * time.Millisecond},
+		{"429 body hint", httpErr(429, `{"error":{"message":"Rate limit reached. Please try again in 11.054s."}}`), modelclient.KindRateLimited, provider.ClassRateLimit, true, 11054 * time.Millisecond},
+		{"429 quota", httpErr(429, `{"error":{"type":"insufficient_quota","code":"insufficient_quota"}}`), modelclient.KindQuota, "", false, 0},
+		{"429 usage limit", httpErr(429, `{"error":{"type":"usage_limit_reached","resets_at":1900000000}}`), modelclient.KindUsageLimit, "", false, 0},
+		{"400", httpErr(400, `{"error":{"message":"bad"}}`), modelclient.KindInvalidRequest, "", false, 0},
+		{"400 context", httpErr(400, `{"error":{"code":"context_length_exceeded"}}`), modelclient.KindContextWindow, "", false, 0},
+		{"401", httpErr(401, ""), modelclient.KindAuth, "", false, 0},
+		{"403", httpErr(403, "Cloudflare blocked"), modelclient.KindPermanent, "", false, 0},
+		{"404", httpErr(404, ""), modelclient.KindPermanent, "", false, 0},
+		{"426", httpErr(426, ""), modelclient.KindUpgradeRequired, "", false, 0},
+		{"408", httpErr(408, ""), modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"failed context", apiErr("context_length_exceeded", "too long"), modelclient.KindContextWindow, "", false, 0},
+		{"failed quota", apiErr("insufficient_quota", ""), modelclient.KindQuota, "", false, 0},
+		{"failed usage not included", apiErr("usage_not_included", ""), modelclient.KindQuota, "", false, 0},
+		{"failed invalid prompt", apiErr("invalid_prompt", "no"), modelclient.KindInvalidRequest, "", false, 0},
+		{"failed cyber", apiErr("cyber_policy", ""), modelclient.KindInvalidRequest, "", false, 0},
+		{"failed overloaded", apiErr("server_is_overloaded", ""), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
+		{"failed slow down", apiErr("slow_down", ""), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
+		{"failed rate limit hint", apiErr("rate_limit_exceeded", "Please try again in 1.5s."), modelclient.KindRateLimited, provider.ClassRateLimit, true, 1500 * time.Millisecond},
+		{"failed rate limit ms", apiErr("rate_limit_exceeded", "try again in 28ms"), modelclient.KindRateLimited, provider.ClassRateLimit, true, 28 * time.Millisecond},
+		{"failed rate limit azure", apiErr("rate_limit_exceeded", "Try again in 35 seconds."), modelclient.KindRateLimited, provider.ClassRateLimit, true, 35 * time.Second},
+		{"failed server error", apiErr("server_error", "oops"), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"failed unknown code", apiErr("brand_new_code", ""), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"ws wrapped 429", &transport.APIError{Event: "error", Status: 429, Code: "rate_limit_exceeded"}, modelclient.KindRateLimited, provider.ClassRateLimit, true, 0},
+		{"unknown error", errors.New("weird"), modelclient.KindPermanent, "", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := modelclient.Classify(tt.err)
+			if f.Kind != tt.kind || f.Class != tt.class || f.Retryable != tt.retryable || f.Delay != tt.delay {
+				t.Errorf("Classify(%v) = {%v %q retryable=%v delay=%v}; want {%v %q %v %v}",
+					tt.err, f.Kind, f.Class, f.Retryable, f.Delay, tt.kind, tt.class, tt.retryable, tt.delay)
+			}
+		})
+	}
+}
+
+func TestClassifyRetryAfterDate(t *testing.T) {
+	at := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
+	f := modelclient.Classify(httpErr(503, "", "Retry-After", at))
+	if f.Delay < 85*time.Second || f.Delay > 91*time.Second {
+		t.Errorf("Retry-After date delay = %v; want about 90s", f.Delay)
+	}
+}
+
+func TestClassifyUsageLimitResetsAt(t *testing.T) {
+	f := modelclient.Classify(httpErr(429, `{"error":{"type":"usage_limit_reached","resets_at":1900000000}}`))
+	if !f.ResetsAt.Equal(time.Unix(1900000000, 0)) {
+		t.Errorf("ResetsAt = %v", f.ResetsAt)
+	}
+}

@@ -1,0 +1,116 @@
+package modelclient
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/transport"
+)
+
+// Retry layers, as reported in [Retry] notices and logs.
+const (
+	LayerHTTP       = "http"
+	LayerStream     = "stream"
+	LayerConnection = "connection"
+)
+
+// Retry describes one retry that is about to wait.
+type Retry struct {
+	// Layer is LayerHTTP, LayerStream or LayerConnection.
+	Layer string
+	// Class is the failure's retry class.
+	Class string
+	// Attempt is the 1-based retry number within its layer and counter.
+	Attempt int
+	// Max is the budget of that counter; -1 means unbounded.
+	Max int
+	// Delay is the wait before the retry.
+	Delay time.Duration
+	// Failure is what went wrong.
+	Failure Failure
+}
+
+// Reason is the failure's short description.
+func (r Retry) Reason() string { return r.Failure.Reason() }
+
+// RetryOn selects which failure classes the HTTP layer retries, as the
+// reference client's RetryOn{retry_429, retry_5xx, retry_transport}.
+// Overloaded answers are left to the stream layer's long schedule.
+type RetryOn struct {
+	RateLimit, ServerError, Transport bool
+}
+
+func (r RetryOn) covers(f Failure) bool {
+	if !f.Retryable {
+		return false
+	}
+	switch f.Class {
+	case provider.ClassRateLimit:
+		return r.RateLimit
+	case provider.ClassServerError:
+		return r.ServerError
+	case provider.ClassTransport, provider.ClassIdle:
+		return r.Transport
+	}
+	return false
+}
+
+// Stream sends p and returns the open event stream, retrying failures that
+// happen before the first byte within the provider's request_max_retries
+// (the HTTP layer). The request and its headers are rebuilt on every
+// attempt. notify (may be nil) hears about each retry before its wait. The
+// stream is bound to ctx; the caller must Close it. The last attempt's error
+// is returned unchanged, for [Classify].
+func (c *Client) Stream(ctx context.Context, p *Prompt, notify func(Retry)) (transport.Stream, error) {
+	body, err := c.Body(p)
+	if err != nil {
+		return nil, err
+	}
+	budget := c.opts.Provider.RequestMaxRetries
+	for n := 1; ; n++ {
+		h, err := c.header(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s, err := c.transport.Open(ctx, &transport.Request{URL: c.url, Header: h, Body: body})
+		if err == nil {
+			return s, nil
+		}
+		f := Classify(err)
+		pol := c.Policy(f.Class)
+		if !c.opts.RetryOn.covers(f) || !pol.Allows(n, budget) {
+			return nil, err
+		}
+		r := Retry{Layer: LayerHTTP, Class: f.Class, Attempt: n, Max: budget, Failure: f}
+		if f.Delay > 0 {
+			r.Delay = pol.Cap(f.Delay)
+		} else {
+			r.Delay = pol.Delay(n, c.opts.Rand())
+		}
+		c.LogRetry(ctx, "request", r)
+		if notify != nil {
+			notify(r)
+		}
+		if err := c.opts.Sleep(ctx, r.Delay); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// LogRetry writes the one structured log line a retry gets.
+func (c *Client) LogRetry(ctx context.Context, operation string, r Retry) {
+	c.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "retry",
+		slog.String("layer", r.Layer),
+		slog.String("operation", operation),
+		slog.String("class", r.Class),
+		slog.Int("attempt", r.Attempt),
+		slog.Int("max", r.Max),
+		slog.Int64("delay_ms", r.Delay.Milliseconds()),
+		slog.Int("status", r.Failure.Status),
+		slog.String("request_id", r.Failure.RequestID),
+		slog.String("reason", r.Reason()),
+		slog.String("provider", c.opts.Provider.ID),
+	)
+}

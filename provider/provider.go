@@ -1,0 +1,135 @@
+// Package provider defines model providers as data: where a provider lives,
+// how requests to it are authenticated and decorated, and the retry and
+// timeout limits that apply to it. It holds no behaviour; the config package
+// fills an [Info] from config.toml and the modelclient package acts on it.
+package provider
+
+import (
+	"maps"
+	"time"
+)
+
+// Defaults and caps, identical to the reference client's
+// (codex-rs/model-provider-info).
+const (
+	DefaultRequestMaxRetries       = 4
+	MaxRequestMaxRetries           = 100
+	DefaultStreamMaxRetries        = 5
+	MaxStreamMaxRetries            = 100
+	DefaultStreamIdleTimeout       = 300 * time.Second
+	DefaultWebSocketConnectTimeout = 15 * time.Second
+)
+
+// WireAPIResponses is the only supported wire protocol.
+const WireAPIResponses = "responses"
+
+// DemoID is the id of the built-in offline demo provider. Its BaseURL is
+// empty in the catalogue: the command line starts the scripted demo server on
+// loopback and fills it in.
+const DemoID = "demo"
+
+// Info describes one model provider. The zero value is not useful; start
+// from [Builtins] or from config. Info is a plain value: copy it freely,
+// but treat its maps as read-only once shared (use [Info.Clone]).
+type Info struct {
+	// ID is the key under [model_providers.<id>] (or the built-in id).
+	ID string
+	// Name is the display name.
+	Name string
+	// BaseURL is the API root; requests go to BaseURL + "/responses".
+	BaseURL string
+	// EnvKey names the environment variable holding the API key. Empty
+	// means the provider needs no key (or gets one from auth.json).
+	EnvKey string
+	// EnvKeyInstructions is shown when EnvKey is unset.
+	EnvKeyInstructions string
+	// WireAPI is always [WireAPIResponses] after validation.
+	WireAPI string
+	// QueryParams are appended to every request URL.
+	QueryParams map[string]string
+	// HTTPHeaders are sent with every request.
+	HTTPHeaders map[string]string
+	// EnvHTTPHeaders maps a header name to an environment variable; the
+	// header is sent when the variable is set and not blank.
+	EnvHTTPHeaders map[string]string
+	// RequestMaxRetries is the HTTP-layer retry budget (retries after the
+	// first attempt), capped at [MaxRequestMaxRetries].
+	RequestMaxRetries int
+	// StreamMaxRetries is the stream-layer retry budget, capped at
+	// [MaxStreamMaxRetries].
+	StreamMaxRetries int
+	// StreamIdleTimeout ends a stream that delivers no bytes for this long.
+	StreamIdleTimeout time.Duration
+	// WebSocketConnectTimeout bounds the WebSocket handshake.
+	WebSocketConnectTimeout time.Duration
+	// SupportsWebSockets says the provider speaks Responses over WebSocket.
+	SupportsWebSockets bool
+	// RequiresOpenAIAuth says the provider uses auth.json / login.
+	RequiresOpenAIAuth bool
+	// Demo marks the built-in offline demo provider.
+	Demo bool
+	// Retry holds the policy of each retry class, keyed by class name; it
+	// always has every class in [Classes].
+	Retry map[string]ClassPolicy
+}
+
+// Clone returns a deep copy of p.
+func (p Info) Clone() Info {
+	p.QueryParams = maps.Clone(p.QueryParams)
+	p.HTTPHeaders = maps.Clone(p.HTTPHeaders)
+	p.EnvHTTPHeaders = maps.Clone(p.EnvHTTPHeaders)
+	p.Retry = maps.Clone(p.Retry)
+	return p
+}
+
+// withDefaults returns an Info with the retry and timeout defaults set.
+func withDefaults(p Info) Info {
+	p.WireAPI = WireAPIResponses
+	p.RequestMaxRetries = DefaultRequestMaxRetries
+	p.StreamMaxRetries = DefaultStreamMaxRetries
+	p.StreamIdleTimeout = DefaultStreamIdleTimeout
+	p.WebSocketConnectTimeout = DefaultWebSocketConnectTimeout
+	p.Retry = DefaultRetry()
+	return p
+}
+
+// Builtins returns the built-in providers, keyed by id. Each call returns
+// fresh values. User config cannot redefine these ids.
+func Builtins() map[string]Info {
+	return map[string]Info{
+		"openai": withDefaults(Info{
+			ID:                 "openai",
+			Name:               "OpenAI",
+			BaseURL:            "https://api.openai.com/v1",
+			EnvKey:             "OPENAI_API_KEY",
+			EnvKeyInstructions: "Create an API key at https://platform.openai.com/api-keys and export OPENAI_API_KEY.",
+			EnvHTTPHeaders: map[string]string{
+				"OpenAI-Organization": "OPENAI_ORGANIZATION",
+				"OpenAI-Project":      "OPENAI_PROJECT",
+			},
+			SupportsWebSockets: true,
+			RequiresOpenAIAuth: true,
+		}),
+		"ollama": withDefaults(Info{
+			ID:      "ollama",
+			Name:    "Ollama",
+			BaseURL: "http://localhost:11434/v1",
+		}),
+		"lmstudio": withDefaults(Info{
+			ID:      "lmstudio",
+			Name:    "LM Studio",
+			BaseURL: "http://localhost:1234/v1",
+		}),
+		DemoID: withDefaults(Info{
+			ID:   DemoID,
+			Name: "Demo (offline, scripted)",
+			Demo: true,
+		}),
+	}
+}
+
+// Custom returns a user-defined provider with every default applied, for
+// config to overwrite field by field.
+func Custom(id string) Info {
+	return withDefaults(Info{ID: id, Name: id})
+}

@@ -1,0 +1,67 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentcli/agent/modelclient"
+)
+
+// TurnError is why a turn ended without completing. Its message is the
+// one line a user sees.
+type TurnError struct {
+	Failure modelclient.Failure
+	// Exhausted says retries were attempted and every budget ran out.
+	Exhausted bool
+	// Retries is how many retries the turn made in all.
+	Retries int
+}
+
+func (e *TurnError) Error() string { return Describe(e.Failure, e.Exhausted) }
+
+func (e *TurnError) Unwrap() error { return e.Failure.Err }
+
+// Describe turns a classified failure into the words a user reads. This is
+// the only place kinds become text.
+func Describe(f modelclient.Failure, exhausted bool) string {
+	switch f.Kind {
+	case modelclient.KindCanceled:
+		return "interrupted"
+	case modelclient.KindContextWindow:
+		return "the model's context window is full: start a new session or compact the conversation"
+	case modelclient.KindAuth:
+		return "authentication failed (401): check your API key or log in again" + detail(f)
+	case modelclient.KindQuota:
+		return "quota exceeded: check your plan and billing" + detail(f)
+	case modelclient.KindUsageLimit:
+		msg := "usage limit reached"
+		if !f.ResetsAt.IsZero() {
+			msg += "; it resets at " + f.ResetsAt.Local().Format(time.DateTime+" MST")
+		}
+		return msg
+	case modelclient.KindInvalidRequest:
+		return "the request was rejected" + detail(f)
+	case modelclient.KindUpgradeRequired:
+		return "the server requires a different transport (426)"
+	}
+	if exhausted {
+		return fmt.Sprintf("gave up after retries: %s", f.Reason())
+	}
+	if f.Status != 0 || f.Message != "" {
+		return f.Reason()
+	}
+	if f.Err != nil {
+		return f.Err.Error()
+	}
+	return f.Kind.String()
+}
+
+func detail(f modelclient.Failure) string {
+	if f.Message != "" {
+		return ": " + f.Message
+	}
+	if f.Status != 0 {
+		return fmt.Sprintf(" (http %d)", f.Status)
+	}
+	return ""
+}

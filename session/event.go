@@ -1,0 +1,82 @@
+package session
+
+import (
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/transport"
+)
+
+// Event is something a front end shows (or records). The set is sealed;
+// front ends type-switch over the types in this package. The same events
+// feed the TUI, exec's text and JSON output, and the rollout, so all agree.
+type Event interface{ isEvent() }
+
+// TurnStarted opens a turn.
+type TurnStarted struct{}
+
+// TextDelta is streamed assistant text: display only, never recorded. It
+// may be retracted by a later [Retracted].
+type TextDelta struct {
+	ItemID string
+	Delta  string
+}
+
+// ReasoningDelta is streamed reasoning-summary text: display only.
+type ReasoningDelta struct {
+	ItemID string
+	Delta  string
+}
+
+// Retracted says the streamed deltas of the listed items belonged to an
+// attempt that failed: front ends clear or mark them. Their items were
+// never recorded and will not be shown as done.
+type Retracted struct {
+	ItemIDs []string
+}
+
+// MessageDone is a completed assistant message, recorded in history. It is
+// emitted exactly once per message, whatever retries happen.
+type MessageDone struct {
+	ItemID string
+	Text   string
+}
+
+// ReasoningDone is a completed reasoning item's summary text.
+type ReasoningDone struct {
+	ItemID string
+	Text   string
+}
+
+// Retry says a retry is about to wait: which layer, class, attempt of how
+// many, how long, and why.
+type Retry struct {
+	modelclient.Retry
+}
+
+// Warning is a non-fatal notice (for example a transport fallback).
+type Warning struct {
+	Message string
+}
+
+// TurnCompleted closes a turn that succeeded.
+type TurnCompleted struct {
+	// Last is the usage of the turn's last response; Total accumulates the
+	// whole session.
+	Last, Total transport.Usage
+}
+
+// TurnFailed closes a turn that did not complete. The same error is
+// returned by [Session.Turn].
+type TurnFailed struct {
+	Err *TurnError
+}
+
+func (TurnStarted) isEvent()    {}
+func (TextDelta) isEvent()      {}
+func (ReasoningDelta) isEvent() {}
+func (Retracted) isEvent()      {}
+func (MessageDone) isEvent()    {}
+func (ReasoningDone) isEvent()  {}
+func (Retry) isEvent()          {}
+func (Warning) isEvent()        {}
+func (TurnCompleted) isEvent()  {}
+func (TurnFailed) isEvent()     {}

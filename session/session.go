@@ -1,0 +1,243 @@
+// Package session is the engine: a Session holds the conversation history,
+// runs turns through the model client, owns the stream-layer retry loop
+// ([StreamRetryState]) and reports everything as [Event]s. Front ends submit
+// input and render events; they never call the model themselves.
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/transport"
+)
+
+// DefaultInstructions are the base instructions sent with every request.
+const DefaultInstructions = "You are agent, a coding assistant running in the user's terminal. " +
+	"Be concise and precise; prefer concrete commands and code over prose."
+
+// Options configure a [Session].
+type Options struct {
+	// Client talks to the model (required).
+	Client *modelclient.Client
+	// Instructions override [DefaultInstructions] when non-empty.
+	Instructions string
+	// UnboundedConnectionRetries keeps retrying connect failures of the
+	// sampling request (5 s doubling to 60 s) without spending the stream
+	// budget, until the turn is cancelled.
+	UnboundedConnectionRetries bool
+}
+
+// Session is one conversation. It is not safe for concurrent use: run one
+// turn at a time (front ends add the goroutine).
+type Session struct {
+	opts    Options
+	client  *modelclient.Client
+	history []transport.Item
+	total   transport.Usage
+}
+
+// New returns an empty session.
+func New(opts Options) *Session {
+	if opts.Instructions == "" {
+		opts.Instructions = DefaultInstructions
+	}
+	return &Session{opts: opts, client: opts.Client}
+}
+
+// History returns a copy of the recorded items.
+func (s *Session) History() []transport.Item {
+	return append([]transport.Item(nil), s.history...)
+}
+
+// Usage returns the token usage accumulated over the session.
+func (s *Session) Usage() transport.Usage { return s.total }
+
+// Turn runs one user turn to completion: it records input, samples the
+// model (retrying as the policies allow), and emits events to emit, which
+// is called synchronously on the caller's goroutine. It returns nil when the
+// turn completed, or a [*TurnError].
+func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) error {
+	s.history = append(s.history, transport.UserMessage(input))
+	emit(TurnStarted{})
+	last, st, err := s.sample(ctx, emit)
+	if err != nil {
+		f := modelclient.Classify(err)
+		te := &TurnError{Failure: f, Retries: st.total(), Exhausted: f.Retryable}
+		emit(TurnFailed{Err: te})
+		return te
+	}
+	emit(TurnCompleted{Last: last, Total: s.total})
+	return nil
+}
+
+// prompt rebuilds the request from recorded history. It runs before every
+// attempt, so a retry carries exactly what was recorded, never a fragment.
+func (s *Session) prompt() *modelclient.Prompt {
+	return &modelclient.Prompt{
+		Instructions:      s.opts.Instructions,
+		Input:             s.History(),
+		ParallelToolCalls: true,
+	}
+}
+
+// StreamRetryState counts the stream-layer retries of one sampling request,
+// as the reference client's ResponsesStreamRetryState does, plus the
+// separate overload schedule.
+type StreamRetryState struct {
+	// Retries spends the provider's stream_max_retries.
+	Retries int
+	// ConnectionRetries counts unbounded connection retries.
+	ConnectionRetries int
+	// OverloadRetries counts retries on the overloaded schedule.
+	OverloadRetries int
+	// ByClass counts retries per class, for per-class caps.
+	ByClass map[string]int
+	// HTTPRetries counts retries the HTTP layer made inside attempts.
+	HTTPRetries int
+}
+
+func (st *StreamRetryState) total() int {
+	return st.Retries + st.ConnectionRetries + st.OverloadRetries + st.HTTPRetries
+}
+
+// next decides whether f may be retried and how: it returns the retry to
+// announce, or ok=false when every budget is spent.
+func (s *Session) next(st *StreamRetryState, f modelclient.Failure) (r modelclient.Retry, ok bool) {
+	if !f.Retryable {
+		return r, false
+	}
+	if f.Kind == modelclient.KindConnect && s.opts.UnboundedConnectionRetries {
+		st.ConnectionRetries++
+		return modelclient.Retry{
+			Layer: modelclient.LayerConnection, Class: f.Class, Attempt: st.ConnectionRetries,
+			Max: -1, Delay: retry.ConnectionDelay(st.ConnectionRetries), Failure: f,
+		}, true
+	}
+	pol := s.client.Policy(f.Class)
+	if st.ByClass == nil {
+		st.ByClass = map[string]int{}
+	}
+	var n, budget int
+	if f.Class == provider.ClassOverloaded {
+		n, budget = st.OverloadRetries+1, -1
+		if !pol.Allows(n, budget) {
+			return r, false
+		}
+		st.OverloadRetries = n
+		budget = pol.MaxRetries
+	} else {
+		n, budget = st.Retries+1, s.client.Provider().StreamMaxRetries
+		if !pol.Allows(st.ByClass[f.Class]+1, -1) || n > budget {
+			return r, false
+		}
+		st.Retries = n
+	}
+	st.ByClass[f.Class]++
+	r = modelclient.Retry{Layer: modelclient.LayerStream, Class: f.Class, Attempt: n, Max: budget, Failure: f}
+	if f.Delay > 0 {
+		r.Delay = pol.Cap(f.Delay) // the server's delay wins
+	} else {
+		r.Delay = pol.Delay(n, s.client.Rand())
+	}
+	return r, true
+}
+
+// sample runs one sampling request with the stream-layer retries.
+func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage, *StreamRetryState, error) {
+	st := &StreamRetryState{}
+	onHTTPRetry := func(r modelclient.Retry) {
+		st.HTTPRetries++
+		emit(Retry{r})
+	}
+	for {
+		usage, err := s.attempt(ctx, emit, onHTTPRetry)
+		if err == nil {
+			return usage, st, nil
+		}
+		f := modelclient.Classify(err)
+		if f.Kind == modelclient.KindCanceled || ctx.Err() != nil {
+			return usage, st, errors.Join(context.Cause(ctx), err)
+		}
+		r, ok := s.next(st, f)
+		if !ok {
+			return usage, st, err
+		}
+		s.client.LogRetry(ctx, "sampling", r)
+		emit(Retry{r})
+		if err := s.client.Sleep(ctx, r.Delay); err != nil {
+			return usage, st, err
+		}
+	}
+}
+
+// attempt opens one stream and consumes it. Each completed item is recorded
+// into history at once (as the reference client does), so a retry replays
+// it instead of repeating it; deltas of unfinished items are retracted when
+// the attempt fails.
+func (s *Session) attempt(ctx context.Context, emit func(Event), onHTTPRetry func(modelclient.Retry)) (transport.Usage, error) {
+	stream, err := s.client.Stream(ctx, s.prompt(), onHTTPRetry)
+	if err != nil {
+		return transport.Usage{}, err
+	}
+	defer stream.Close()
+	open := map[string]bool{} // items with streamed deltas but not yet done
+	var order []string
+	for stream.Next() {
+		switch ev := stream.Event().(type) {
+		case transport.TextDelta:
+			if !open[ev.ItemID] {
+				open[ev.ItemID] = true
+				order = append(order, ev.ItemID)
+			}
+			emit(TextDelta{ItemID: ev.ItemID, Delta: ev.Delta})
+		case transport.ReasoningSummaryDelta:
+			if !open[ev.ItemID] {
+				open[ev.ItemID] = true
+				order = append(order, ev.ItemID)
+			}
+			emit(ReasoningDelta{ItemID: ev.ItemID, Delta: ev.Delta})
+		case transport.OutputItemDone:
+			delete(open, ev.Item.ID)
+			s.record(ev.Item, emit)
+		case transport.Completed:
+			var u transport.Usage
+			if ev.Usage != nil {
+				u = *ev.Usage
+				s.total.Add(u)
+			}
+			return u, nil
+		}
+	}
+	err = stream.Err()
+	if err == nil {
+		err = transport.ErrIncomplete // a stream must end with response.completed
+	}
+	var retract []string
+	for _, id := range order {
+		if open[id] {
+			retract = append(retract, id)
+		}
+	}
+	if len(retract) > 0 {
+		emit(Retracted{ItemIDs: retract})
+	}
+	return transport.Usage{}, err
+}
+
+// record appends a completed item to history and announces it.
+func (s *Session) record(it transport.Item, emit func(Event)) {
+	s.history = append(s.history, it)
+	switch {
+	case it.Type == "message" && it.Role == "assistant":
+		emit(MessageDone{ItemID: it.ID, Text: it.Text()})
+	case it.Type == "reasoning":
+		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})
+	}
+}
+
+// Logger returns the session's logger.
+func (s *Session) Logger() *slog.Logger { return s.client.Logger() }

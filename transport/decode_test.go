@@ -1,0 +1,135 @@
+package transport_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/transport"
+)
+
+func TestDecode(t *testing.T) {
+	yes := true
+	tests := []struct {
+		name string
+		data string
+		want transport.Event
+	}{
+		{"created", `{"type":"response.created","response":{"id":"r1"}}`, transport.Created{ResponseID: "r1"}},
+		{"delta", `{"type":"response.output_text.delta","item_id":"m1","delta":"hi"}`, transport.TextDelta{ItemID: "m1", Delta: "hi"}},
+		{"reasoning delta", `{"type":"response.reasoning_summary_text.delta","item_id":"rs","delta":"x","summary_index":2}`,
+			transport.ReasoningSummaryDelta{ItemID: "rs", Delta: "x", SummaryIndex: 2}},
+		{"part added", `{"type":"response.reasoning_summary_part.added","item_id":"rs","summary_index":1}`,
+			transport.ReasoningSummaryPartAdded{ItemID: "rs", SummaryIndex: 1}},
+		{"reasoning content", `{"type":"response.reasoning_text.delta","item_id":"rs","delta":"y","content_index":3}`,
+			transport.ReasoningContentDelta{ItemID: "rs", Delta: "y", ContentIndex: 3}},
+		{"tool input delta", `{"type":"response.custom_tool_call_input.delta","item_id":"c","call_id":"k","delta":"*"}`,
+			transport.ToolCallInputDelta{ItemID: "c", CallID: "k", Delta: "*"}},
+		{"completed with usage", `{"type":"response.completed","response":{"id":"r1","end_turn":true,"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4,"cache_write_tokens":1},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":15}}}`,
+			transport.Completed{ResponseID: "r1", EndTurn: &yes, Usage: &transport.Usage{InputTokens: 10, CachedInputTokens: 4, CacheWriteInputTokens: 1, OutputTokens: 5, ReasoningOutputTokens: 2, TotalTokens: 15}}},
+		{"unknown type", `{"type":"response.future_thing","x":1}`,
+			transport.Unknown{Type: "response.future_thing", Raw: json.RawMessage(`{"type":"response.future_thing","x":1}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := transport.Decode("", []byte(tt.data))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Decode mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeItem(t *testing.T) {
+	raw := `{"type":"response.output_item.done","item":{"type":"message","role":"assistant","id":"m1","content":[{"type":"output_text","text":"hel"},{"type":"output_text","text":"lo"}],"extra":{"kept":true}}}`
+	ev, err := transport.Decode("", []byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, ok := ev.(transport.OutputItemDone)
+	if !ok {
+		t.Fatalf("Decode = %T; want OutputItemDone", ev)
+	}
+	if got := done.Item.Text(); got != "hello" {
+		t.Errorf("Text() = %q; want hello", got)
+	}
+	if done.Item.Role != "assistant" || done.Item.ID != "m1" {
+		t.Errorf("item = %+v", done.Item)
+	}
+	// Replayed verbatim: fields the client does not model survive.
+	b, _ := json.Marshal(done.Item)
+	if want := `{"type":"message","role":"assistant","id":"m1","content":[{"type":"output_text","text":"hel"},{"type":"output_text","text":"lo"}],"extra":{"kept":true}}`; string(b) != want {
+		t.Errorf("Marshal = %s; want %s", b, want)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	t.Run("failed", func(t *testing.T) {
+		_, err := transport.Decode("", []byte(`{"type":"response.failed","response":{"id":"r","error":{"code":"context_length_exceeded","message":"too long"}}}`))
+		var ae *transport.APIError
+		if !errors.As(err, &ae) || ae.Code != "context_length_exceeded" || ae.Message != "too long" || ae.Event != "response.failed" {
+			t.Errorf("Decode(response.failed) err = %#v", err)
+		}
+	})
+	t.Run("incomplete", func(t *testing.T) {
+		_, err := transport.Decode("", []byte(`{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}`))
+		var ie *transport.IncompleteError
+		if !errors.As(err, &ie) || ie.Reason != "max_output_tokens" {
+			t.Errorf("Decode(response.incomplete) err = %#v", err)
+		}
+	})
+	t.Run("error event with status", func(t *testing.T) {
+		_, err := transport.Decode("", []byte(`{"type":"error","status":429,"error":{"type":"rate_limit","code":"rate_limit_exceeded","message":"slow"}}`))
+		var ae *transport.APIError
+		if !errors.As(err, &ae) || ae.Status != 429 || ae.Code != "rate_limit_exceeded" {
+			t.Errorf("Decode(error) err = %#v", err)
+		}
+	})
+	t.Run("bad json", func(t *testing.T) {
+		_, err := transport.Decode("x", []byte(`{not json`))
+		var de *transport.DecodeError
+		if !errors.As(err, &de) {
+			t.Errorf("Decode(bad json) err = %v; want DecodeError", err)
+		}
+	})
+	t.Run("bad completed", func(t *testing.T) {
+		_, err := transport.Decode("", []byte(`{"type":"response.completed","response":"nope"}`))
+		var de *transport.DecodeError
+		if !errors.As(err, &de) || de.Type != "response.completed" {
+			t.Errorf("Decode(bad completed) err = %v; want DecodeError", err)
+		}
+	})
+	t.Run("sse name used when type missing", func(t *testing.T) {
+		ev, err := transport.Decode("response.output_text.delta", []byte(`{"item_id":"m","delta":"d"}`))
+		if err != nil || ev != (transport.TextDelta{ItemID: "m", Delta: "d"}) {
+			t.Errorf("Decode = %v, %v", ev, err)
+		}
+	})
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"response.created","response":{"id":"r1"}}`,
+		`{"type":"response.output_item.done","item":{"type":"message","content":[{"text":"x"}]}}`,
+		`{"type":"response.completed","response":{"usage":{"input_tokens":1}}}`,
+		`{"type":"response.failed","response":{"error":{"code":"x"}}}`,
+		`{"type":"error","status":500}`,
+		`{}`, `null`, `[]`,
+	} {
+		f.Add("", []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, typ string, data []byte) {
+		ev, err := transport.Decode(typ, data)
+		if (ev == nil) == (err == nil) {
+			t.Fatalf("Decode(%q) = %v, %v: exactly one of event and error must be set", data, ev, err)
+		}
+		if err != nil && err.Error() == "" {
+			t.Fatal("empty error message")
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Sentinel errors for data-less stream failures.
+var (
+	// ErrIncomplete: the stream ended before response.completed.
+	ErrIncomplete = errors.New("transport: stream closed before response.completed")
+	// ErrStreamIdle: no bytes arrived within the idle timeout.
+	ErrStreamIdle = errors.New("transport: stream idle")
+	// ErrNoProgress: bytes (keep-alives) kept arriving but no event did
+	// within the progress timeout.
+	ErrNoProgress = errors.New("transport: stream made no progress")
+)
+
+// HTTPError is a non-2xx answer to the request (or handshake).
+type HTTPError struct {
+	StatusCode int
+	Header     http.Header
+	// Body is the start of the response body (bounded).
+	Body []byte
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("http %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if b := strings.TrimSpace(string(e.Body)); b != "" {
+		if len(b) > 300 {
+			b = b[:300] + "…"
+		}
+		msg += ": " + b
+	}
+	return msg
+}
+
+// RequestID returns the server's request id header, if any.
+func (e *HTTPError) RequestID() string {
+	for _, k := range []string{"x-request-id", "x-oai-request-id", "cf-ray"} {
+		if v := e.Header.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// APIError is an error the server reported inside the stream: a
+// response.failed event, or a top-level error event.
+type APIError struct {
+	// Event is the event type that carried it ("response.failed", "error").
+	Event      string
+	ResponseID string
+	Code       string
+	Type       string
+	Message    string
+	// Status is the HTTP status a wrapped WebSocket error carried, or 0.
+	Status int
+}
+
+func (e *APIError) Error() string {
+	s := e.Event
+	if e.Code != "" {
+		s += " " + e.Code
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// IncompleteError is a response.incomplete event.
+type IncompleteError struct {
+	ResponseID string
+	Reason     string
+}
+
+func (e *IncompleteError) Error() string {
+	r := e.Reason
+	if r == "" {
+		r = "unknown"
+	}
+	return "incomplete response returned, reason: " + r
+}
+
+// ConnectError means no connection to the server could be made (DNS, refused,
+// unreachable, TLS handshake). Nothing was sent.
+type ConnectError struct {
+	Err error
+}
+
+func (e *ConnectError) Error() string { return "connect: " + e.Err.Error() }
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// ReadError is a failure reading the stream after it started (reset,
+// unexpected EOF).
+type ReadError struct {
+	Err error
+}
+
+func (e *ReadError) Error() string { return "read stream: " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// DecodeError is an event the client could not make sense of where it must
+// (a response.completed that does not parse).
+type DecodeError struct {
+	Type string
+	Err  error
+}
+
+func (e *DecodeError) Error() string { return "decode " + e.Type + ": " + e.Err.Error() }
+func (e *DecodeError) Unwrap() error { return e.Err }

@@ -1,0 +1,183 @@
+package transport
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Event is one decoded server event. The set is sealed: consumers
+// type-switch over the types in this package.
+type Event interface{ isEvent() }
+
+// Created is response.created.
+type Created struct{ ResponseID string }
+
+// OutputItemAdded is response.output_item.added: an item started.
+type OutputItemAdded struct{ Item Item }
+
+// OutputItemDone is response.output_item.done: the authoritative, complete
+// item, the only thing recorded into history.
+type OutputItemDone struct{ Item Item }
+
+// TextDelta is response.output_text.delta: display only.
+type TextDelta struct {
+	ItemID string
+	Delta  string
+}
+
+// ReasoningSummaryDelta is response.reasoning_summary_text.delta.
+type ReasoningSummaryDelta struct {
+	ItemID       string
+	Delta        string
+	SummaryIndex int
+}
+
+// ReasoningSummaryPartAdded is response.reasoning_summary_part.added.
+type ReasoningSummaryPartAdded struct {
+	ItemID       string
+	SummaryIndex int
+}
+
+// ReasoningContentDelta is response.reasoning_text.delta.
+type ReasoningContentDelta struct {
+	ItemID       string
+	Delta        string
+	ContentIndex int
+}
+
+// ToolCallInputDelta is response.custom_tool_call_input.delta.
+type ToolCallInputDelta struct {
+	ItemID string
+	CallID string
+	Delta  string
+}
+
+// Completed is response.completed: the only successful end of a stream.
+type Completed struct {
+	ResponseID string
+	Usage      *Usage
+	// EndTurn is the server's end_turn flag, nil when absent.
+	EndTurn *bool
+}
+
+// Unknown is any event type this client does not model. It is never an
+// error: a new server event must not break the client.
+type Unknown struct {
+	Type string
+	Raw  json.RawMessage
+}
+
+func (Created) isEvent()                   {}
+func (OutputItemAdded) isEvent()           {}
+func (OutputItemDone) isEvent()            {}
+func (TextDelta) isEvent()                 {}
+func (ReasoningSummaryDelta) isEvent()     {}
+func (ReasoningSummaryPartAdded) isEvent() {}
+func (ReasoningContentDelta) isEvent()     {}
+func (ToolCallInputDelta) isEvent()        {}
+func (Completed) isEvent()                 {}
+func (Unknown) isEvent()                   {}
+
+// Usage is the token usage reported with response.completed.
+type Usage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+	TotalTokens           int64 `json:"total_tokens"`
+}
+
+// Add accumulates o into u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.CachedInputTokens += o.CachedInputTokens
+	u.CacheWriteInputTokens += o.CacheWriteInputTokens
+	u.OutputTokens += o.OutputTokens
+	u.ReasoningOutputTokens += o.ReasoningOutputTokens
+	u.TotalTokens += o.TotalTokens
+}
+
+// Item is one Responses input/output item (message, reasoning,
+// function_call, function_call_output, ...). Raw is the item exactly as the
+// server sent it (or as built locally) and is what gets replayed, so fields
+// this client does not model (encrypted reasoning) survive verbatim.
+type Item struct {
+	Type      string
+	ID        string
+	Role      string
+	CallID    string
+	Name      string
+	Arguments string
+	Raw       json.RawMessage
+}
+
+type wireItem struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	Role      string `json:"role"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Content   []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// ParseItem decodes an item from its JSON form.
+func ParseItem(raw json.RawMessage) (Item, error) {
+	var w wireItem
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Item{}, err
+	}
+	return Item{
+		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
+		Name: w.Name, Arguments: w.Arguments,
+		Raw: append(json.RawMessage(nil), raw...),
+	}, nil
+}
+
+// Text returns the concatenated text parts of a message item.
+func (it Item) Text() string {
+	var w wireItem
+	if json.Unmarshal(it.Raw, &w) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range w.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// MarshalJSON encodes the item as its raw JSON.
+func (it Item) MarshalJSON() ([]byte, error) {
+	if len(it.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return it.Raw, nil
+}
+
+// UserMessage builds a user message item with one input_text part.
+func UserMessage(text string) Item {
+	return message("user", "input_text", text)
+}
+
+// DeveloperMessage builds a developer message item with one input_text part.
+func DeveloperMessage(text string) Item {
+	return message("developer", "input_text", text)
+}
+
+func message(role, partType, text string) Item {
+	type part struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	raw, _ := json.Marshal(struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content []part `json:"content"`
+	}{"message", role, []part{{partType, text}}})
+	return Item{Type: "message", Role: role, Raw: raw}
+}

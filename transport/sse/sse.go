@@ -1,0 +1,280 @@
+// Package sse is the HTTP transport for the Responses API: one POST per
+// request, the answer read as Server-Sent Events with go-sse.
+package sse
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	gosse "github.com/tmaxmax/go-sse"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// maxErrorBody bounds how much of a non-2xx body is kept for the error.
+const maxErrorBody = 64 << 10
+
+// Options configure a [Transport]. The zero value is usable.
+type Options struct {
+	// HTTPClient sends the requests. Default: a client with
+	// http.DefaultTransport's settings and no overall timeout (a timeout
+	// would kill long streams; the idle timers below bound them instead).
+	HTTPClient *http.Client
+	// IdleTimeout ends a stream that delivers no bytes at all (not even
+	// keep-alive comments) for this long, with [transport.ErrStreamIdle].
+	// It also bounds the wait for the response headers. Zero disables it.
+	IdleTimeout time.Duration
+	// ProgressTimeout ends a stream that stays alive (bytes arrive) but
+	// delivers no event for this long, with [transport.ErrNoProgress].
+	// Zero disables it.
+	ProgressTimeout time.Duration
+	// MaxEventSize bounds one event; default 8 MiB.
+	MaxEventSize int
+}
+
+// Transport is the SSE transport. It is safe for concurrent use.
+type Transport struct {
+	client         *http.Client
+	idle, progress time.Duration
+	readConfig     gosse.ReadConfig
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// New returns a Transport with opts (nil means defaults).
+func New(opts *Options) *Transport {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.MaxEventSize <= 0 {
+		o.MaxEventSize = 8 << 20
+	}
+	return &Transport{
+		client:     o.HTTPClient,
+		idle:       o.IdleTimeout,
+		progress:   o.ProgressTimeout,
+		readConfig: gosse.ReadConfig{MaxEventSize: o.MaxEventSize},
+	}
+}
+
+// Open POSTs req and returns its event stream. The stream is bound to ctx;
+// the caller must Close it. A non-2xx answer is a [*transport.HTTPError], a
+// failure to connect a [*transport.ConnectError], a stall before the
+// headers [transport.ErrStreamIdle]; ctx errors stay in the chain.
+func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport.Stream, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	w := newWatchdog(cancel, t.idle, t.progress)
+	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		w.stop()
+		cancel()
+		return nil, err
+	}
+	hreq.Header = req.Header.Clone()
+	if hreq.Header == nil {
+		hreq.Header = http.Header{}
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+
+	resp, err := t.client.Do(hreq)
+	if err != nil {
+		w.stop()
+		cancel()
+		return nil, w.explain(ctx, connectOrRead(err))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		w.stop()
+		cancel()
+		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
+	}
+	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w, header: resp.Header}
+	s.next, s.stopIter = iter.Pull2(gosse.Read(&activityReader{r: resp.Body, w: w}, &t.readConfig))
+	return s, nil
+}
+
+// connectOrRead sorts a client.Do failure into the facts the classifier needs.
+func connectOrRead(err error) error {
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial") {
+		return &transport.ConnectError{Err: err}
+	}
+	return &transport.ReadError{Err: err}
+}
+
+// stream is one SSE response being read.
+type stream struct {
+	ctx      context.Context // the caller's ctx, to tell cancellation apart
+	cancel   context.CancelFunc
+	body     io.ReadCloser
+	header   http.Header
+	w        *watchdog
+	next     func() (gosse.Event, error, bool)
+	stopIter func()
+
+	ev     transport.Event
+	err    error
+	done   bool
+	closed bool
+}
+
+func (s *stream) Next() bool {
+	if s.done {
+		return false
+	}
+	for {
+		ev, err, ok := s.next()
+		switch {
+		case !ok:
+			return s.finish(transport.ErrIncomplete)
+		case err != nil:
+			return s.finish(&transport.ReadError{Err: err})
+		}
+		if ev.Data == "" || ev.Data == "[DONE]" {
+			continue
+		}
+		e, err := transport.Decode(ev.Type, []byte(ev.Data))
+		var de *transport.DecodeError
+		if errors.As(err, &de) && de.Type != "response.completed" {
+			continue // the reference client skips what it cannot parse
+		}
+		if err != nil {
+			return s.finish(err)
+		}
+		s.w.progressed()
+		s.ev = e
+		if _, ok := e.(transport.Completed); ok {
+			// Success ends here; do not wait for EOF.
+			s.done = true
+			s.release()
+		}
+		return true
+	}
+}
+
+// finish records why the stream stopped, preferring the watchdog's and the
+// caller's reasons over the read error they caused.
+func (s *stream) finish(err error) bool {
+	s.done = true
+	s.ev = nil
+	s.err = s.w.explain(s.ctx, err)
+	s.release()
+	return false
+}
+
+func (s *stream) Event() transport.Event { return s.ev }
+func (s *stream) Err() error             { return s.err }
+
+func (s *stream) release() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.w.stop()
+	s.stopIter()
+	s.cancel()
+	s.body.Close()
+}
+
+func (s *stream) Close() error {
+	s.done = true
+	s.release()
+	return nil
+}
+
+// activityReader tells the watchdog about every byte that arrives.
+type activityReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (a *activityReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if n > 0 {
+		a.w.active()
+	}
+	return n, err
+}
+
+// watchdog enforces the idle and progress timeouts by cancelling the
+// request; explain then reports which one fired. Activity is recorded as a
+// timestamp, and the timers re-arm themselves lazily, so the hot read path
+// costs one clock read and one atomic store.
+type watchdog struct {
+	cancel              context.CancelFunc
+	idle, progress      time.Duration
+	lastByte, lastEvent atomic.Int64
+	fired               atomic.Pointer[error]
+	idleT, progT        *time.Timer
+}
+
+func newWatchdog(cancel context.CancelFunc, idle, progress time.Duration) *watchdog {
+	w := &watchdog{cancel: cancel, idle: idle, progress: progress}
+	now := time.Now().UnixNano()
+	w.lastByte.Store(now)
+	w.lastEvent.Store(now)
+	if idle > 0 {
+		w.idleT = time.AfterFunc(idle, func() { w.check(w.idleT, &w.lastByte, idle, transport.ErrStreamIdle) })
+	}
+	if progress > 0 {
+		w.progT = time.AfterFunc(progress, func() { w.check(w.progT, &w.lastEvent, progress, transport.ErrNoProgress) })
+	}
+	return w
+}
+
+func (w *watchdog) check(t *time.Timer, last *atomic.Int64, limit time.Duration, reason error) {
+	if w.fired.Load() != nil {
+		return
+	}
+	quiet := time.Duration(time.Now().UnixNano() - last.Load())
+	if quiet < limit {
+		t.Reset(limit - quiet)
+		return
+	}
+	if w.fired.CompareAndSwap(nil, &reason) {
+		w.cancel()
+	}
+}
+
+func (w *watchdog) active() { w.lastByte.Store(time.Now().UnixNano()) }
+
+func (w *watchdog) progressed() {
+	now := time.Now().UnixNano()
+	w.lastEvent.Store(now)
+	w.lastByte.Store(now)
+}
+
+func (w *watchdog) stop() {
+	if w.idleT != nil {
+		w.idleT.Stop()
+	}
+	if w.progT != nil {
+		w.progT.Stop()
+	}
+}
+
+// explain replaces err with the real reason when the watchdog fired or the
+// caller's ctx ended.
+func (w *watchdog) explain(ctx context.Context, err error) error {
+	if p := w.fired.Load(); p != nil {
+		return *p
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}

@@ -1,0 +1,48 @@
+// Package transport is the contract between the model client and the wire
+// transports (transport/sse, and transport/ws later): a [Request] goes in, a
+// [Stream] of typed [Event]s comes out, and failures are reported as typed
+// facts ([HTTPError], [APIError], [ConnectError], [ErrIncomplete],
+// [ErrStreamIdle], ...). It holds no policy: whether a failure is retried is
+// decided in modelclient's classifier alone.
+package transport
+
+import (
+	"context"
+	"net/http"
+)
+
+// Request is one Responses API request, fully built. Transports send it
+// as-is; the model client rebuilds it (headers included) for every attempt,
+// so a refreshed token is picked up.
+type Request struct {
+	// URL is the full HTTP(S) URL of the responses endpoint, query included.
+	URL string
+	// Header holds every header to send (auth, session ids, provider headers).
+	Header http.Header
+	// Body is the JSON request body.
+	Body []byte
+}
+
+// Transport opens Responses streams. Implementations are safe for
+// concurrent use.
+type Transport interface {
+	// Open sends req and returns the stream of its events. The stream is
+	// bound to ctx; the caller must Close it. Failures before the first event
+	// (status, connect) are returned here, not from the stream.
+	Open(ctx context.Context, req *Request) (Stream, error)
+}
+
+// Stream is a sequence of events, shaped like sql.Rows.
+type Stream interface {
+	// Next advances to the next event. It returns false at the end of the
+	// stream or on error; Err tells which.
+	Next() bool
+	// Event returns the current event; valid after Next reported true.
+	Event() Event
+	// Err is nil once a [Completed] event has been delivered; otherwise it
+	// says why the stream stopped ([ErrIncomplete] for EOF without
+	// response.completed).
+	Err() error
+	// Close releases the stream. It is idempotent.
+	Close() error
+}
