@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -71,6 +72,10 @@ type Failure struct {
 
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
+	var (
+		re *transport.ReadError
+		op *net.OpError
+	)
 	switch {
 	case errors.Is(f.Err, transport.ErrIncomplete):
 		return "stream closed before response.completed"
@@ -78,8 +83,12 @@ func (f Failure) Reason() string {
 		return "stream idle timeout"
 	case errors.Is(f.Err, transport.ErrNoProgress):
 		return "stream made no progress"
+	case f.Kind == KindConnect && errors.As(f.Err, &op):
+		return "cannot connect to the server: " + op.Error()
 	case f.Kind == KindConnect:
 		return "cannot connect to the server"
+	case errors.As(f.Err, &re):
+		return "stream disconnected before completion: " + re.Err.Error()
 	case f.Status != 0 && f.Message != "":
 		return strconv.Itoa(f.Status) + " " + f.Message
 	case f.Status != 0:

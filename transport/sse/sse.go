@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -219,7 +220,9 @@ type watchdog struct {
 	idle, progress      time.Duration
 	lastByte, lastEvent atomic.Int64
 	fired               atomic.Pointer[error]
+	mu                  sync.Mutex // guards the timers against their own callbacks
 	idleT, progT        *time.Timer
+	stopped             bool
 }
 
 func newWatchdog(cancel context.CancelFunc, idle, progress time.Duration) *watchdog {
@@ -227,22 +230,28 @@ func newWatchdog(cancel context.CancelFunc, idle, progress time.Duration) *watch
 	now := time.Now().UnixNano()
 	w.lastByte.Store(now)
 	w.lastEvent.Store(now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if idle > 0 {
-		w.idleT = time.AfterFunc(idle, func() { w.check(w.idleT, &w.lastByte, idle, transport.ErrStreamIdle) })
+		w.idleT = time.AfterFunc(idle, func() { w.check(&w.idleT, &w.lastByte, idle, transport.ErrStreamIdle) })
 	}
 	if progress > 0 {
-		w.progT = time.AfterFunc(progress, func() { w.check(w.progT, &w.lastEvent, progress, transport.ErrNoProgress) })
+		w.progT = time.AfterFunc(progress, func() { w.check(&w.progT, &w.lastEvent, progress, transport.ErrNoProgress) })
 	}
 	return w
 }
 
-func (w *watchdog) check(t *time.Timer, last *atomic.Int64, limit time.Duration, reason error) {
+func (w *watchdog) check(t **time.Timer, last *atomic.Int64, limit time.Duration, reason error) {
 	if w.fired.Load() != nil {
 		return
 	}
 	quiet := time.Duration(time.Now().UnixNano() - last.Load())
 	if quiet < limit {
-		t.Reset(limit - quiet)
+		w.mu.Lock()
+		if !w.stopped {
+			(*t).Reset(limit - quiet)
+		}
+		w.mu.Unlock()
 		return
 	}
 	if w.fired.CompareAndSwap(nil, &reason) {
@@ -259,6 +268,9 @@ func (w *watchdog) progressed() {
 }
 
 func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
 	if w.idleT != nil {
 		w.idleT.Stop()
 	}

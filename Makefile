@@ -1,0 +1,24 @@
+# The two commands the README gives: `make run` and `make test`.
+GO ?= go
+PROMPT ?= explain what this agent does when the model service fails
+
+.PHONY: build run test fuzz
+
+build:
+	$(GO) build -o bin/agent ./cmd/agent
+
+# Builds the binary and runs one turn; with no API key the config default
+# below selects the offline demo provider, which needs no network.
+run: build
+	./bin/agent exec -c model_provider=demo "$(PROMPT)"
+
+test:
+	gofmt -l . | (! grep .) || (echo "gofmt needed on the files above" && exit 1)
+	$(GO) vet ./...
+	$(GO) test -race -shuffle=on -count=1 -timeout=8m ./...
+
+# Short fuzz runs of every fuzz target (longer: make fuzz FUZZTIME=5m).
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./transport/ -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME)
+	$(GO) test ./config/ -run='^$$' -fuzz=FuzzLoad -fuzztime=$(FUZZTIME)

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// agentBinary builds the real binary once per test process.
+var agentBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "agent-e2e-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "agent")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", errors.New("go build: " + err.Error() + "\n" + string(out))
+	}
+	return bin, nil
+})
+
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped in -short mode")
+	}
+	bin, err := agentBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the child writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func (b *syncBuffer) Len() int { return len(b.String()) }
+
+func agentCmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir() // any directory works: no git repo needed
+	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd, stdout, stderr
+}
+
+func writeConfig(t *testing.T, baseURL string, extra string) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra +
+		"\n[model_providers.fake]\nbase_url = \"" + baseURL + "\"\nenv_key = \"FAKE_KEY\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestE2EExec(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Status(500),
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "FRAGMENT"), rt.Drop()),
+		rt.Reply("r2", "m2", "hello from the fake server"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "hi")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
+	}
+	if got := stdout.String(); got != "hello from the fake server\n" {
+		t.Errorf("stdout = %q", got)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d requests; want 3", n)
+	}
+	for _, w := range []string{"Retrying request... 1/4", "Reconnecting... 1/5"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	logs, err := os.ReadFile(filepath.Join(home, "log", "agent.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(logs)+stdout.String()+stderr.String(), fakeKey) {
+		t.Error("the API key leaked")
+	}
+	if st, err := os.Stat(filepath.Join(home, "log", "agent.log")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("log file mode = %v, %v; want 0600", st.Mode().Perm(), err)
+	}
+}
+
+func TestE2EDemo(t *testing.T) {
+	bin := buildAgent(t)
+	cmd, stdout, stderr := agentCmd(t, bin, t.TempDir(), "exec", "-c", "model_provider=demo", "ping")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
+	}
+	if strings.Count(stdout.String(), "[demo]") != 1 {
+		t.Errorf("stdout = %q; want one demo answer", stdout)
+	}
+}
+
+// TestE2ESigintWhileWaitingForNetwork: the server cannot be reached, the
+// unbounded connection retries keep waiting, and SIGINT ends the run at
+// once with exit 130.
+func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
+	bin := buildAgent(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	home := writeConfig(t, dead, "")
+	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "-c", "model_providers.fake.request_max_retries=0", "hi")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Wait (bounded) until the binary says it is waiting for the network.
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(stderr.String(), "waiting for network") {
+		select {
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("no waiting notice; stderr:\n%s", stderr.String())
+		case <-tick.C:
+		}
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Errorf("exit = %v; want 130", err)
+		}
+		if d := time.Since(sent); d > 2*time.Second {
+			t.Errorf("took %v to stop after SIGINT", d)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("agent did not stop after SIGINT")
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q; want nothing", stdout)
+	}
+	if !strings.Contains(stderr.String(), "Reconnecting... waiting for network; next try in 5.0s") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}

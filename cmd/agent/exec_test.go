@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+const ms = time.Millisecond
+
+// fakeKey looks like nothing real on purpose; tests assert it never leaks.
+const fakeKey = "test-key-0000-LEAKCHECK-1234"
+
+// execRun is one in-process run of the CLI.
+type execRun struct {
+	code           int
+	stdout, stderr string
+	sleeps         []time.Duration
+	home           string
+}
+
+type runOpts struct {
+	config    string // config.toml contents; "%URL%" is replaced by the server URL
+	env       map[string]string
+	stdin     string
+	stdinTTY  bool
+	stderrTTY bool
+	stdoutTTY bool
+	ctx       context.Context
+	onSleep   func(n int)
+}
+
+func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
+	t.Helper()
+	home := t.TempDir()
+	if o.config == "" && srv != nil {
+		o.config = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
+	}
+	if srv != nil {
+		o.config = strings.ReplaceAll(o.config, "%URL%", srv.URL)
+	}
+	if o.config != "" {
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(o.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"AGENT_HOME": home, "FAKE_KEY": fakeKey}
+	for k, v := range o.env {
+		env[k] = v
+	}
+	var stdout, stderr bytes.Buffer
+	var mu sync.Mutex
+	var sleeps []time.Duration
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = t.Context()
+	}
+	code := run(ctx, args, Env{
+		Stdin:     strings.NewReader(o.stdin),
+		Stdout:    &stdout,
+		Stderr:    &stderr,
+		Getenv:    func(k string) string { return env[k] },
+		StdinTTY:  o.stdinTTY,
+		StdoutTTY: o.stdoutTTY,
+		StderrTTY: o.stderrTTY,
+		Width:     func() int { return 40 },
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			sleeps = append(sleeps, d)
+			n := len(sleeps)
+			mu.Unlock()
+			if o.onSleep != nil {
+				o.onSleep(n)
+			}
+			return ctx.Err()
+		},
+		Rand: func() float64 { return 0.5 },
+	})
+	r := execRun{code: code, stdout: stdout.String(), stderr: stderr.String(), sleeps: sleeps, home: home}
+	assertNoSecret(t, r)
+	return r
+}
+
+// assertNoSecret checks that the API key reached no output and no log.
+func assertNoSecret(t *testing.T, r execRun) {
+	t.Helper()
+	logs, _ := os.ReadFile(filepath.Join(r.home, "log", "agent.log"))
+	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "log": string(logs)} {
+		if strings.Contains(s, fakeKey) || strings.Contains(s, "LEAKCHECK") {
+			t.Errorf("the API key leaked into %s:\n%s", name, s)
+		}
+	}
+}
+
+func TestExecRetriesThenPrintsReplyOnce(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Status(500), rt.Status(500), rt.Reply("r1", "m1", "hello from the model")})
+	r := runCLI(t, srv, runOpts{}, "exec", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "hello from the model\n" {
+		t.Errorf("stdout = %q; want the reply once", r.stdout)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests; want 3", len(reqs))
+	}
+	for _, q := range reqs[1:] {
+		if diff := cmp.Diff(reqs[0].JSON["input"], q.JSON["input"]); diff != "" {
+			t.Errorf("retried input differs (-first +retry):\n%s", diff)
+		}
+	}
+	if diff := cmp.Diff([]time.Duration{200 * ms, 400 * ms}, r.sleeps); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"Retrying request... 1/4 in 0.2s (500", "Retrying request... 2/4 in 0.4s (500"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	q := reqs[0]
+	if got := q.Header.Get("Authorization"); got != "Bearer "+fakeKey {
+		t.Errorf("Authorization = %q", got)
+	}
+	if q.JSON["model"] != "test-model" || q.JSON["stream"] != true || q.JSON["store"] != false || q.JSON["tool_choice"] != "auto" {
+		t.Errorf("body = %s", q.Body)
+	}
+	for _, h := range []string{"session-id", "originator", "User-Agent"} {
+		if q.Header.Get(h) == "" {
+			t.Errorf("header %s missing", h)
+		}
+	}
+	if q.JSON["prompt_cache_key"] != q.Header.Get("session-id") {
+		t.Errorf("prompt_cache_key %v != session-id %q", q.JSON["prompt_cache_key"], q.Header.Get("session-id"))
+	}
+	logs, _ := os.ReadFile(filepath.Join(r.home, "log", "agent.log"))
+	if n := strings.Count(string(logs), "msg=retry layer=http"); n != 2 {
+		t.Errorf("log has %d http retry lines; want 2:\n%s", n, logs)
+	}
+}
+
+func TestExecStreamCutLeavesNoFragment(t *testing.T) {
+	script := func() rt.Script {
+		return rt.Script{
+			rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "FRAGMENT "), rt.TextDelta("m1", "of a failed try"), rt.Drop()),
+			rt.Reply("r2", "m2", "the good answer"),
+		}
+	}
+	t.Run("pipe", func(t *testing.T) {
+		r := runCLI(t, rt.NewServer(t, script()), runOpts{}, "exec", "hi")
+		if r.code != 0 || r.stdout != "the good answer\n" {
+			t.Errorf("exit %d stdout %q; want 0 and only the good answer", r.code, r.stdout)
+		}
+		if strings.Contains(r.stdout+r.stderr, "FRAGMENT") {
+			t.Errorf("fragment shown without a terminal:\nstdout %q\nstderr %q", r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "Reconnecting... 1/5 in 0.2s (stream disconnected before completion") {
+			t.Errorf("stderr lacks the reconnect notice:\n%s", r.stderr)
+		}
+	})
+	t.Run("terminal", func(t *testing.T) {
+		r := runCLI(t, rt.NewServer(t, script()), runOpts{stderrTTY: true}, "exec", "hi")
+		if r.code != 0 || r.stdout != "the good answer\n" {
+			t.Errorf("exit %d stdout %q", r.code, r.stdout)
+		}
+		// Live on stderr: the fragment streamed, then was erased (cursor up
+		// one row at width 40, clear to end of screen) before the notice.
+		want := "FRAGMENT of a failed try\r\x1b[J"
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks the erased fragment %q:\n%q", want, r.stderr)
+		}
+		if i, j := strings.Index(r.stderr, "\x1b[J"), strings.Index(r.stderr, "Reconnecting"); i > j {
+			t.Errorf("the fragment must be erased before the notice: %q", r.stderr)
+		}
+	})
+}
+
+func TestScreenRows(t *testing.T) {
+	tests := []struct {
+		text  string
+		width int
+		want  int
+	}{
+		{"", 10, 1}, {"abc", 10, 1}, {"0123456789", 10, 1}, {"0123456789x", 10, 2},
+		{"a\nb", 10, 2}, {"a\n", 10, 2}, {"héllo wörld", 5, 3},
+	}
+	for _, tt := range tests {
+		if got := screenRows(tt.text, tt.width); got != tt.want {
+			t.Errorf("screenRows(%q, %d) = %d; want %d", tt.text, tt.width, got, tt.want)
+		}
+	}
+}
+
+func TestExecExitCodes(t *testing.T) {
+	cut := rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop())
+	tests := []struct {
+		name   string
+		script rt.Script
+		code   int
+		stderr string
+		reqs   int
+	}{
+		{"completed", rt.Script{rt.Reply("r", "m", "ok")}, exitOK, "", 1},
+		{"context window", rt.Script{rt.Stream(rt.Created("r"), rt.Failed("r", "context_length_exceeded", "too long"))},
+			exitFailed, "context window is full", 1},
+		{"invalid request", rt.Script{rt.Error(400, "invalid_request_error", "", "bad field foo")}, exitFailed, "bad field foo", 1},
+		{"auth", rt.Script{rt.Status(401)}, exitAuth, "authentication failed", 1},
+		{"quota", rt.Script{rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")}, exitQuota, "quota", 1},
+		{"usage limit shows reset", rt.Script{rt.StatusBody(429, `{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)},
+			exitQuota, "resets at 2100-01-01", 1},
+		{"exhausted", rt.Script{cut, cut, cut, cut, cut, cut}, exitExhausted, "gave up after retries", 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, tt.script)
+			r := runCLI(t, srv, runOpts{env: map[string]string{"TZ": "UTC"}}, "exec", "hi")
+			if r.code != tt.code {
+				t.Errorf("exit %d; want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, r.stderr)
+			}
+			if n := len(srv.Requests()); n != tt.reqs {
+				t.Errorf("%d requests; want %d", n, tt.reqs)
+			}
+			if tt.code != exitOK && r.stdout != "" {
+				t.Errorf("stdout = %q; want nothing on failure", r.stdout)
+			}
+		})
+	}
+}
+
+func TestExecInterrupted(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Barrier("streaming"), rt.Stall())})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-srv.Reached("streaming")
+		cancel()
+	}()
+	r := runCLI(t, srv, runOpts{ctx: ctx}, "exec", "hi")
+	if r.code != exitInterrupted {
+		t.Errorf("exit %d; want 130; stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q; want nothing", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "interrupted") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+}
+
+func TestExecPrompt(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		stdinTTY bool
+		want     string
+		code     int
+	}{
+		{"argument", []string{"exec", "hello"}, "", true, "hello", 0},
+		{"dash reads stdin", []string{"exec", "-"}, "from stdin\n", false, "from stdin", 0},
+		{"absent reads stdin", []string{"exec"}, "piped prompt", false, "piped prompt", 0},
+		{"prompt plus stdin", []string{"exec", "review"}, "diff --git a b\n", false, "review\n\n<stdin>\ndiff --git a b\n</stdin>", 0},
+		{"no prompt at a terminal", []string{"exec"}, "", true, "", exitUsage},
+		{"empty stdin", []string{"exec", "-"}, "  \n", false, "", exitUsage},
+		{"too many args", []string{"exec", "a", "b"}, "", true, "", exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := rt.Script{rt.Reply("r", "m", "ok")}
+			if tt.code != 0 {
+				script = nil
+			}
+			srv := rt.NewServer(t, script)
+			r := runCLI(t, srv, runOpts{stdin: tt.stdin, stdinTTY: tt.stdinTTY}, tt.args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d; want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if tt.code != 0 {
+				return
+			}
+			input := srv.Requests()[0].JSON["input"].([]any)
+			msg := input[len(input)-1].(map[string]any)
+			got := msg["content"].([]any)[0].(map[string]any)["text"]
+			if got != tt.want {
+				t.Errorf("prompt sent = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExecConfigErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		args   []string
+		want   []string
+	}{
+		{"bad TOML", "model = \"x\"\nmodel_provider = \n", []string{"exec", "hi"}, []string{"config.toml:2"}},
+		{"unknown key", "model = \"x\"\n\n[model_providers.a]\nbase_url = \"http://x\"\nbse_url = \"y\"\n", []string{"exec", "hi"}, []string{"config.toml:5", "bse_url"}},
+		{"wrong type", "model = \"x\"\nstream = 1\nmodel_reasoning_effort = 5\n", []string{"exec", "hi"}, []string{"config.toml:", "model_reasoning_effort"}},
+		{"chat wire api", "[model_providers.a]\nbase_url = \"http://x\"\nwire_api = \"chat\"\n", []string{"exec", "hi"}, []string{"config.toml:3", "wire_api"}},
+		{"bad override", "", []string{"exec", "-c", "request_max_retries", "hi"}, []string{"request_max_retries"}},
+		{"unknown provider", "model_provider = \"nope\"\n", []string{"exec", "hi"}, []string{"nope"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, nil, runOpts{config: tt.config, stdinTTY: true}, tt.args...)
+			if r.code != exitUsage {
+				t.Errorf("exit %d; want 2; stderr:\n%s", r.code, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestExecMissingEnvKey(t *testing.T) {
+	srv := rt.NewServer(t, nil)
+	r := runCLI(t, srv, runOpts{
+		config: "model_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"MY_MISSING_KEY\"\nenv_key_instructions = \"get one at example.invalid\"\n",
+		env:    map[string]string{"FAKE_KEY": ""},
+	}, "exec", "hi")
+	if r.code != exitAuth {
+		t.Errorf("exit %d; want 3", r.code)
+	}
+	for _, w := range []string{"MY_MISSING_KEY", "get one at example.invalid"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+}
+
+func TestExecDemo(t *testing.T) {
+	r := runCLI(t, nil, runOpts{config: "", stdinTTY: true}, "exec", "-c", "model_provider=demo", "what can you do")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Count(r.stdout, "[demo]") != 1 || !strings.Contains(r.stdout, `"what can you do"`) {
+		t.Errorf("stdout = %q; want the demo answer exactly once", r.stdout)
+	}
+	for _, w := range []string{"offline demo provider", "Retrying request... 1/4", "Reconnecting... 1/5"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+}

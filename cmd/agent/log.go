@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// demoPace slows the demo's streaming down when someone is watching.
+func demoPace(env Env) time.Duration {
+	if env.StderrTTY {
+		return 15 * time.Millisecond
+	}
+	return 0
+}
+
+// openLog opens $AGENT_HOME/log/agent.log for structured logs. The level
+// comes from --log-level, else $AGENT_LOG, else info. A log that cannot be
+// opened is reported once and replaced by a discarding logger: logging must
+// never stop a turn.
+func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
+	level := slog.LevelInfo
+	name := flagLevel
+	if name == "" {
+		name = env.Getenv("AGENT_LOG")
+	}
+	if name != "" {
+		if err := level.UnmarshalText([]byte(strings.ToLower(name))); err != nil {
+			fmt.Fprintf(env.Stderr, "agent: ignoring log level %q (want debug, info, warn or error)\n", name)
+			level = slog.LevelInfo
+		}
+	}
+	dir := filepath.Join(home, "log")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fmt.Fprintf(env.Stderr, "agent: logging disabled: %v\n", err)
+		return slog.New(slog.DiscardHandler), func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agent: logging disabled: %v\n", err)
+		return slog.New(slog.DiscardHandler), func() {}
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { f.Close() }
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentcli/agent/retry"
+)
+
+// version is the agent version reported in the User-Agent and --version.
+const version = "0.1.0-dev"
+
+// Env is everything the commands take from the process, so tests can run
+// them in-process with fakes.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// StdinTTY, StdoutTTY and StderrTTY say which streams are terminals.
+	StdinTTY, StdoutTTY, StderrTTY bool
+	// Width returns the terminal width of stderr (0 if unknown); may be nil.
+	Width func() int
+	// Sleep and Rand replace the real clock and jitter source (tests).
+	Sleep retry.Sleeper
+	Rand  func() float64
+}
+
+// Exit codes of agent exec, documented in README.md.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the turn failed (model or tool)
+	exitUsage       = 2   // bad flags, config or input
+	exitAuth        = 3   // authentication failed
+	exitQuota       = 4   // quota or usage limit
+	exitExhausted   = 5   // transient failures outlasted every retry budget
+	exitInterrupted = 130 // Ctrl-C
+)
+
+// exitError carries an exit code with the one-line reason to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+// globalFlags are the flags shared by every command.
+type globalFlags struct {
+	model     string
+	profile   string
+	overrides []string
+	logLevel  string
+}
+
+func run(ctx context.Context, args []string, env Env) int {
+	root := newRootCmd(ctx, env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code != exitOK {
+			fmt.Fprintf(env.Stderr, "agent: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Errors cobra produced itself (unknown flag, bad args).
+	fmt.Fprintf(env.Stderr, "agent: %v\n", err)
+	return exitUsage
+}
+
+func newRootCmd(ctx context.Context, env Env) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:           "agent",
+		Short:         "A coding agent for your terminal that survives flaky networks and overloaded models",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageError(errors.New("the interactive chat is not built yet; use `agent exec PROMPT`"))
+		},
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.model, "model", "m", "", "model to use (overrides config)")
+	pf.StringVarP(&g.profile, "profile", "p", "", "config profile to apply ([profiles.NAME] in config.toml)")
+	pf.StringArrayVarP(&g.overrides, "config", "c", nil, "override a config value: -c key=value (dotted key; value parsed as TOML, else a string); repeatable")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level for $AGENT_HOME/log/agent.log: debug, info, warn, error (default info, or $AGENT_LOG)")
+	root.AddCommand(newExecCmd(ctx, env, g))
+	return root
+}
+
+// agentHome returns $AGENT_HOME, or ~/.agent.
+func agentHome(getenv func(string) string) (string, error) {
+	if h := getenv("AGENT_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home directory (set AGENT_HOME): %w", err)
+	}
+	return filepath.Join(home, ".agent"), nil
+}

@@ -1,0 +1,288 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agentcli/agent/provider"
+)
+
+// Defaults used when nothing sets the key.
+const (
+	DefaultModel              = "gpt-5.5"
+	DefaultModelProvider      = "openai"
+	DefaultApprovalPolicy     = "on-request"
+	DefaultProjectDocMaxBytes = 32 * 1024
+	DefaultHistoryPersistence = "save-all"
+)
+
+// FileName is the name of the config file inside the agent home.
+const FileName = "config.toml"
+
+// Options says where to load configuration from and what the command line
+// overrides. The zero value loads nothing but the defaults.
+type Options struct {
+	// Home is the directory holding config.toml ($AGENT_HOME). Empty means
+	// no file is read. A missing file is not an error.
+	Home string
+	// Profile is --profile: the [profiles.<name>] table to apply. It wins
+	// over the file's top-level profile key. Empty means use that key.
+	Profile string
+	// Overrides are the -c arguments, "dotted.key=value", applied in order.
+	// The value is parsed as a TOML value; if that fails it is taken as a
+	// literal string, so -c model=gpt-5 works unquoted.
+	Overrides []string
+	// Model is --model; when non-empty it wins over everything else.
+	Model string
+}
+
+// Config is the resolved configuration. It is a plain value; treat its maps
+// and slices as read-only once shared.
+type Config struct {
+	// Path is the file that was read, or "" if there was none.
+	Path string
+	// Profile is the name of the profile applied, or "".
+	Profile string
+
+	// Model is the model slug; [DefaultModel] when nothing sets it.
+	Model string
+	// ModelProvider is the id of the selected provider; [DefaultModelProvider]
+	// when nothing sets it. It is always a key of Providers.
+	ModelProvider string
+	// Provider is a copy of Providers[ModelProvider].
+	Provider provider.Info
+	// Providers holds the built-in providers and those defined in
+	// [model_providers], each with its effective retry policy.
+	Providers map[string]provider.Info
+
+	// ModelReasoningEffort is "" (model default) or none, minimal, low,
+	// medium, high, xhigh or max.
+	ModelReasoningEffort string
+	// ModelReasoningSummary is "" or auto, concise, detailed or none.
+	ModelReasoningSummary string
+	// ModelVerbosity is "" or low, medium or high.
+	ModelVerbosity string
+	// ServiceTier is "" or a tier id such as "priority".
+	ServiceTier string
+	// ModelContextWindow overrides the model's context window; 0 = unset.
+	ModelContextWindow int64
+	// ModelAutoCompactTokenLimit triggers compaction; 0 = unset.
+	ModelAutoCompactTokenLimit int64
+
+	// ApprovalPolicy is untrusted, on-request, on-failure or never;
+	// [DefaultApprovalPolicy] by default.
+	ApprovalPolicy string
+	// SandboxMode is read-only, workspace-write or danger-full-access, or ""
+	// when unset: the caller then derives it from the project's trust
+	// (workspace-write when trusted, else read-only), as Codex does.
+	SandboxMode string
+	// SandboxWorkspaceWrite is [sandbox_workspace_write].
+	SandboxWorkspaceWrite SandboxWorkspaceWrite
+
+	// Features is [features].
+	Features Features
+	// Retry is the global per-class retry policy: [provider.DefaultRetry]
+	// overlaid by [retry.<class>]. Each provider's Info.Retry already
+	// includes it.
+	Retry map[string]provider.ClassPolicy
+
+	// Instructions, DeveloperInstructions, ModelInstructionsFile,
+	// CompactPrompt and ExperimentalCompactPromptFile are the Codex keys of
+	// the same names; "" = unset.
+	Instructions                  string
+	DeveloperInstructions         string
+	ModelInstructionsFile         string
+	CompactPrompt                 string
+	ExperimentalCompactPromptFile string
+	// ProjectDocMaxBytes caps the AGENTS.md bytes read;
+	// [DefaultProjectDocMaxBytes] by default.
+	ProjectDocMaxBytes int64
+	// ProjectDocFallbackFilenames are read when AGENTS.md is absent.
+	ProjectDocFallbackFilenames []string
+	// ProjectRootMarkers mark a project root; [".git"] by default.
+	ProjectRootMarkers []string
+	// ToolOutputTokenLimit caps a tool output fed back; 0 = unset.
+	ToolOutputTokenLimit int64
+
+	// CLIAuthCredentialsStore is "" or file, keyring, auto or ephemeral.
+	CLIAuthCredentialsStore string
+	// ForcedLoginMethod is "" or chatgpt or api.
+	ForcedLoginMethod string
+	// ForcedChatGPTWorkspaceID is "" or a workspace id.
+	ForcedChatGPTWorkspaceID string
+	// ChatGPTBaseURL is "" or the ChatGPT backend URL. (openai_base_url is
+	// applied to Providers["openai"].BaseURL instead of being kept.)
+	ChatGPTBaseURL string
+
+	// History is [history].
+	History History
+	// Projects maps an absolute project path to its [projects."<path>"].
+	Projects map[string]Project
+	// Notify is the notification command and its arguments.
+	Notify []string
+	// HideAgentReasoning and ShowRawAgentReasoning are the Codex display
+	// switches of the same names.
+	HideAgentReasoning    bool
+	ShowRawAgentReasoning bool
+
+	// Compat holds keys accepted so that a Codex config loads but not
+	// interpreted here, by top-level name: mcp_servers,
+	// shell_environment_policy, tui, otel, tools, notice and web_search.
+	Compat map[string]any
+}
+
+// Features is the [features] table.
+type Features struct {
+	// UnboundedConnectionRetries keeps reconnecting, without a retry limit,
+	// while the network is down. True by default.
+	UnboundedConnectionRetries bool
+	// Other holds every other feature key as written, for Codex
+	// compatibility.
+	Other map[string]bool
+}
+
+// SandboxWorkspaceWrite is the [sandbox_workspace_write] table.
+type SandboxWorkspaceWrite struct {
+	// WritableRoots are writable besides the workspace.
+	WritableRoots []string
+	// NetworkAccess allows network access inside the sandbox.
+	NetworkAccess bool
+	// ExcludeTmpdirEnvVar and ExcludeSlashTmp make $TMPDIR and /tmp
+	// read-only.
+	ExcludeTmpdirEnvVar bool
+	ExcludeSlashTmp     bool
+}
+
+// History is the [history] table.
+type History struct {
+	// Persistence is save-all ([DefaultHistoryPersistence]) or none.
+	Persistence string
+	// MaxBytes caps history.jsonl; 0 = no cap.
+	MaxBytes int64
+}
+
+// Project is one [projects."<path>"] table.
+type Project struct {
+	// TrustLevel is trusted or untrusted.
+	TrustLevel string
+}
+
+// Default returns the configuration used when there is no config file and
+// no flag: the built-in providers with openai selected, and every default
+// documented on [Config].
+func Default() Config {
+	provs := provider.Builtins()
+	return Config{
+		Model:              DefaultModel,
+		ModelProvider:      DefaultModelProvider,
+		Provider:           provs[DefaultModelProvider].Clone(),
+		Providers:          provs,
+		ApprovalPolicy:     DefaultApprovalPolicy,
+		Features:           Features{UnboundedConnectionRetries: true, Other: map[string]bool{}},
+		Retry:              provider.DefaultRetry(),
+		ProjectDocMaxBytes: DefaultProjectDocMaxBytes,
+		ProjectRootMarkers: []string{".git"},
+		History:            History{Persistence: DefaultHistoryPersistence},
+		Projects:           map[string]Project{},
+		Compat:             map[string]any{},
+	}
+}
+
+// Load reads opts.Home/config.toml, if it exists, and applies opts on top.
+// It reports every problem it finds: each is an [*Error] (several are
+// joined with [errors.Join]). Failing to read an existing file returns the
+// [*fs.PathError]. On error the returned Config is the zero value.
+func Load(opts Options) (Config, error) {
+	if opts.Home == "" {
+		return load("", nil, opts)
+	}
+	path := filepath.Join(opts.Home, FileName)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return load("", nil, opts)
+	case err != nil:
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return load(path, data, opts)
+}
+
+// layer is one decoded source of configuration.
+type layer struct {
+	src *source
+	f   fileConfig
+}
+
+// load is [Load] for the file text data read from path ("" if none).
+func load(path string, data []byte, opts Options) (Config, error) {
+	var probs problems
+	file := layer{src: &source{path: path}}
+	if path != "" {
+		src, t, err := parseFile(path, data)
+		if err != nil {
+			return Config{}, err
+		}
+		file.src = src
+		file.decode(t, &probs)
+	}
+	layers := []layer{file}
+	for _, arg := range opts.Overrides {
+		src, t, err := parseOverride(arg)
+		if err != nil {
+			probs.addError(err)
+			continue
+		}
+		l := layer{src: src}
+		l.decode(t, &probs)
+		layers = append(layers, l)
+	}
+	c := resolve(layers, opts, &probs)
+	if err := probs.err(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// parseFile parses the text of the config file, or returns a syntax error.
+func parseFile(path string, data []byte) (*source, map[string]any, error) {
+	var t map[string]any
+	md, err := toml.Decode(string(data), &t)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			key := pe.LastKey
+			if strings.ContainsFunc(key, func(r rune) bool { return !unicode.IsPrint(r) }) {
+				key = strconv.Quote(key) // the parser leaves the last part raw
+			}
+			return nil, nil, &Error{
+				Path: path,
+				Line: pe.Position.Line,
+				Key:  key,
+				Msg:  "syntax error: " + oneLine(pe.Message),
+			}
+		}
+		return nil, nil, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return &source{path: path, data: string(data), keys: md.Keys()}, t, nil
+}
+
+// decode fills l.f from the parsed tree t and validates it.
+func (l *layer) decode(t map[string]any, probs *problems) {
+	d := decoder{src: l.src, probs: probs}
+	d.decode(nil, t, reflect.ValueOf(&l.f).Elem())
+	validate(l, probs)
+}
+
+// oneLine keeps a parser message to one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,327 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/agentcli/agent/provider"
+)
+
+// location is where a key was set: a source and the key's path in it.
+type location struct {
+	src  *source
+	path []string
+}
+
+// resolve layers the decoded sources (the file first, then each -c
+// override) over [Default], applies the selected profile and opts.Model,
+// and reports the problems that only show once layers combine.
+func resolve(layers []layer, opts Options, probs *problems) Config {
+	c := Default()
+	c.Path = layers[0].src.path
+
+	var mp location // where model_provider was last set
+	c.applyModel(layers[0].f.topModel(), location{layers[0].src, nil}, &mp)
+	c.applyProfile(layers, opts, probs, &mp)
+	for _, l := range layers[1:] {
+		c.applyModel(l.f.topModel(), location{l.src, nil}, &mp)
+	}
+	if opts.Model != "" {
+		c.Model = opts.Model
+	}
+	for _, l := range layers {
+		c.applyRest(&l.f)
+	}
+	c.resolveProviders(layers, probs)
+
+	info, ok := c.Providers[c.ModelProvider]
+	if !ok {
+		probs.add(mp.src, at(mp.path, "model_provider"), "unknown model provider %q (known: %s)",
+			c.ModelProvider, strings.Join(sortedKeys(c.Providers), ", "))
+		return c
+	}
+	c.Provider = info.Clone()
+	return c
+}
+
+// topModel returns the top-level keys of f that a profile may also set.
+func (f *fileConfig) topModel() profileFile {
+	return profileFile{
+		Model:                 f.Model,
+		ModelProvider:         f.ModelProvider,
+		ModelReasoningEffort:  f.ModelReasoningEffort,
+		ModelReasoningSummary: f.ModelReasoningSummary,
+		ApprovalPolicy:        f.ApprovalPolicy,
+		SandboxMode:           f.SandboxMode,
+		ModelVerbosity:        f.ModelVerbosity,
+		ServiceTier:           f.ServiceTier,
+	}
+}
+
+// applyModel applies the keys of p, found at loc, and records in mp where
+// model_provider was set.
+func (c *Config) applyModel(p profileFile, loc location, mp *location) {
+	set(&c.Model, p.Model)
+	set(&c.ModelProvider, p.ModelProvider)
+	set(&c.ModelReasoningEffort, p.ModelReasoningEffort)
+	set(&c.ModelReasoningSummary, p.ModelReasoningSummary)
+	set(&c.ApprovalPolicy, p.ApprovalPolicy)
+	set(&c.SandboxMode, p.SandboxMode)
+	set(&c.ModelVerbosity, p.ModelVerbosity)
+	set(&c.ServiceTier, p.ServiceTier)
+	if p.ModelProvider != nil {
+		*mp = loc
+	}
+}
+
+// applyProfile selects the profile (opts.Profile, else the last layer
+// setting profile) and applies its tables from every layer in order.
+func (c *Config) applyProfile(layers []layer, opts Options, probs *problems, mp *location) {
+	name := opts.Profile
+	var from *source // nil: --profile
+	if name == "" {
+		for i := len(layers) - 1; i >= 0; i-- {
+			if p := layers[i].f.Profile; p != nil {
+				name, from = *p, layers[i].src
+				break
+			}
+		}
+	}
+	if name == "" {
+		return
+	}
+	defined := map[string]bool{}
+	for _, l := range layers {
+		for n := range l.f.Profiles {
+			defined[n] = true
+		}
+		if p, ok := l.f.Profiles[name]; ok {
+			c.applyModel(p, location{l.src, []string{"profiles", name}}, mp)
+		}
+	}
+	if defined[name] {
+		c.Profile = name
+		return
+	}
+	known := "none"
+	if len(defined) > 0 {
+		known = strings.Join(sortedKeys(defined), ", ")
+	}
+	if from != nil {
+		probs.add(from, []string{"profile"}, "unknown profile %q (defined: %s)", name, known)
+		return
+	}
+	probs.addError(&Error{Path: c.Path, Key: "profile",
+		Msg: fmt.Sprintf("unknown profile %q given by --profile (defined: %s)", name, known)})
+}
+
+// applyRest applies the keys of f that profiles do not set.
+func (c *Config) applyRest(f *fileConfig) {
+	set(&c.ModelContextWindow, f.ModelContextWindow)
+	set(&c.ModelAutoCompactTokenLimit, f.ModelAutoCompactTokenLimit)
+	if s := f.SandboxWorkspaceWrite; s != nil {
+		w := &c.SandboxWorkspaceWrite
+		set(&w.WritableRoots, s.WritableRoots)
+		set(&w.NetworkAccess, s.NetworkAccess)
+		set(&w.ExcludeTmpdirEnvVar, s.ExcludeTmpdirEnvVar)
+		set(&w.ExcludeSlashTmp, s.ExcludeSlashTmp)
+	}
+	set(&c.Instructions, f.Instructions)
+	set(&c.DeveloperInstructions, f.DeveloperInstructions)
+	set(&c.ModelInstructionsFile, f.ModelInstructionsFile)
+	set(&c.CompactPrompt, f.CompactPrompt)
+	set(&c.ExperimentalCompactPromptFile, f.ExperimentalCompactPromptFile)
+	set(&c.ProjectDocMaxBytes, f.ProjectDocMaxBytes)
+	set(&c.ProjectDocFallbackFilenames, f.ProjectDocFallbackFilenames)
+	set(&c.ProjectRootMarkers, f.ProjectRootMarkers)
+	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
+	set(&c.CLIAuthCredentialsStore, f.CLIAuthCredentialsStore)
+	set(&c.ForcedLoginMethod, f.ForcedLoginMethod)
+	set(&c.ForcedChatGPTWorkspaceID, f.ForcedChatGPTWorkspaceID)
+	set(&c.ChatGPTBaseURL, f.ChatGPTBaseURL)
+	if h := f.History; h != nil {
+		set(&c.History.Persistence, h.Persistence)
+		set(&c.History.MaxBytes, h.MaxBytes)
+	}
+	for path, p := range f.Projects {
+		proj := c.Projects[path]
+		set(&proj.TrustLevel, p.TrustLevel)
+		c.Projects[path] = proj
+	}
+	set(&c.Notify, f.Notify)
+	set(&c.HideAgentReasoning, f.HideAgentReasoning)
+	set(&c.ShowRawAgentReasoning, f.ShowRawAgentReasoning)
+	for name, v := range f.Features {
+		if name == "unbounded_connection_retries" {
+			c.Features.UnboundedConnectionRetries = v
+			continue
+		}
+		c.Features.Other[name] = v
+	}
+	for name, t := range map[string]map[string]any{
+		"mcp_servers":              f.MCPServers,
+		"shell_environment_policy": f.ShellEnvironmentPolicy,
+		"tui":                      f.TUI,
+		"otel":                     f.OTel,
+		"tools":                    f.Tools,
+		"notice":                   f.Notice,
+	} {
+		if t != nil {
+			c.Compat[name] = merge(c.Compat[name], t)
+		}
+	}
+	if f.WebSearch != nil {
+		c.Compat["web_search"] = f.WebSearch
+	}
+}
+
+// resolveProviders builds c.Providers and c.Retry from the built-ins and
+// every layer's [model_providers] and [retry] tables.
+func (c *Config) resolveProviders(layers []layer, probs *problems) {
+	provs := c.Providers
+	for _, l := range layers {
+		for _, id := range sortedKeys(l.f.ModelProviders) {
+			info, ok := provs[id]
+			if !ok {
+				info = provider.Custom(id)
+			}
+			provs[id] = overlayProvider(info, l.f.ModelProviders[id])
+		}
+		if u := l.f.OpenAIBaseURL; u != nil {
+			openai := provs[DefaultModelProvider]
+			openai.BaseURL = *u
+			provs[DefaultModelProvider] = openai
+		}
+	}
+	for _, l := range layers {
+		overlayRetry(c.Retry, l.f.Retry, location{l.src, []string{"retry"}}, probs)
+	}
+	for _, id := range sortedKeys(provs) {
+		info := provs[id]
+		r := maps.Clone(info.Retry)
+		if r == nil {
+			r = provider.DefaultRetry()
+		}
+		for _, l := range layers {
+			overlayRetry(r, l.f.Retry, location{l.src, []string{"retry"}}, probs)
+		}
+		for _, l := range layers {
+			if pf, ok := l.f.ModelProviders[id]; ok {
+				overlayRetry(r, pf.Retry, location{l.src, []string{"model_providers", id, "retry"}}, probs)
+			}
+		}
+		info.Retry = r
+		provs[id] = info
+	}
+}
+
+// overlayProvider returns info with the keys set in p applied. Retry
+// counts above the cap are clamped to it, as Codex does.
+func overlayProvider(info provider.Info, p providerFile) provider.Info {
+	info = info.Clone()
+	set(&info.Name, p.Name)
+	set(&info.BaseURL, p.BaseURL)
+	set(&info.EnvKey, p.EnvKey)
+	set(&info.EnvKeyInstructions, p.EnvKeyInstructions)
+	set(&info.WireAPI, p.WireAPI)
+	info.QueryParams = overlayMap(info.QueryParams, p.QueryParams)
+	info.HTTPHeaders = overlayMap(info.HTTPHeaders, p.HTTPHeaders)
+	info.EnvHTTPHeaders = overlayMap(info.EnvHTTPHeaders, p.EnvHTTPHeaders)
+	if n := p.RequestMaxRetries; n != nil {
+		info.RequestMaxRetries = int(min(*n, provider.MaxRequestMaxRetries))
+	}
+	if n := p.StreamMaxRetries; n != nil {
+		info.StreamMaxRetries = int(min(*n, provider.MaxStreamMaxRetries))
+	}
+	if ms := p.StreamIdleTimeoutMS; ms != nil {
+		info.StreamIdleTimeout = millis(*ms)
+	}
+	if ms := p.WebSocketConnectTimeoutMS; ms != nil {
+		info.WebSocketConnectTimeout = millis(*ms)
+	}
+	set(&info.SupportsWebSockets, p.SupportsWebSockets)
+	set(&info.RequiresOpenAIAuth, p.RequiresOpenAIAuth)
+	return info
+}
+
+// overlayRetry applies the class tables of rf, found at loc, to r in place
+// and reports a class whose resulting max delay is below its base delay.
+func overlayRetry(r map[string]provider.ClassPolicy, rf *retryFile, loc location, probs *problems) {
+	if rf == nil {
+		return
+	}
+	classes := rf.classes()
+	for _, class := range provider.Classes() {
+		cf := classes[class]
+		if cf == nil {
+			continue
+		}
+		pol := r[class]
+		if n := cf.MaxRetries; n != nil {
+			pol.MaxRetries = int(*n)
+		}
+		if ms := cf.BaseDelayMS; ms != nil {
+			pol.BaseDelay = millis(*ms)
+		}
+		if ms := cf.MaxDelayMS; ms != nil {
+			pol.MaxDelay = millis(*ms)
+		}
+		set(&pol.Jitter, cf.Jitter)
+		if class == provider.ClassOverloaded && rf.Overloaded.DelaysMS != nil {
+			pol.Delays = make([]time.Duration, len(*rf.Overloaded.DelaysMS))
+			for i, ms := range *rf.Overloaded.DelaysMS {
+				pol.Delays[i] = millis(ms)
+			}
+		}
+		if pol.MaxDelay < pol.BaseDelay {
+			key := "max_delay_ms"
+			if cf.MaxDelayMS == nil {
+				key = "base_delay_ms"
+			}
+			probs.add(loc.src, at(loc.path, class, key), "max_delay_ms (%d) must not be below base_delay_ms (%d)",
+				pol.MaxDelay.Milliseconds(), pol.BaseDelay.Milliseconds())
+		}
+		r[class] = pol
+	}
+}
+
+// set stores *v in *dst when v is set.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// millis converts a validated millisecond count.
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// overlayMap returns base with the entries of over added or replaced; base
+// is not modified.
+func overlayMap(base, over map[string]string) map[string]string {
+	if over == nil {
+		return base
+	}
+	out := maps.Clone(base)
+	if out == nil {
+		out = make(map[string]string, len(over))
+	}
+	maps.Copy(out, over)
+	return out
+}
+
+// merge returns over merged into base: tables merge key by key, any other
+// value replaces.
+func merge(base, over any) any {
+	b, ok1 := base.(map[string]any)
+	o, ok2 := over.(map[string]any)
+	if !ok1 || !ok2 {
+		return over
+	}
+	out := maps.Clone(b)
+	for k, v := range o {
+		out[k] = merge(out[k], v)
+	}
+	return out
+}

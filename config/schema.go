@@ -1,0 +1,144 @@
+package config
+
+// This file declares the on-disk shape of config.toml. Every field is a
+// pointer, slice or map so that "absent" and "explicitly zero" differ: an
+// absent key keeps the value below it, a present one overwrites it. The
+// decoder in decode.go walks these types by their toml tags; a key with no
+// field is an unknown key. Map-typed fields take arbitrary keys (provider
+// ids, profile names); fields of type any or map[string]any accept any
+// content and are kept only so Codex configs load.
+
+// fileConfig is one layer of configuration: config.toml itself, or one -c
+// override.
+type fileConfig struct {
+	Model                      *string `toml:"model"`
+	ModelProvider              *string `toml:"model_provider"`
+	ModelReasoningEffort       *string `toml:"model_reasoning_effort"`
+	ModelReasoningSummary      *string `toml:"model_reasoning_summary"`
+	ModelVerbosity             *string `toml:"model_verbosity"`
+	ServiceTier                *string `toml:"service_tier"`
+	ModelContextWindow         *int64  `toml:"model_context_window"`
+	ModelAutoCompactTokenLimit *int64  `toml:"model_auto_compact_token_limit"`
+	ApprovalPolicy             *string `toml:"approval_policy"`
+	SandboxMode                *string `toml:"sandbox_mode"`
+	Profile                    *string `toml:"profile"`
+
+	SandboxWorkspaceWrite *sandboxFile `toml:"sandbox_workspace_write"`
+
+	Instructions                  *string   `toml:"instructions"`
+	DeveloperInstructions         *string   `toml:"developer_instructions"`
+	ModelInstructionsFile         *string   `toml:"model_instructions_file"`
+	CompactPrompt                 *string   `toml:"compact_prompt"`
+	ExperimentalCompactPromptFile *string   `toml:"experimental_compact_prompt_file"`
+	ProjectDocMaxBytes            *int64    `toml:"project_doc_max_bytes"`
+	ProjectDocFallbackFilenames   *[]string `toml:"project_doc_fallback_filenames"`
+	ProjectRootMarkers            *[]string `toml:"project_root_markers"`
+	ToolOutputTokenLimit          *int64    `toml:"tool_output_token_limit"`
+
+	CLIAuthCredentialsStore  *string `toml:"cli_auth_credentials_store"`
+	ForcedLoginMethod        *string `toml:"forced_login_method"`
+	ForcedChatGPTWorkspaceID *string `toml:"forced_chatgpt_workspace_id"`
+	OpenAIBaseURL            *string `toml:"openai_base_url"`
+	ChatGPTBaseURL           *string `toml:"chatgpt_base_url"`
+
+	History               *historyFile           `toml:"history"`
+	Projects              map[string]projectFile `toml:"projects"`
+	Notify                *[]string              `toml:"notify"`
+	HideAgentReasoning    *bool                  `toml:"hide_agent_reasoning"`
+	ShowRawAgentReasoning *bool                  `toml:"show_raw_agent_reasoning"`
+
+	// Accepted for Codex compatibility, content not interpreted.
+	MCPServers             map[string]any `toml:"mcp_servers"`
+	ShellEnvironmentPolicy map[string]any `toml:"shell_environment_policy"`
+	TUI                    map[string]any `toml:"tui"`
+	OTel                   map[string]any `toml:"otel"`
+	Tools                  map[string]any `toml:"tools"`
+	Notice                 map[string]any `toml:"notice"` // Codex writes this itself
+	WebSearch              any            `toml:"web_search"`
+
+	Features       map[string]bool         `toml:"features"`
+	Retry          *retryFile              `toml:"retry"`
+	ModelProviders map[string]providerFile `toml:"model_providers"`
+	Profiles       map[string]profileFile  `toml:"profiles"`
+}
+
+// sandboxFile is [sandbox_workspace_write].
+type sandboxFile struct {
+	WritableRoots       *[]string `toml:"writable_roots"`
+	NetworkAccess       *bool     `toml:"network_access"`
+	ExcludeTmpdirEnvVar *bool     `toml:"exclude_tmpdir_env_var"`
+	ExcludeSlashTmp     *bool     `toml:"exclude_slash_tmp"`
+}
+
+// historyFile is [history].
+type historyFile struct {
+	Persistence *string `toml:"persistence"`
+	MaxBytes    *int64  `toml:"max_bytes"`
+}
+
+// projectFile is [projects."<path>"].
+type projectFile struct {
+	TrustLevel *string `toml:"trust_level"`
+}
+
+// profileFile is [profiles.<name>].
+type profileFile struct {
+	Model                 *string `toml:"model"`
+	ModelProvider         *string `toml:"model_provider"`
+	ModelReasoningEffort  *string `toml:"model_reasoning_effort"`
+	ModelReasoningSummary *string `toml:"model_reasoning_summary"`
+	ApprovalPolicy        *string `toml:"approval_policy"`
+	SandboxMode           *string `toml:"sandbox_mode"`
+	ModelVerbosity        *string `toml:"model_verbosity"`
+	ServiceTier           *string `toml:"service_tier"`
+}
+
+// providerFile is [model_providers.<id>].
+type providerFile struct {
+	Name                      *string           `toml:"name"`
+	BaseURL                   *string           `toml:"base_url"`
+	EnvKey                    *string           `toml:"env_key"`
+	EnvKeyInstructions        *string           `toml:"env_key_instructions"`
+	WireAPI                   *string           `toml:"wire_api"`
+	QueryParams               map[string]string `toml:"query_params"`
+	HTTPHeaders               map[string]string `toml:"http_headers"`
+	EnvHTTPHeaders            map[string]string `toml:"env_http_headers"`
+	RequestMaxRetries         *int64            `toml:"request_max_retries"`
+	StreamMaxRetries          *int64            `toml:"stream_max_retries"`
+	StreamIdleTimeoutMS       *int64            `toml:"stream_idle_timeout_ms"`
+	WebSocketConnectTimeoutMS *int64            `toml:"websocket_connect_timeout_ms"`
+	SupportsWebSockets        *bool             `toml:"supports_websockets"`
+	RequiresOpenAIAuth        *bool             `toml:"requires_openai_auth"`
+	Retry                     *retryFile        `toml:"retry"`
+}
+
+// retryFile is a [retry] or [model_providers.<id>.retry] table: one
+// sub-table per retry class, so an unknown class is an unknown key.
+type retryFile struct {
+	Transport   *classFile      `toml:"transport"`
+	ServerError *classFile      `toml:"server_error"`
+	RateLimit   *classFile      `toml:"rate_limit"`
+	Overloaded  *overloadedFile `toml:"overloaded"`
+	Idle        *classFile      `toml:"idle"`
+}
+
+// classFile is the policy of one retry class.
+type classFile struct {
+	MaxRetries  *int64   `toml:"max_retries"`
+	BaseDelayMS *int64   `toml:"base_delay_ms"`
+	MaxDelayMS  *int64   `toml:"max_delay_ms"`
+	Jitter      *float64 `toml:"jitter"`
+}
+
+// overloadedFile is the overloaded class, which may also carry a fixed
+// schedule.
+type overloadedFile struct {
+	classFile
+	DelaysMS *[]int64 `toml:"delays_ms"`
+}
+
+// knownFeatures are the [features] keys this program reads; any other
+// boolean feature key is accepted and kept in [Features.Other].
+func knownFeatures() []string {
+	return []string{"unbounded_connection_retries"}
+}

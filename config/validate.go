@@ -1,0 +1,209 @@
+package config
+
+import (
+	"math"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentcli/agent/provider"
+)
+
+// reasoningEfforts lists the values of model_reasoning_effort.
+func reasoningEfforts() []string {
+	return []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+}
+
+// reasoningSummaries lists the values of model_reasoning_summary.
+func reasoningSummaries() []string { return []string{"auto", "concise", "detailed", "none"} }
+
+// verbosities lists the values of model_verbosity.
+func verbosities() []string { return []string{"low", "medium", "high"} }
+
+// approvalPolicies lists the values of approval_policy.
+func approvalPolicies() []string { return []string{"untrusted", "on-request", "on-failure", "never"} }
+
+// sandboxModes lists the values of sandbox_mode.
+func sandboxModes() []string { return []string{"read-only", "workspace-write", "danger-full-access"} }
+
+// maxMS is the largest millisecond count that fits a time.Duration.
+const maxMS = math.MaxInt64 / int64(time.Millisecond)
+
+// checker validates one layer, reporting at its source. Each check clears
+// a value it rejects, so that nothing downstream sees it or reports it
+// again.
+type checker struct {
+	src   *source
+	probs *problems
+}
+
+// check reports and clears *v if it is set and ok rejects it. msg is a
+// format taking the value.
+func check[T any](c checker, path []string, v **T, ok func(T) bool, msg string) {
+	if *v != nil && !ok(**v) {
+		c.probs.add(c.src, path, msg, **v)
+		*v = nil
+	}
+}
+
+// enum checks that *v is one of allowed.
+func (c checker) enum(path []string, v **string, allowed []string) {
+	check(c, path, v, func(s string) bool { return slices.Contains(allowed, s) },
+		"invalid value %q (expected one of: "+strings.Join(allowed, ", ")+")")
+}
+
+// nonEmpty checks that *v is not "".
+func (c checker) nonEmpty(path []string, v **string) {
+	if *v != nil && **v == "" {
+		c.probs.add(c.src, path, "must not be empty")
+		*v = nil
+	}
+}
+
+// nonNegative checks that *v is at least 0.
+func (c checker) nonNegative(path []string, v **int64) {
+	check(c, path, v, func(n int64) bool { return n >= 0 }, "must not be negative, got %d")
+}
+
+// millis checks that *v is a positive number of milliseconds.
+func (c checker) millis(path []string, v **int64) {
+	check(c, path, v, func(n int64) bool { return n > 0 && n <= maxMS }, "must be a positive number of milliseconds, got %d")
+}
+
+// httpURL checks that *v is an absolute http or https URL.
+func (c checker) httpURL(path []string, v **string) {
+	check(c, path, v, func(s string) bool {
+		u, err := url.Parse(s)
+		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	}, "invalid URL %q (expected http:// or https://)")
+}
+
+// at returns path extended by keys, without aliasing path.
+func at(path []string, keys ...string) []string {
+	return append(slices.Clip(path), keys...)
+}
+
+// validate checks the values of one decoded layer that the types alone do
+// not constrain.
+func validate(l *layer, probs *problems) {
+	c := checker{src: l.src, probs: probs}
+	f := &l.f
+	c.nonEmpty([]string{"model"}, &f.Model)
+	c.nonEmpty([]string{"model_provider"}, &f.ModelProvider)
+	c.enum([]string{"model_reasoning_effort"}, &f.ModelReasoningEffort, reasoningEfforts())
+	c.enum([]string{"model_reasoning_summary"}, &f.ModelReasoningSummary, reasoningSummaries())
+	c.enum([]string{"model_verbosity"}, &f.ModelVerbosity, verbosities())
+	c.enum([]string{"approval_policy"}, &f.ApprovalPolicy, approvalPolicies())
+	c.enum([]string{"sandbox_mode"}, &f.SandboxMode, sandboxModes())
+	c.enum([]string{"cli_auth_credentials_store"}, &f.CLIAuthCredentialsStore, []string{"file", "keyring", "auto", "ephemeral"})
+	c.enum([]string{"forced_login_method"}, &f.ForcedLoginMethod, []string{"chatgpt", "api"})
+	c.nonNegative([]string{"model_context_window"}, &f.ModelContextWindow)
+	c.nonNegative([]string{"model_auto_compact_token_limit"}, &f.ModelAutoCompactTokenLimit)
+	c.nonNegative([]string{"project_doc_max_bytes"}, &f.ProjectDocMaxBytes)
+	c.nonNegative([]string{"tool_output_token_limit"}, &f.ToolOutputTokenLimit)
+	c.httpURL([]string{"openai_base_url"}, &f.OpenAIBaseURL)
+	c.httpURL([]string{"chatgpt_base_url"}, &f.ChatGPTBaseURL)
+	if h := f.History; h != nil {
+		c.enum([]string{"history", "persistence"}, &h.Persistence, []string{"save-all", "none"})
+		c.nonNegative([]string{"history", "max_bytes"}, &h.MaxBytes)
+	}
+	for _, name := range sortedKeys(f.Projects) {
+		p := f.Projects[name]
+		c.enum([]string{"projects", name, "trust_level"}, &p.TrustLevel, []string{"trusted", "untrusted"})
+		f.Projects[name] = p
+	}
+	for _, name := range sortedKeys(f.Profiles) {
+		p := f.Profiles[name]
+		path := []string{"profiles", name}
+		c.nonEmpty(at(path, "model"), &p.Model)
+		c.nonEmpty(at(path, "model_provider"), &p.ModelProvider)
+		c.enum(at(path, "model_reasoning_effort"), &p.ModelReasoningEffort, reasoningEfforts())
+		c.enum(at(path, "model_reasoning_summary"), &p.ModelReasoningSummary, reasoningSummaries())
+		c.enum(at(path, "model_verbosity"), &p.ModelVerbosity, verbosities())
+		c.enum(at(path, "approval_policy"), &p.ApprovalPolicy, approvalPolicies())
+		c.enum(at(path, "sandbox_mode"), &p.SandboxMode, sandboxModes())
+		f.Profiles[name] = p
+	}
+	builtins := provider.Builtins()
+	for _, id := range sortedKeys(f.ModelProviders) {
+		path := []string{"model_providers", id}
+		if _, ok := builtins[id]; ok && l.src.override == "" {
+			probs.add(l.src, path, "cannot redefine built-in provider %q; choose another id", id)
+			delete(f.ModelProviders, id)
+			continue
+		}
+		p := f.ModelProviders[id]
+		c.provider(path, &p)
+		f.ModelProviders[id] = p
+	}
+	c.retry([]string{"retry"}, f.Retry)
+}
+
+// provider checks one [model_providers.<id>] table at path.
+func (c checker) provider(path []string, p *providerFile) {
+	check(c, at(path, "wire_api"), &p.WireAPI, func(s string) bool { return s != "chat" },
+		`wire_api = %q is no longer supported; use "responses"`)
+	check(c, at(path, "wire_api"), &p.WireAPI, func(s string) bool { return s == provider.WireAPIResponses },
+		`unknown wire_api %q; use "responses"`)
+	if p.BaseURL != nil && *p.BaseURL != "" {
+		c.httpURL(at(path, "base_url"), &p.BaseURL)
+	}
+	c.nonNegative(at(path, "request_max_retries"), &p.RequestMaxRetries)
+	c.nonNegative(at(path, "stream_max_retries"), &p.StreamMaxRetries)
+	c.millis(at(path, "stream_idle_timeout_ms"), &p.StreamIdleTimeoutMS)
+	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
+	c.retry(at(path, "retry"), p.Retry)
+}
+
+// retry checks a retry table at path, class by class.
+func (c checker) retry(path []string, r *retryFile) {
+	if r == nil {
+		return
+	}
+	classes := r.classes()
+	for _, class := range provider.Classes() {
+		if cf := classes[class]; cf != nil {
+			c.class(at(path, class), cf)
+		}
+	}
+	if o := r.Overloaded; o != nil {
+		check(c, at(path, provider.ClassOverloaded, "delays_ms"), &o.DelaysMS, func(d []int64) bool {
+			return len(d) > 0 && !slices.ContainsFunc(d, func(n int64) bool { return n <= 0 || n > maxMS })
+		}, "must be a non-empty list of positive milliseconds, got %v")
+	}
+}
+
+// class checks the fields shared by every retry class.
+func (c checker) class(path []string, cf *classFile) {
+	c.nonNegative(at(path, "max_retries"), &cf.MaxRetries)
+	c.millis(at(path, "base_delay_ms"), &cf.BaseDelayMS)
+	c.millis(at(path, "max_delay_ms"), &cf.MaxDelayMS)
+	check(c, at(path, "jitter"), &cf.Jitter, func(j float64) bool { return j >= 0 && j <= 1 },
+		"must be between 0 and 1, got %v")
+}
+
+// classes returns the class tables of r by class name; unset ones are nil.
+func (r *retryFile) classes() map[string]*classFile {
+	m := map[string]*classFile{
+		provider.ClassTransport:   r.Transport,
+		provider.ClassServerError: r.ServerError,
+		provider.ClassRateLimit:   r.RateLimit,
+		provider.ClassIdle:        r.Idle,
+		provider.ClassOverloaded:  nil,
+	}
+	if r.Overloaded != nil {
+		m[provider.ClassOverloaded] = &r.Overloaded.classFile
+	}
+	return m
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

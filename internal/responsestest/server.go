@@ -1,0 +1,466 @@
+package responsestest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gosse "github.com/tmaxmax/go-sse"
+)
+
+// PipeURL is the placeholder base URL of a [Server] that has no listener
+// (see [New] and [NewPipeServer]). The .invalid domain never resolves, so
+// only [Server.PipeClient] can reach it.
+const PipeURL = "http://responsestest.invalid/v1"
+
+// Options configures a [Server] made by [New]. The zero value is usable.
+type Options struct {
+	// OnUnexpected, if non-nil, is called with a description of each
+	// request the script cannot answer: one beyond the end of the script
+	// ("unexpected request #N", N counting from 1) or one to a route other
+	// than POST .../responses. It is called from the handler goroutine,
+	// before the error response is written, so it must be safe for
+	// concurrent use. [NewServer] wires it to testing.TB.Errorf. Default:
+	// nil, the request only gets its 500 or 404 answer.
+	OnUnexpected func(msg string)
+}
+
+// Request is a copy of one request the [Server] received.
+type Request struct {
+	Method string
+	Path   string // URL path, for example "/v1/responses"
+	Query  url.Values
+	Header http.Header
+	// Body is the raw request body.
+	Body []byte
+	// JSON is Body decoded as a JSON object, or nil if it is not one.
+	JSON map[string]any
+	// Attempt is the index into the script of the Attempt that answered
+	// (0-based). A request beyond the end of the script has
+	// Attempt >= len(script) and got a 500.
+	Attempt int
+}
+
+// Server is a scripted fake Responses API server. Its methods are safe for
+// concurrent use. Create it with [NewServer], [NewPipeServer] or [New];
+// the caller must call [Server.Close] (the TB constructors register it
+// with Cleanup).
+type Server struct {
+	// URL is the base URL without "/responses", ending in "/v1" (for
+	// example "http://127.0.0.1:1234/v1") after [Server.Start], or
+	// [PipeURL] for a server with no listener. Clients POST to
+	// URL + "/responses".
+	URL string
+
+	opts    Options
+	release chan struct{} // closed by Release
+	done    chan struct{} // closed by Close
+	pipe    *pipeListener
+
+	mu         sync.Mutex
+	script     []Attempt
+	next       int
+	requests   []Request
+	barriers   map[string]*barrier
+	released   bool
+	closed     bool
+	hs         *httptest.Server
+	pipeServer *http.Server
+	transports []*http.Transport
+	inflight   sync.WaitGroup // running handlers, Add under mu
+	serving    sync.WaitGroup // the pipe Serve goroutine
+
+	closeOnce sync.Once
+}
+
+// barrier is the state behind one [Server.Reached] name.
+type barrier struct {
+	ch      chan struct{}
+	reached bool
+}
+
+// New returns a server for script with no listener; its URL is [PipeURL].
+// Serve it with [Server.Handler] on any listener (a standalone binary),
+// reach it in memory with [Server.PipeClient], or call [Server.Start] for
+// a loopback httptest server. The caller must call [Server.Close].
+//
+// Inside a testing/synctest bubble, call New (or [NewPipeServer]) inside
+// the bubble: the server's channels then belong to the bubble, so its
+// blocked handlers count as durably blocked.
+func New(script Script, opts Options) *Server {
+	return &Server{
+		URL:      PipeURL,
+		opts:     opts,
+		release:  make(chan struct{}),
+		done:     make(chan struct{}),
+		pipe:     newPipeListener(),
+		script:   slices.Clone(script),
+		barriers: make(map[string]*barrier),
+	}
+}
+
+// NewServer starts a loopback httptest server for script, like
+// httptest.NewServer. Requests beyond the script fail tb with Errorf, and
+// tb.Cleanup closes the server. Do not use it inside a synctest bubble
+// (a real socket is never durably blocked); use [NewPipeServer] there.
+func NewServer(tb testing.TB, script Script) *Server {
+	tb.Helper()
+	s := New(script, tbOptions(tb))
+	s.Start()
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewPipeServer is [NewServer] without a listener: its URL is [PipeURL]
+// and it is reached through [Server.PipeClient] (or [Server.Client]). It
+// is the constructor to call inside testing/synctest bubbles.
+func NewPipeServer(tb testing.TB, script Script) *Server {
+	tb.Helper()
+	s := New(script, tbOptions(tb))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func tbOptions(tb testing.TB) Options {
+	return Options{OnUnexpected: func(msg string) { tb.Errorf("%s", msg) }}
+}
+
+// Start serves s on a new loopback httptest server and sets URL to its
+// address plus "/v1". It panics if s was started or closed already.
+func (s *Server) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hs != nil || s.closed {
+		panic("responsestest: Start called twice or after Close")
+	}
+	s.hs = httptest.NewServer(s.Handler())
+	s.URL = s.hs.URL + "/v1"
+}
+
+// Client returns an HTTP client that reaches s: the httptest client after
+// [Server.Start], otherwise a new [Server.PipeClient]. Close releases its
+// idle connections.
+func (s *Server) Client() *http.Client {
+	s.mu.Lock()
+	hs := s.hs
+	s.mu.Unlock()
+	if hs != nil {
+		return hs.Client()
+	}
+	return s.PipeClient()
+}
+
+// Handler returns the http.Handler that serves the script. It answers
+// POST requests whose path ends in "/responses" (any prefix, any query);
+// other routes get 404 and are reported to [Options.OnUnexpected]. After
+// Close it answers 503.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(s.serveHTTP)
+}
+
+// Requests returns copies of the requests to .../responses received so
+// far, in arrival order, including those answered with an error and those
+// beyond the end of the script. Requests to other routes are not recorded.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = Request{
+			Method:  r.Method,
+			Path:    r.Path,
+			Query:   cloneValues(r.Query),
+			Header:  r.Header.Clone(),
+			Body:    slices.Clone(r.Body),
+			JSON:    decodeObject(r.Body),
+			Attempt: r.Attempt,
+		}
+	}
+	return out
+}
+
+// Release unblocks every [Stall] and [Hang], current and future: stalled
+// streams continue with their next step and hung requests are dropped.
+// Release is idempotent.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.released {
+		s.released = true
+		close(s.release)
+	}
+}
+
+// Reached returns a channel that is closed the first time a stream reaches
+// [Barrier](name). It is not closed by Close, so wait on it together with
+// a context or the test's deadline.
+func (s *Server) Reached(name string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.barrierLocked(name).ch
+}
+
+// Append adds attempts to the end of the script, for requests not yet
+// received.
+func (s *Server) Append(a ...Attempt) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, a...)
+}
+
+// Close releases stalled and hung handlers, shuts down the httptest and
+// in-memory servers, closes idle connections of the clients s handed out
+// and waits for running handlers to return. Requests arriving after Close
+// get 503. Close is idempotent; it must be called from the same synctest
+// bubble (or none) that created s.
+func (s *Server) Close() {
+	s.closeOnce.Do(s.close)
+}
+
+func (s *Server) close() {
+	s.mu.Lock()
+	s.closed = true
+	close(s.done)
+	hs, ps, trs := s.hs, s.pipeServer, s.transports
+	s.mu.Unlock()
+
+	if hs != nil {
+		hs.Close() // waits for its handlers
+	}
+	s.pipe.Close()
+	if ps != nil {
+		_ = ps.Close() // closes the in-memory connections
+	}
+	s.serving.Wait()
+	s.inflight.Wait()
+	for _, tr := range trs {
+		tr.CloseIdleConnections()
+	}
+}
+
+func (s *Server) barrierLocked(name string) *barrier {
+	b := s.barriers[name]
+	if b == nil {
+		b = &barrier{ch: make(chan struct{})}
+		s.barriers[name] = b
+	}
+	return b
+}
+
+func (s *Server) reach(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.barrierLocked(name)
+	if !b.reached {
+		b.reached = true
+		close(b.ch)
+	}
+}
+
+func (s *Server) unexpected(msg string) {
+	if s.opts.OnUnexpected != nil {
+		s.opts.OnUnexpected(msg)
+	}
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		http.Error(w, "responsestest: server closed", http.StatusServiceUnavailable)
+		return
+	}
+	// Add under mu, so Close's Wait never races with an Add.
+	s.inflight.Add(1)
+	s.mu.Unlock()
+	defer s.inflight.Done()
+
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+		msg := fmt.Sprintf("responsestest: no route for %s %s", r.Method, r.URL.Path)
+		s.unexpected(msg)
+		http.Error(w, msg, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body) // a short body is recorded as read
+	a, i, total, ok := s.take(r, body)
+	if !ok {
+		msg := fmt.Sprintf("responsestest: unexpected request #%d (script has %d attempts)", i+1, total)
+		s.unexpected(msg)
+		http.Error(w, msg, http.StatusInternalServerError)
+		return
+	}
+	s.serveAttempt(w, r, a)
+}
+
+// take records r and hands out the next attempt, its index i and the
+// script's current length. ok is false if the script is exhausted.
+func (s *Server) take(r *http.Request, body []byte) (a Attempt, i, total int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i = s.next
+	s.next++
+	s.requests = append(s.requests, Request{
+		Method:  r.Method,
+		Path:    r.URL.Path,
+		Query:   r.URL.Query(),
+		Header:  r.Header.Clone(),
+		Body:    body,
+		Attempt: i,
+	})
+	if i >= len(s.script) {
+		return Attempt{}, i, len(s.script), false
+	}
+	return s.script[i], i, len(s.script), true
+}
+
+func (s *Server) serveAttempt(w http.ResponseWriter, r *http.Request, a Attempt) {
+	switch a.kind {
+	case attemptStatus:
+		setHeaders(w.Header(), map[string]string{"Content-Type": "application/json"}, a.header)
+		w.WriteHeader(a.status)
+		if bodyAllowed(a.status) {
+			_, _ = io.WriteString(w, a.body)
+		}
+	case attemptHang:
+		if s.wait(r.Context()) != waitCanceled {
+			drop(w)
+		}
+	default:
+		setHeaders(w.Header(), map[string]string{
+			"Content-Type":  "text/event-stream",
+			"Cache-Control": "no-cache",
+		}, a.header)
+		w.WriteHeader(http.StatusOK)
+		rc := http.NewResponseController(w)
+		if rc.Flush() != nil {
+			return
+		}
+		for _, st := range a.steps {
+			if !s.runStep(w, rc, r.Context(), st) {
+				return
+			}
+		}
+	}
+}
+
+// runStep performs st and reports whether the stream should go on.
+func (s *Server) runStep(w http.ResponseWriter, rc *http.ResponseController, ctx context.Context, st Step) bool {
+	var err error
+	switch st.kind {
+	case stepNone:
+		return true
+	case stepEvent:
+		m := gosse.Message{Type: gosse.Type(st.typ)}
+		m.AppendData(st.data)
+		_, err = m.WriteTo(w)
+	case stepComment:
+		var m gosse.Message
+		m.AppendComment(st.data)
+		_, err = m.WriteTo(w)
+	case stepRaw:
+		_, err = io.WriteString(w, st.data)
+	case stepDrop:
+		drop(w)
+		return false
+	case stepEnd:
+		return false
+	case stepStall:
+		switch s.wait(ctx) {
+		case waitReleased:
+			return true
+		case waitClosed:
+			drop(w) // the server went away mid-stream
+		}
+		return false
+	case stepBarrier:
+		s.reach(st.data)
+		return true
+	case stepSleep:
+		t := time.NewTimer(st.d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+		case <-s.done:
+			drop(w)
+		}
+		return false
+	}
+	if err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+type waitResult uint8
+
+const (
+	waitCanceled waitResult = iota // the request context ended
+	waitReleased                   // Release was called
+	waitClosed                     // Close was called
+)
+
+// wait blocks until ctx is done, Release or Close.
+func (s *Server) wait(ctx context.Context) waitResult {
+	select {
+	case <-ctx.Done():
+		return waitCanceled
+	case <-s.release:
+		return waitReleased
+	case <-s.done:
+		return waitClosed
+	}
+}
+
+// drop closes the connection under w without finishing the response. It
+// hijacks the connection when it can (HTTP/1) and otherwise aborts the
+// handler, which makes net/http reset the stream.
+func drop(w http.ResponseWriter) {
+	conn, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = brw.Flush()
+	_ = conn.Close()
+}
+
+// setHeaders sets defaults in h, then kv pairs, which replace defaults of
+// the same name and may repeat a name to send several values.
+func setHeaders(h http.Header, defaults map[string]string, kv []string) {
+	for k, v := range defaults {
+		h.Set(k, v)
+	}
+	extra := make(http.Header)
+	for i := 0; i+1 < len(kv); i += 2 {
+		extra.Add(kv[i], kv[i+1])
+	}
+	for k, v := range extra {
+		h[k] = v
+	}
+}
+
+func cloneValues(v url.Values) url.Values {
+	if v == nil {
+		return nil
+	}
+	return url.Values(http.Header(v).Clone())
+}
+
+// decodeObject decodes b as a JSON object, returning nil if it is not one.
+func decodeObject(b []byte) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,238 @@
+package responsestest
+
+import (
+	"maps"
+	"strings"
+	"time"
+)
+
+// stepKind says what a [Step] does. The zero kind does nothing, so the zero
+// Step is a no-op.
+type stepKind uint8
+
+const (
+	stepNone    stepKind = iota
+	stepEvent            // SSE event: typ is the event name, data its JSON
+	stepRaw              // data written verbatim
+	stepComment          // SSE comment line(s) with text data
+	stepDrop             // hijack and close the connection
+	stepEnd              // finish the body cleanly
+	stepStall            // block until ctx done, Release or Close
+	stepBarrier          // signal Reached(data)
+	stepSleep            // wait d (fake time inside a synctest bubble)
+)
+
+// Step is one action inside a [Stream]: an event, raw bytes, or a control
+// point. It is plain data, built with the functions below. The zero Step
+// does nothing.
+type Step struct {
+	kind stepKind
+	typ  string // stepEvent: the event type
+	data string // event JSON, raw bytes, comment text or barrier name
+	d    time.Duration
+}
+
+// Event writes one SSE event named typ whose data is a JSON object with
+// "type": typ first, followed by fields (a "type" key in fields is
+// ignored). It panics if fields cannot be marshalled as JSON.
+func Event(typ string, fields map[string]any) Step {
+	rest := "{}"
+	if len(fields) > 0 {
+		f := maps.Clone(fields)
+		delete(f, "type")
+		rest = mustJSON(f)
+	}
+	data := `{"type":` + mustJSON(typ)
+	if rest != "{}" {
+		data += "," + strings.TrimPrefix(rest, "{")
+	} else {
+		data += "}"
+	}
+	return Step{kind: stepEvent, typ: typ, data: data}
+}
+
+// Created writes response.created for a response with id respID and status
+// in_progress.
+func Created(respID string) Step {
+	return Event("response.created", map[string]any{
+		"response": map[string]any{"id": respID, "status": "in_progress"},
+	})
+}
+
+// InProgress writes response.in_progress for the response respID.
+func InProgress(respID string) Step {
+	return Event("response.in_progress", map[string]any{
+		"response": map[string]any{"id": respID, "status": "in_progress"},
+	})
+}
+
+// OutputItemAdded writes response.output_item.added at output_index 0
+// carrying item (for example a message, reasoning or function_call item).
+func OutputItemAdded(item map[string]any) Step {
+	return Event("response.output_item.added", map[string]any{
+		"output_index": 0,
+		"item":         item,
+	})
+}
+
+// OutputItemDone writes response.output_item.done at output_index 0
+// carrying item, the authoritative final form of the item.
+func OutputItemDone(item map[string]any) Step {
+	return Event("response.output_item.done", map[string]any{
+		"output_index": 0,
+		"item":         item,
+	})
+}
+
+// TextDelta writes response.output_text.delta for the message itemID at
+// output_index 0 and content_index 0.
+func TextDelta(itemID, delta string) Step {
+	return Event("response.output_text.delta", map[string]any{
+		"item_id":       itemID,
+		"output_index":  0,
+		"content_index": 0,
+		"delta":         delta,
+	})
+}
+
+// MessageDone writes response.output_item.done for a completed assistant
+// message itemID whose single output_text content is text.
+func MessageDone(itemID, text string) Step {
+	return OutputItemDone(map[string]any{
+		"type":   "message",
+		"id":     itemID,
+		"role":   "assistant",
+		"status": "completed",
+		"content": []any{map[string]any{
+			"type":        "output_text",
+			"text":        text,
+			"annotations": []any{},
+		}},
+	})
+}
+
+// FunctionCallDone writes response.output_item.done for a completed
+// function_call item; arguments is the JSON-encoded argument string.
+func FunctionCallDone(itemID, callID, name, arguments string) Step {
+	return OutputItemDone(map[string]any{
+		"type":      "function_call",
+		"id":        itemID,
+		"call_id":   callID,
+		"name":      name,
+		"arguments": arguments,
+		"status":    "completed",
+	})
+}
+
+// ReasoningSummaryDelta writes response.reasoning_summary_text.delta for
+// the reasoning item itemID at output_index 0 and summary_index 0.
+func ReasoningSummaryDelta(itemID, delta string) Step {
+	return Event("response.reasoning_summary_text.delta", map[string]any{
+		"item_id":       itemID,
+		"output_index":  0,
+		"summary_index": 0,
+		"delta":         delta,
+	})
+}
+
+// Completed writes response.completed for respID with a fixed usage: 10
+// input tokens (0 cached), 5 output tokens (0 reasoning), 15 in total.
+func Completed(respID string) Step {
+	return CompletedUsage(respID, 10, 0, 5, 0)
+}
+
+// CompletedUsage writes response.completed for respID with the given
+// usage: in input tokens of which cached came from the prompt cache, out
+// output tokens of which reasoning were reasoning tokens; total_tokens is
+// in+out.
+func CompletedUsage(respID string, in, cached, out, reasoning int) Step {
+	return Event("response.completed", map[string]any{
+		"response": map[string]any{
+			"id":     respID,
+			"status": "completed",
+			"usage": map[string]any{
+				"input_tokens":          in,
+				"input_tokens_details":  map[string]any{"cached_tokens": cached},
+				"output_tokens":         out,
+				"output_tokens_details": map[string]any{"reasoning_tokens": reasoning},
+				"total_tokens":          in + out,
+			},
+		},
+	})
+}
+
+// Failed writes response.failed for respID with error code and message,
+// for example "rate_limit_exceeded" or "context_length_exceeded".
+func Failed(respID, code, message string) Step {
+	return Event("response.failed", map[string]any{
+		"response": map[string]any{
+			"id":     respID,
+			"status": "failed",
+			"error":  map[string]any{"code": code, "message": message},
+		},
+	})
+}
+
+// Incomplete writes response.incomplete for respID with
+// incomplete_details.reason set to reason (for example
+// "max_output_tokens").
+func Incomplete(respID, reason string) Step {
+	return Event("response.incomplete", map[string]any{
+		"response": map[string]any{
+			"id":                 respID,
+			"status":             "incomplete",
+			"incomplete_details": map[string]any{"reason": reason},
+		},
+	})
+}
+
+// Raw writes b verbatim: malformed frames, CRLF line endings, giant lines,
+// unterminated events and other bytes no builder produces.
+func Raw(b string) Step {
+	return Step{kind: stepRaw, data: b}
+}
+
+// Comment writes an SSE comment (": text", one line per line of text)
+// followed by a blank line, as servers do for keep-alives. Clients must
+// ignore it.
+func Comment(text string) Step {
+	return Step{kind: stepComment, data: text}
+}
+
+// Drop closes the connection abruptly (hijack and close) after flushing
+// what was written so far, so the client sees an unexpected EOF or reset
+// in the middle of the chunked body rather than a clean end. Later steps
+// are not run.
+func Drop() Step {
+	return Step{kind: stepDrop}
+}
+
+// End finishes the body cleanly here, with the normal chunked terminator,
+// even if no response.completed was sent. Later steps are not run.
+func End() Step {
+	return Step{kind: stepEnd}
+}
+
+// Stall blocks, sending nothing, until the request context is done (the
+// client went away), [Server.Release] is called, or [Server.Close]. After
+// Release the stream continues with the next step; after Close the
+// connection is dropped as by [Drop].
+func Stall() Step {
+	return Step{kind: stepStall}
+}
+
+// Barrier marks that the stream reached this point, after everything
+// before it was flushed; the channel from [Server.Reached](name) is closed
+// the first time any stream reaches it. It writes nothing.
+func Barrier(name string) Step {
+	return Step{kind: stepBarrier, data: name}
+}
+
+// Sleep pauses the stream for d, sending nothing. It is meant for streams
+// served inside a testing/synctest bubble ([NewPipeServer]), where d passes
+// on the fake clock at once; outside a bubble it really waits, so keep d
+// tiny there. The wait ends early when the client goes away or the server
+// closes.
+func Sleep(d time.Duration) Step {
+	return Step{kind: stepSleep, d: d}
+}

@@ -1,0 +1,241 @@
+package sse_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/transport"
+	"github.com/agentcli/agent/transport/sse"
+)
+
+func open(t *testing.T, srv *rt.Server, opts sse.Options) (transport.Stream, error) {
+	t.Helper()
+	opts.HTTPClient = srv.Client()
+	return sse.New(&opts).Open(t.Context(), &transport.Request{
+		URL:  srv.URL + "/responses",
+		Body: []byte(`{"model":"m"}`),
+	})
+}
+
+// drain reads a stream to its end and returns the events' Go types and the error.
+func drain(s transport.Stream) ([]string, error) {
+	defer s.Close()
+	var got []string
+	for s.Next() {
+		switch e := s.Event().(type) {
+		case transport.TextDelta:
+			got = append(got, "delta:"+e.Delta)
+		case transport.Completed:
+			got = append(got, "completed")
+		case transport.Created:
+			got = append(got, "created")
+		case transport.OutputItemDone:
+			got = append(got, "done:"+e.Item.Text())
+		case transport.Unknown:
+			got = append(got, "unknown:"+e.Type)
+		default:
+			got = append(got, "other")
+		}
+	}
+	return got, s.Err()
+}
+
+func TestStream(t *testing.T) {
+	tests := []struct {
+		name    string
+		steps   []rt.Step
+		want    []string
+		wantErr error
+	}{
+		{"happy path", []rt.Step{rt.Created("r"), rt.TextDelta("m", "a"), rt.MessageDone("m", "a"), rt.Completed("r")},
+			[]string{"created", "delta:a", "done:a", "completed"}, nil},
+		{"EOF before completed", []rt.Step{rt.Created("r"), rt.TextDelta("m", "a"), rt.End()},
+			[]string{"created", "delta:a"}, transport.ErrIncomplete},
+		{"unknown events and comments are skipped", []rt.Step{rt.Comment("keepalive"), rt.Event("response.brand_new", nil), rt.Completed("r")},
+			[]string{"unknown:response.brand_new", "completed"}, nil},
+		{"malformed JSON line is skipped", []rt.Step{rt.Raw("data: {not json\n\n"), rt.TextDelta("m", "b"), rt.Completed("r")},
+			[]string{"delta:b", "completed"}, nil},
+		{"CRLF framing", []rt.Step{rt.Raw("event: response.output_text.delta\r\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"c\"}\r\n\r\n"), rt.Completed("r")},
+			[]string{"delta:c", "completed"}, nil},
+		{"data without type uses the event name", []rt.Step{rt.Raw("event: response.output_text.delta\ndata: {\"delta\":\"d\"}\n\n"), rt.Completed("r")},
+			[]string{"delta:d", "completed"}, nil},
+		{"[DONE] is ignored", []rt.Step{rt.Raw("data: [DONE]\n\n"), rt.Completed("r")}, []string{"completed"}, nil},
+		{"giant event", []rt.Step{rt.TextDelta("m", strings.Repeat("x", 1<<20)), rt.Completed("r")},
+			[]string{"delta:" + strings.Repeat("x", 1<<20), "completed"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{rt.Stream(tt.steps...)})
+			s, err := open(t, srv, sse.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drain(s)
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("err = %v; want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDropIsReadError(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "a"), rt.Drop())})
+	s, err := open(t, srv, sse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = drain(s)
+	var re *transport.ReadError
+	if !errors.As(err, &re) {
+		t.Errorf("err = %v (%T); want *transport.ReadError", err, err)
+	}
+}
+
+func TestHTTPError(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Error(429, "rate_limit", "rate_limit_exceeded", "slow down", "Retry-After", "3", "x-request-id", "req_1")})
+	_, err := open(t, srv, sse.Options{})
+	var he *transport.HTTPError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v; want *transport.HTTPError", err)
+	}
+	if he.StatusCode != 429 || he.Header.Get("Retry-After") != "3" || he.RequestID() != "req_1" || !strings.Contains(string(he.Body), "slow down") {
+		t.Errorf("HTTPError = %+v", he)
+	}
+}
+
+func TestRequestHeadersAndBody(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "x")})
+	s, err := sse.New(&sse.Options{HTTPClient: srv.Client()}).Open(t.Context(), &transport.Request{
+		URL: srv.URL + "/responses?api-version=1", Header: map[string][]string{"Authorization": {"Bearer k"}}, Body: []byte(`{"a":1}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(s)
+	r := srv.Requests()[0]
+	if r.Method != "POST" || r.Path != "/v1/responses" || r.Query.Get("api-version") != "1" ||
+		r.Header.Get("Accept") != "text/event-stream" || r.Header.Get("Content-Type") != "application/json" ||
+		r.Header.Get("Authorization") != "Bearer k" || string(r.Body) != `{"a":1}` {
+		t.Errorf("request = %+v", r)
+	}
+}
+
+// The following run on synctest's fake clock through in-memory pipes.
+
+func TestFailedEndsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.Failed("r", "server_error", "boom"), rt.Stall())})
+		start := time.Now()
+		s, err := open(t, srv, sse.Options{IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = drain(s)
+		var ae *transport.APIError
+		if !errors.As(err, &ae) || ae.Code != "server_error" {
+			t.Errorf("err = %v; want APIError server_error", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("response.failed took %v to surface; want 0 (no wait for EOF or idle)", d)
+		}
+	})
+}
+
+func TestCompletedDoesNotWaitForEOF(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.Completed("r"), rt.Stall())})
+		start := time.Now()
+		s, err := open(t, srv, sse.Options{IdleTimeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := drain(s); err != nil {
+			t.Errorf("err = %v; want nil", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("took %v; want 0", d)
+		}
+	})
+}
+
+func TestIdleTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "a"), rt.Stall())})
+		start := time.Now()
+		s, err := open(t, srv, sse.Options{IdleTimeout: 300 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = drain(s)
+		if !errors.Is(err, transport.ErrStreamIdle) {
+			t.Errorf("err = %v; want ErrStreamIdle", err)
+		}
+		if d := time.Since(start); d != 300*time.Second {
+			t.Errorf("idle timeout fired after %v; want 300s", d)
+		}
+	})
+}
+
+func TestIdleBeforeHeaders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := rt.NewPipeServer(t, rt.Script{rt.Hang()})
+		start := time.Now()
+		_, err := open(t, srv, sse.Options{IdleTimeout: 10 * time.Second})
+		if !errors.Is(err, transport.ErrStreamIdle) {
+			t.Errorf("err = %v; want ErrStreamIdle", err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("took %v; want 10s", d)
+		}
+	})
+}
+
+func TestKeepAlivesAreLivenessNotProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Comments every 30 s keep a 60 s idle timer happy, but a 100 s
+		// progress timer still ends the stream.
+		steps := []rt.Step{rt.Created("r")}
+		for range 10 {
+			steps = append(steps, rt.Sleep(30*time.Second), rt.Comment("ping"))
+		}
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(steps...)})
+		start := time.Now()
+		s, err := open(t, srv, sse.Options{IdleTimeout: 60 * time.Second, ProgressTimeout: 100 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = drain(s)
+		if !errors.Is(err, transport.ErrNoProgress) {
+			t.Errorf("err = %v; want ErrNoProgress", err)
+		}
+		if d := time.Since(start); d != 100*time.Second {
+			t.Errorf("took %v; want 100s", d)
+		}
+	})
+}
+
+func TestCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.Stall())})
+		ctx, cancel := context.WithCancel(t.Context())
+		s, err := sse.New(&sse.Options{HTTPClient: srv.Client()}).Open(ctx, &transport.Request{URL: srv.URL + "/responses"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(5*time.Second, cancel)
+		_, err = drain(s)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v; want context.Canceled", err)
+		}
+	})
+}
