@@ -122,6 +122,10 @@ type Config struct {
 	// ChatGPTBaseURL is "" or the ChatGPT backend URL. (openai_base_url is
 	// applied to Providers["openai"].BaseURL instead of being kept.)
 	ChatGPTBaseURL string
+	// CACertificate is a PEM file of extra root certificates trusted for
+	// both HTTPS and WebSocket connections ("" = system roots, plus
+	// SSL_CERT_FILE as the Go runtime reads it).
+	CACertificate string
 
 	// History is [history].
 	History History

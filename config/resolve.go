@@ -132,6 +132,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.DeveloperInstructions, f.DeveloperInstructions)
 	set(&c.ModelInstructionsFile, f.ModelInstructionsFile)
 	set(&c.CompactPrompt, f.CompactPrompt)
+	set(&c.CACertificate, f.CACertificate)
 	set(&c.ExperimentalCompactPromptFile, f.ExperimentalCompactPromptFile)
 	set(&c.ProjectDocMaxBytes, f.ProjectDocMaxBytes)
 	set(&c.ProjectDocFallbackFilenames, f.ProjectDocFallbackFilenames)
@@ -238,6 +239,10 @@ func overlayProvider(info provider.Info, p providerFile) provider.Info {
 	if ms := p.StreamIdleTimeoutMS; ms != nil {
 		info.StreamIdleTimeout = millis(*ms)
 	}
+	if ms := p.StreamProgressTimeoutMS; ms != nil {
+		info.StreamProgressTimeout = millis(*ms)
+	}
+	set(&info.Transport, p.Transport)
 	if ms := p.WebSocketConnectTimeoutMS; ms != nil {
 		info.WebSocketConnectTimeout = millis(*ms)
 	}

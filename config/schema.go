@@ -40,6 +40,7 @@ type fileConfig struct {
 	ForcedChatGPTWorkspaceID *string `toml:"forced_chatgpt_workspace_id"`
 	OpenAIBaseURL            *string `toml:"openai_base_url"`
 	ChatGPTBaseURL           *string `toml:"chatgpt_base_url"`
+	CACertificate            *string `toml:"ca_certificate"`
 
 	History               *historyFile           `toml:"history"`
 	Projects              map[string]projectFile `toml:"projects"`
@@ -106,6 +107,8 @@ type providerFile struct {
 	RequestMaxRetries         *int64            `toml:"request_max_retries"`
 	StreamMaxRetries          *int64            `toml:"stream_max_retries"`
 	StreamIdleTimeoutMS       *int64            `toml:"stream_idle_timeout_ms"`
+	StreamProgressTimeoutMS   *int64            `toml:"stream_progress_timeout_ms"`
+	Transport                 *string           `toml:"transport"`
 	WebSocketConnectTimeoutMS *int64            `toml:"websocket_connect_timeout_ms"`
 	SupportsWebSockets        *bool             `toml:"supports_websockets"`
 	RequiresOpenAIAuth        *bool             `toml:"requires_openai_auth"`

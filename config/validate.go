@@ -152,6 +152,8 @@ func (c checker) provider(path []string, p *providerFile) {
 	c.nonNegative(at(path, "request_max_retries"), &p.RequestMaxRetries)
 	c.nonNegative(at(path, "stream_max_retries"), &p.StreamMaxRetries)
 	c.millis(at(path, "stream_idle_timeout_ms"), &p.StreamIdleTimeoutMS)
+	c.millis(at(path, "stream_progress_timeout_ms"), &p.StreamProgressTimeoutMS)
+	c.enum(at(path, "transport"), &p.Transport, []string{provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS})
 	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
 	c.retry(at(path, "retry"), p.Retry)
 }

@@ -116,6 +116,7 @@ func Classify(err error) Failure {
 		connErr    *transport.ConnectError
 		readErr    *transport.ReadError
 		decodeErr  *transport.DecodeError
+		closeErr   *transport.CloseError
 	)
 	switch {
 	case err == nil:
@@ -124,7 +125,8 @@ func Classify(err error) Failure {
 		return Failure{Kind: KindCanceled, Err: err}
 	case errors.Is(err, transport.ErrStreamIdle) || errors.Is(err, transport.ErrNoProgress):
 		return retryable(KindTransient, provider.ClassIdle, err)
-	case errors.Is(err, transport.ErrIncomplete):
+	case errors.Is(err, transport.ErrIncomplete) || errors.Is(err, transport.ErrUnexpectedBinary) ||
+		errors.Is(err, transport.ErrHandshakeTimeout) || errors.As(err, &closeErr):
 		return retryable(KindTransient, provider.ClassTransport, err)
 	case errors.As(err, &connErr):
 		return retryable(KindConnect, provider.ClassTransport, err)

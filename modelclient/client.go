@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentcli/agent/provider"
@@ -65,11 +66,21 @@ type Options struct {
 	RetryOn *RetryOn
 }
 
+// Close releases the cached WebSocket connection, if any.
+func (c *Client) Close() error {
+	c.ws.reset()
+	return nil
+}
+
 // Client is the session-scoped model client.
 type Client struct {
 	opts      Options
 	transport transport.Transport
 	url       string
+	// disableWS is the sticky, session-wide fallback to HTTPS: it flips
+	// once and never back.
+	disableWS atomic.Bool
+	ws        wsState
 }
 
 // New returns a Client for opts.
@@ -94,7 +105,11 @@ func New(opts Options) *Client {
 	}
 	t := opts.Transport
 	if t == nil {
-		t = sse.New(&sse.Options{HTTPClient: opts.HTTPClient, IdleTimeout: opts.Provider.StreamIdleTimeout})
+		t = sse.New(&sse.Options{
+			HTTPClient:      opts.HTTPClient,
+			IdleTimeout:     opts.Provider.StreamIdleTimeout,
+			ProgressTimeout: opts.Provider.StreamProgressTimeout,
+		})
 	}
 	return &Client{opts: opts, transport: t, url: responsesURL(opts.Provider)}
 }
@@ -154,33 +169,38 @@ type Prompt struct {
 }
 
 type requestBody struct {
-	Model             string            `json:"model"`
-	Instructions      string            `json:"instructions,omitempty"`
-	Input             []transport.Item  `json:"input"`
-	Tools             []json.RawMessage `json:"tools"`
-	ToolChoice        string            `json:"tool_choice"`
-	ParallelToolCalls bool              `json:"parallel_tool_calls"`
-	Reasoning         map[string]string `json:"reasoning"`
-	Store             bool              `json:"store"`
-	Stream            bool              `json:"stream"`
-	Include           []string          `json:"include"`
-	PromptCacheKey    string            `json:"prompt_cache_key,omitempty"`
-	Text              json.RawMessage   `json:"text,omitempty"`
+	Model              string            `json:"model"`
+	PreviousResponseID string            `json:"previous_response_id,omitempty"`
+	Instructions       string            `json:"instructions,omitempty"`
+	Input              []transport.Item  `json:"input"`
+	Tools              []json.RawMessage `json:"tools"`
+	ToolChoice         string            `json:"tool_choice"`
+	ParallelToolCalls  bool              `json:"parallel_tool_calls"`
+	Reasoning          map[string]string `json:"reasoning"`
+	Store              bool              `json:"store"`
+	Stream             bool              `json:"stream"`
+	Include            []string          `json:"include"`
+	PromptCacheKey     string            `json:"prompt_cache_key,omitempty"`
+	Text               json.RawMessage   `json:"text,omitempty"`
 }
 
 // Body encodes the JSON body for p.
-func (c *Client) Body(p *Prompt) ([]byte, error) {
+func (c *Client) Body(p *Prompt) ([]byte, error) { return c.encode(p, "") }
+
+// encode encodes p, chained on previousResponseID when it is not empty.
+func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 	b := requestBody{
-		Model:             c.opts.Model,
-		Instructions:      p.Instructions,
-		Input:             p.Input,
-		Tools:             p.Tools,
-		ToolChoice:        "auto",
-		ParallelToolCalls: p.ParallelToolCalls,
-		Reasoning:         map[string]string{},
-		Stream:            true,
-		Include:           []string{"reasoning.encrypted_content"},
-		PromptCacheKey:    c.opts.SessionID,
+		Model:              c.opts.Model,
+		PreviousResponseID: previousResponseID,
+		Instructions:       p.Instructions,
+		Input:              p.Input,
+		Tools:              p.Tools,
+		ToolChoice:         "auto",
+		ParallelToolCalls:  p.ParallelToolCalls,
+		Reasoning:          map[string]string{},
+		Stream:             true,
+		Include:            []string{"reasoning.encrypted_content"},
+		PromptCacheKey:     c.opts.SessionID,
 	}
 	if b.Input == nil {
 		b.Input = []transport.Item{}

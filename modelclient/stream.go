@@ -57,24 +57,49 @@ func (r RetryOn) covers(f Failure) bool {
 	return false
 }
 
-// Stream sends p and returns the open event stream, retrying failures that
-// happen before the first byte within the provider's request_max_retries
-// (the HTTP layer). The request and its headers are rebuilt on every
-// attempt. notify (may be nil) hears about each retry before its wait. The
-// stream is bound to ctx; the caller must Close it. The last attempt's error
-// is returned unchanged, for [Classify].
-func (c *Client) Stream(ctx context.Context, p *Prompt, notify func(Retry)) (transport.Stream, error) {
-	body, err := c.Body(p)
-	if err != nil {
-		return nil, err
-	}
+// Hooks receive what happens inside [Client.Stream]. Nil fields are skipped.
+type Hooks struct {
+	// Retry hears about each HTTP-layer retry before its wait.
+	Retry func(Retry)
+	// Fallback hears about the switch from WebSocket to HTTPS.
+	Fallback func(Fallback)
+}
+
+// Stream sends p and returns the open event stream, over WebSocket while
+// [Client.WebSocketActive], else over HTTPS (SSE). Failures before the
+// first byte are retried within the provider's request_max_retries (the
+// HTTP layer); the request and its headers are rebuilt on every attempt. A
+// WebSocket handshake answered 426 (or by something that does not upgrade)
+// switches the session to HTTPS at once, spending no budget. The stream is
+// bound to ctx; the caller must Close it. The last attempt's error is
+// returned unchanged, for [Classify].
+func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.Stream, error) {
+	var body []byte
 	budget := c.opts.Provider.RequestMaxRetries
 	for n := 1; ; n++ {
 		h, err := c.header(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s, err := c.transport.Open(ctx, &transport.Request{URL: c.url, Header: h, Body: body})
+		var s transport.Stream
+		if c.WebSocketActive() {
+			s, err = c.openWS(ctx, p, h)
+			if err != nil && wsUnavailable(err) {
+				reason := Classify(err).Reason()
+				if c.FallBack(ctx, reason) && hooks.Fallback != nil {
+					hooks.Fallback(Fallback{Reason: reason})
+				}
+				n--
+				continue
+			}
+		} else {
+			if body == nil {
+				if body, err = c.Body(p); err != nil {
+					return nil, err
+				}
+			}
+			s, err = c.transport.Open(ctx, &transport.Request{URL: c.url, Header: h, Body: body})
+		}
 		if err == nil {
 			return s, nil
 		}
@@ -90,8 +115,8 @@ func (c *Client) Stream(ctx context.Context, p *Prompt, notify func(Retry)) (tra
 			r.Delay = pol.Delay(n, c.opts.Rand())
 		}
 		c.LogRetry(ctx, "request", r)
-		if notify != nil {
-			notify(r)
+		if hooks.Retry != nil {
+			hooks.Retry(r)
 		}
 		if err := c.opts.Sleep(ctx, r.Delay); err != nil {
 			return nil, err

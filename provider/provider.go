@@ -18,6 +18,20 @@ const (
 	MaxStreamMaxRetries            = 100
 	DefaultStreamIdleTimeout       = 300 * time.Second
 	DefaultWebSocketConnectTimeout = 15 * time.Second
+	// DefaultStreamProgressTimeout ends a stream that stays alive (keep-alive
+	// comments, pings) but delivers no event for this long.
+	DefaultStreamProgressTimeout = 600 * time.Second
+)
+
+// Transport choices for a provider ("transport" in config).
+const (
+	// TransportAuto uses WebSocket when the provider supports it and falls
+	// back to HTTPS (SSE) when it fails.
+	TransportAuto = "auto"
+	// TransportWebSocket insists on WebSocket (still falling back on 426).
+	TransportWebSocket = "websocket"
+	// TransportHTTPS never tries WebSocket.
+	TransportHTTPS = "https"
 )
 
 // WireAPIResponses is the only supported wire protocol.
@@ -60,6 +74,11 @@ type Info struct {
 	StreamMaxRetries int
 	// StreamIdleTimeout ends a stream that delivers no bytes for this long.
 	StreamIdleTimeout time.Duration
+	// StreamProgressTimeout ends a stream that delivers bytes (keep-alives)
+	// but no event for this long.
+	StreamProgressTimeout time.Duration
+	// Transport is TransportAuto, TransportWebSocket or TransportHTTPS.
+	Transport string
 	// WebSocketConnectTimeout bounds the WebSocket handshake.
 	WebSocketConnectTimeout time.Duration
 	// SupportsWebSockets says the provider speaks Responses over WebSocket.
@@ -88,6 +107,8 @@ func withDefaults(p Info) Info {
 	p.RequestMaxRetries = DefaultRequestMaxRetries
 	p.StreamMaxRetries = DefaultStreamMaxRetries
 	p.StreamIdleTimeout = DefaultStreamIdleTimeout
+	p.StreamProgressTimeout = DefaultStreamProgressTimeout
+	p.Transport = TransportAuto
 	p.WebSocketConnectTimeout = DefaultWebSocketConnectTimeout
 	p.Retry = DefaultRetry()
 	return p

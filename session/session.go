@@ -110,7 +110,7 @@ func (s *Session) next(st *StreamRetryState, f modelclient.Failure) (r modelclie
 	if !f.Retryable {
 		return r, false
 	}
-	if f.Kind == modelclient.KindConnect && s.opts.UnboundedConnectionRetries {
+	if f.Kind == modelclient.KindConnect && s.opts.UnboundedConnectionRetries && !s.client.WebSocketActive() {
 		st.ConnectionRetries++
 		return modelclient.Retry{
 			Layer: modelclient.LayerConnection, Class: f.Class, Attempt: st.ConnectionRetries,
@@ -149,12 +149,15 @@ func (s *Session) next(st *StreamRetryState, f modelclient.Failure) (r modelclie
 // sample runs one sampling request with the stream-layer retries.
 func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage, *StreamRetryState, error) {
 	st := &StreamRetryState{}
-	onHTTPRetry := func(r modelclient.Retry) {
-		st.HTTPRetries++
-		emit(Retry{r})
+	hooks := modelclient.Hooks{
+		Retry: func(r modelclient.Retry) {
+			st.HTTPRetries++
+			emit(Retry{r})
+		},
+		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	}
 	for {
-		usage, err := s.attempt(ctx, emit, onHTTPRetry)
+		usage, err := s.attempt(ctx, emit, hooks)
 		if err == nil {
 			return usage, st, nil
 		}
@@ -163,6 +166,15 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage
 			return usage, st, errors.Join(context.Cause(ctx), err)
 		}
 		r, ok := s.next(st, f)
+		if !ok && f.Retryable && f.Kind != modelclient.KindOverloaded {
+			// The stream budget ran out on WebSocket: switch the session to
+			// HTTPS, reset the counter and send the same prompt again.
+			if reason := f.Reason(); s.client.FallBack(ctx, reason) {
+				emit(Warning{Message: modelclient.Fallback{Reason: reason}.Message()})
+				st.Retries, st.ByClass = 0, nil
+				continue
+			}
+		}
 		if !ok {
 			return usage, st, err
 		}
@@ -178,8 +190,8 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage
 // into history at once (as the reference client does), so a retry replays
 // it instead of repeating it; deltas of unfinished items are retracted when
 // the attempt fails.
-func (s *Session) attempt(ctx context.Context, emit func(Event), onHTTPRetry func(modelclient.Retry)) (transport.Usage, error) {
-	stream, err := s.client.Stream(ctx, s.prompt(), onHTTPRetry)
+func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (transport.Usage, error) {
+	stream, err := s.client.Stream(ctx, s.prompt(), hooks)
 	if err != nil {
 		return transport.Usage{}, err
 	}

@@ -112,3 +112,37 @@ type DecodeError struct {
 
 func (e *DecodeError) Error() string { return "decode " + e.Type + ": " + e.Err.Error() }
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// WebSocket facts.
+var (
+	// ErrUnexpectedBinary: the server sent a binary frame.
+	ErrUnexpectedBinary = errors.New("transport: unexpected binary websocket message")
+	// ErrHandshakeTimeout: the WebSocket handshake did not finish within
+	// the connect timeout.
+	ErrHandshakeTimeout = errors.New("transport: websocket handshake timed out")
+)
+
+// HandshakeError is a failed WebSocket handshake. Err is an [*HTTPError]
+// when the server answered with something other than 101, a
+// [*ConnectError] when no connection could be made, or
+// [ErrHandshakeTimeout].
+type HandshakeError struct {
+	Err error
+}
+
+func (e *HandshakeError) Error() string { return "websocket handshake: " + e.Err.Error() }
+func (e *HandshakeError) Unwrap() error { return e.Err }
+
+// CloseError is a WebSocket close frame received before response.completed.
+type CloseError struct {
+	Code   int
+	Reason string
+}
+
+func (e *CloseError) Error() string {
+	s := fmt.Sprintf("websocket closed by server before response.completed (status %d", e.Code)
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s + ")"
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
 )
 
@@ -57,6 +58,17 @@ func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error 
 	defer closeLog()
 
 	p := cfg.Provider
+	switch g.transport {
+	case "":
+	case provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS:
+		p.Transport = g.transport
+	default:
+		return usageError(fmt.Errorf("--transport %q: want auto, websocket or https", g.transport))
+	}
+	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	if err != nil {
+		return usageError(err)
+	}
 	var tokens modelclient.TokenSource
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
@@ -76,7 +88,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error 
 		}
 	}
 	if p.BaseURL == "" {
-		return usageError(fmt.Errorf("provider %q has no base_url", p.ID))
+		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
 	}
 	client := modelclient.New(modelclient.Options{
 		Provider:         p,
@@ -88,10 +100,12 @@ func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error 
 		Originator:       "agent_exec",
 		Version:          version,
 		Getenv:           env.Getenv,
+		HTTPClient:       httpClient,
 		Sleep:            env.Sleep,
 		Rand:             env.Rand,
 		Logger:           logger,
 	})
+	defer client.Close()
 	sess := session.New(session.Options{
 		Client:                     client,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,

@@ -59,6 +59,7 @@ type globalFlags struct {
 	profile   string
 	overrides []string
 	logLevel  string
+	transport string
 }
 
 func run(ctx context.Context, args []string, env Env) int {
@@ -100,6 +101,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.StringVarP(&g.profile, "profile", "p", "", "config profile to apply ([profiles.NAME] in config.toml)")
 	pf.StringArrayVarP(&g.overrides, "config", "c", nil, "override a config value: -c key=value (dotted key; value parsed as TOML, else a string); repeatable")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level for $AGENT_HOME/log/agent.log: debug, info, warn, error (default info, or $AGENT_LOG)")
+	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
 	root.AddCommand(newExecCmd(ctx, env, g))
 	return root
 }

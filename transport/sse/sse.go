@@ -10,13 +10,12 @@ import (
 	"iter"
 	"net"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/transport"
+	"github.com/agentcli/agent/transport/internal/liveness"
 )
 
 // maxErrorBody bounds how much of a non-2xx body is kept for the error.
@@ -75,10 +74,10 @@ func New(opts *Options) *Transport {
 // headers [transport.ErrStreamIdle]; ctx errors stay in the chain.
 func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport.Stream, error) {
 	sctx, cancel := context.WithCancel(ctx)
-	w := newWatchdog(cancel, t.idle, t.progress)
+	w := liveness.Start(cancel, t.idle, t.progress)
 	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
 	if err != nil {
-		w.stop()
+		w.Stop()
 		cancel()
 		return nil, err
 	}
@@ -91,14 +90,14 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 
 	resp, err := t.client.Do(hreq)
 	if err != nil {
-		w.stop()
+		w.Stop()
 		cancel()
-		return nil, w.explain(ctx, connectOrRead(err))
+		return nil, w.Explain(ctx, connectOrRead(err))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
-		w.stop()
+		w.Stop()
 		cancel()
 		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 	}
@@ -123,7 +122,7 @@ type stream struct {
 	cancel   context.CancelFunc
 	body     io.ReadCloser
 	header   http.Header
-	w        *watchdog
+	w        *liveness.Watchdog
 	next     func() (gosse.Event, error, bool)
 	stopIter func()
 
@@ -156,7 +155,7 @@ func (s *stream) Next() bool {
 		if err != nil {
 			return s.finish(err)
 		}
-		s.w.progressed()
+		s.w.Progressed()
 		s.ev = e
 		if _, ok := e.(transport.Completed); ok {
 			// Success ends here; do not wait for EOF.
@@ -172,7 +171,7 @@ func (s *stream) Next() bool {
 func (s *stream) finish(err error) bool {
 	s.done = true
 	s.ev = nil
-	s.err = s.w.explain(s.ctx, err)
+	s.err = s.w.Explain(s.ctx, err)
 	s.release()
 	return false
 }
@@ -185,7 +184,7 @@ func (s *stream) release() {
 		return
 	}
 	s.closed = true
-	s.w.stop()
+	s.w.Stop()
 	s.stopIter()
 	s.cancel()
 	s.body.Close()
@@ -200,93 +199,13 @@ func (s *stream) Close() error {
 // activityReader tells the watchdog about every byte that arrives.
 type activityReader struct {
 	r io.Reader
-	w *watchdog
+	w *liveness.Watchdog
 }
 
 func (a *activityReader) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
 	if n > 0 {
-		a.w.active()
+		a.w.Active()
 	}
 	return n, err
-}
-
-// watchdog enforces the idle and progress timeouts by cancelling the
-// request; explain then reports which one fired. Activity is recorded as a
-// timestamp, and the timers re-arm themselves lazily, so the hot read path
-// costs one clock read and one atomic store.
-type watchdog struct {
-	cancel              context.CancelFunc
-	idle, progress      time.Duration
-	lastByte, lastEvent atomic.Int64
-	fired               atomic.Pointer[error]
-	mu                  sync.Mutex // guards the timers against their own callbacks
-	idleT, progT        *time.Timer
-	stopped             bool
-}
-
-func newWatchdog(cancel context.CancelFunc, idle, progress time.Duration) *watchdog {
-	w := &watchdog{cancel: cancel, idle: idle, progress: progress}
-	now := time.Now().UnixNano()
-	w.lastByte.Store(now)
-	w.lastEvent.Store(now)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if idle > 0 {
-		w.idleT = time.AfterFunc(idle, func() { w.check(&w.idleT, &w.lastByte, idle, transport.ErrStreamIdle) })
-	}
-	if progress > 0 {
-		w.progT = time.AfterFunc(progress, func() { w.check(&w.progT, &w.lastEvent, progress, transport.ErrNoProgress) })
-	}
-	return w
-}
-
-func (w *watchdog) check(t **time.Timer, last *atomic.Int64, limit time.Duration, reason error) {
-	if w.fired.Load() != nil {
-		return
-	}
-	quiet := time.Duration(time.Now().UnixNano() - last.Load())
-	if quiet < limit {
-		w.mu.Lock()
-		if !w.stopped {
-			(*t).Reset(limit - quiet)
-		}
-		w.mu.Unlock()
-		return
-	}
-	if w.fired.CompareAndSwap(nil, &reason) {
-		w.cancel()
-	}
-}
-
-func (w *watchdog) active() { w.lastByte.Store(time.Now().UnixNano()) }
-
-func (w *watchdog) progressed() {
-	now := time.Now().UnixNano()
-	w.lastEvent.Store(now)
-	w.lastByte.Store(now)
-}
-
-func (w *watchdog) stop() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.stopped = true
-	if w.idleT != nil {
-		w.idleT.Stop()
-	}
-	if w.progT != nil {
-		w.progT.Stop()
-	}
-}
-
-// explain replaces err with the real reason when the watchdog fired or the
-// caller's ctx ended.
-func (w *watchdog) explain(ctx context.Context, err error) error {
-	if p := w.fired.Load(); p != nil {
-		return *p
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return err
 }

@@ -1,0 +1,289 @@
+// Package ws is the WebSocket transport for the Responses API: one
+// connection carries one request at a time, each request a
+// {"type":"response.create",...} text frame, each server text frame one
+// event decoded exactly as over SSE. A [Conn] stays open after
+// response.completed so the next request can reuse it; any failure breaks
+// it, and the caller dials again.
+package ws
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/agentcli/agent/transport"
+	"github.com/agentcli/agent/transport/internal/liveness"
+)
+
+// BetaHeader is the OpenAI-Beta value that enables Responses over WebSocket.
+const BetaHeader = "responses_websockets=2026-02-06"
+
+// Options configure [Dial]. The zero value is usable.
+type Options struct {
+	// HTTPClient performs the handshake, so proxies (HTTPS_PROXY,
+	// NO_PROXY) and TLS roots are shared with the SSE transport.
+	HTTPClient *http.Client
+	// ConnectTimeout bounds the handshake; zero means no bound beyond ctx.
+	ConnectTimeout time.Duration
+	// IdleTimeout ends a response stream when no frame and no ping arrives
+	// for this long, with [transport.ErrStreamIdle]. Zero disables it.
+	IdleTimeout time.Duration
+	// ProgressTimeout ends a response stream when pings arrive but no event
+	// does for this long, with [transport.ErrNoProgress]. Zero disables it.
+	ProgressTimeout time.Duration
+	// MaxMessageSize bounds one frame; default 8 MiB.
+	MaxMessageSize int64
+}
+
+// URL maps an http(s) Responses URL to its ws(s) form.
+func URL(httpURL string) string {
+	switch {
+	case strings.HasPrefix(httpURL, "https://"):
+		return "wss://" + strings.TrimPrefix(httpURL, "https://")
+	case strings.HasPrefix(httpURL, "http://"):
+		return "ws://" + strings.TrimPrefix(httpURL, "http://")
+	}
+	return httpURL
+}
+
+// Conn is one WebSocket connection to the Responses endpoint. It carries one
+// request at a time; Open blocks while another stream is in progress.
+// Methods are safe for concurrent use.
+type Conn struct {
+	c    *websocket.Conn
+	opts Options
+	// pinged is the watchdog of the stream in progress, told about pings.
+	mu     sync.Mutex
+	active *liveness.Watchdog
+	broken bool
+	sem    chan struct{} // one stream at a time
+}
+
+// Dial opens a connection to httpURL (mapped with [URL]) sending header in
+// the handshake, plus the OpenAI-Beta header. A failure is a
+// [*transport.HandshakeError]. The connection outlives ctx; Close it.
+func Dial(ctx context.Context, httpURL string, header http.Header, opts *Options) (*Conn, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.MaxMessageSize <= 0 {
+		o.MaxMessageSize = 8 << 20
+	}
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("OpenAI-Beta", BetaHeader)
+	c := &Conn{opts: o, sem: make(chan struct{}, 1)}
+	dctx := ctx
+	if o.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithTimeoutCause(ctx, o.ConnectTimeout, transport.ErrHandshakeTimeout)
+		defer cancel()
+	}
+	wc, resp, err := websocket.Dial(dctx, URL(httpURL), &websocket.DialOptions{
+		HTTPClient:      o.HTTPClient,
+		HTTPHeader:      h,
+		CompressionMode: websocket.CompressionContextTakeover,
+		OnPingReceived: func(context.Context, []byte) bool {
+			c.mu.Lock()
+			if w := c.active; w != nil {
+				w.Active()
+			}
+			c.mu.Unlock()
+			return true
+		},
+	})
+	if err != nil {
+		return nil, &transport.HandshakeError{Err: handshakeFact(ctx, dctx, resp, err)}
+	}
+	wc.SetReadLimit(o.MaxMessageSize)
+	c.c = wc
+	return c, nil
+}
+
+// handshakeFact turns a Dial failure into a transport fact.
+func handshakeFact(ctx, dctx context.Context, resp *http.Response, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(context.Cause(dctx), transport.ErrHandshakeTimeout) {
+		return transport.ErrHandshakeTimeout
+	}
+	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		var body []byte
+		if resp.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(resp.Body, 1024))
+		}
+		return &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
+	}
+	return &transport.ConnectError{Err: err}
+}
+
+// Broken reports whether the connection failed and must be replaced.
+func (c *Conn) Broken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
+}
+
+// Close closes the connection. It is idempotent.
+func (c *Conn) Close() error {
+	c.markBroken()
+	return c.c.CloseNow()
+}
+
+func (c *Conn) markBroken() {
+	c.mu.Lock()
+	c.broken = true
+	c.mu.Unlock()
+}
+
+// Open sends body (the JSON of the SSE request body; "type":
+// "response.create" is added) and returns the stream of its response. The
+// stream is bound to ctx; the caller must Close it before the next Open.
+// A failed stream breaks the connection.
+func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if c.Broken() {
+		<-c.sem
+		return nil, &transport.ReadError{Err: errors.New("websocket connection already closed")}
+	}
+	frame, err := createFrame(body)
+	if err != nil {
+		<-c.sem
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	w := liveness.Start(cancel, c.opts.IdleTimeout, c.opts.ProgressTimeout)
+	s := &stream{c: c, ctx: ctx, sctx: sctx, cancel: cancel, w: w}
+	c.mu.Lock()
+	c.active = w
+	c.mu.Unlock()
+	if err := c.c.Write(sctx, websocket.MessageText, frame); err != nil {
+		s.fail(&transport.ReadError{Err: fmt.Errorf("send response.create: %w", err)})
+		return nil, s.err
+	}
+	return s, nil
+}
+
+// createFrame prefixes a JSON object with "type":"response.create".
+func createFrame(body []byte) ([]byte, error) {
+	b := bytes.TrimSpace(body)
+	if len(b) < 2 || b[0] != '{' {
+		return nil, errors.New("ws: request body is not a JSON object")
+	}
+	rest := bytes.TrimSpace(b[1:])
+	frame := []byte(`{"type":"response.create"`)
+	if len(rest) > 0 && rest[0] != '}' {
+		frame = append(frame, ',')
+	}
+	return append(frame, rest...), nil
+}
+
+// stream is one response being read from a Conn.
+type stream struct {
+	c      *Conn
+	ctx    context.Context // the caller's, to tell cancellation apart
+	sctx   context.Context
+	cancel context.CancelFunc
+	w      *liveness.Watchdog
+	ev     transport.Event
+	err    error
+	done   bool
+	closed bool
+}
+
+func (s *stream) Next() bool {
+	if s.done {
+		return false
+	}
+	for {
+		typ, data, err := s.c.c.Read(s.sctx)
+		if err != nil {
+			return s.fail(readFact(err))
+		}
+		s.w.Active()
+		if typ != websocket.MessageText {
+			return s.fail(transport.ErrUnexpectedBinary)
+		}
+		ev, err := transport.Decode("", data)
+		var de *transport.DecodeError
+		if errors.As(err, &de) && de.Type != "response.completed" {
+			continue // skipped, as over SSE
+		}
+		if err != nil {
+			return s.fail(err)
+		}
+		s.w.Progressed()
+		s.ev = ev
+		if _, ok := ev.(transport.Completed); ok {
+			s.done = true // the connection stays open for the next request
+			s.release()
+		}
+		return true
+	}
+}
+
+// readFact maps a read failure to a transport fact.
+func readFact(err error) error {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return &transport.CloseError{Code: int(ce.Code), Reason: ce.Reason}
+	}
+	return &transport.ReadError{Err: err}
+}
+
+func (s *stream) fail(err error) bool {
+	s.done = true
+	s.ev = nil
+	s.err = s.w.Explain(s.ctx, err)
+	s.c.markBroken()
+	_ = s.c.c.CloseNow()
+	s.release()
+	return false
+}
+
+func (s *stream) release() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.w.Stop()
+	s.cancel()
+	s.c.mu.Lock()
+	s.c.active = nil
+	s.c.mu.Unlock()
+	<-s.c.sem
+}
+
+func (s *stream) Event() transport.Event { return s.ev }
+func (s *stream) Err() error             { return s.err }
+
+// Close ends the stream. Closing before response.completed breaks the
+// connection (the rest of the response would arrive on it).
+func (s *stream) Close() error {
+	if !s.done {
+		s.done = true
+		s.c.markBroken()
+		_ = s.c.c.CloseNow()
+	}
+	s.release()
+	return nil
+}
