@@ -1,0 +1,95 @@
+package archtest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/agentcli/agent"
+
+type pkg struct {
+	ImportPath string
+	Name       string
+	Imports    []string
+	Standard   bool
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func local(imports []string) []string {
+	var out []string
+	for _, i := range imports {
+		if strings.HasPrefix(i, module+"/") {
+			out = append(out, strings.TrimPrefix(i, module+"/"))
+		}
+	}
+	return out
+}
+
+// TestImportDirection enforces the package DAG of ARCHITECTURE.md on the
+// non-test code.
+func TestImportDirection(t *testing.T) {
+	// allowed lists, per package, the project packages it may import.
+	allowed := map[string][]string{
+		"retry":                       {},
+		"transport":                   {},
+		"provider":                    {},
+		"transport/internal/liveness": {"transport"},
+		"transport/sse":               {"transport", "transport/internal/liveness"},
+		"transport/ws":                {"transport", "transport/internal/liveness"},
+		"config":                      {"provider"},
+		"auth":                        {"provider"},
+		"modelclient":                 {"provider", "retry", "transport", "transport/sse", "transport/ws", "auth"},
+		"session":                     {"modelclient", "provider", "retry", "transport"},
+		"demo":                        {},
+		"internal/responsestest":      {},
+		"internal/archtest":           {},
+	}
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		if base := path.Base(rel); base == "util" || base == "common" || base == "helpers" || base == "types" {
+			t.Errorf("package %s: name says nothing about what it provides", rel)
+		}
+		want, ok := allowed[rel]
+		if !ok {
+			if p.Name != "main" {
+				t.Errorf("package %s is not in the architecture map; add it to ARCHITECTURE.md and this test", rel)
+			}
+			for _, imp := range local(p.Imports) {
+				if imp == "internal/responsestest" {
+					t.Errorf("%s imports the fake server outside tests", rel)
+				}
+			}
+			continue
+		}
+		for _, imp := range local(p.Imports) {
+			if !slices.Contains(want, imp) {
+				t.Errorf("%s imports %s; allowed: %v", rel, imp, want)
+			}
+		}
+	}
+}
