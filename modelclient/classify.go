@@ -212,6 +212,13 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 }
 
 func classifyAPI(e *transport.APIError, err error) Failure {
+	if e.Code == "websocket_connection_limit_reached" || e.Code == "previous_response_not_found" {
+		// The connection (and its response chain) is gone: a fresh
+		// connection with the full request will do.
+		f := retryable(KindTransient, provider.ClassTransport, err)
+		f.Code, f.Message, f.Status = e.Code, e.Message, e.Status
+		return f
+	}
 	if e.Status != 0 {
 		// A WebSocket-wrapped HTTP error: judge it like the HTTP answer.
 		body, _ := json.Marshal(map[string]any{"error": map[string]string{

@@ -71,6 +71,12 @@ func TestClassify(t *testing.T) {
 		{"failed server error", apiErr("server_error", "oops"), modelclient.KindTransient, provider.ClassServerError, true, 0},
 		{"failed unknown code", apiErr("brand_new_code", ""), modelclient.KindTransient, provider.ClassServerError, true, 0},
 		{"ws wrapped 429", &transport.APIError{Event: "error", Status: 429, Code: "rate_limit_exceeded"}, modelclient.KindRateLimited, provider.ClassRateLimit, true, 0},
+		{"ws connection limit", &transport.APIError{Event: "error", Status: 400, Code: "websocket_connection_limit_reached"}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws previous response gone", &transport.APIError{Event: "error", Status: 400, Code: "previous_response_not_found"}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws close frame", &transport.CloseError{Code: 1011}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws binary frame", transport.ErrUnexpectedBinary, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws handshake timeout", &transport.HandshakeError{Err: transport.ErrHandshakeTimeout}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws handshake 426", &transport.HandshakeError{Err: &transport.HTTPError{StatusCode: 426, Header: http.Header{}}}, modelclient.KindUpgradeRequired, "", false, 0},
 		{"unknown error", errors.New("weird"), modelclient.KindPermanent, "", false, 0},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,29 +27,53 @@ const PipeURL = "http://responsestest.invalid/v1"
 // Options configures a [Server] made by [New]. The zero value is usable.
 type Options struct {
 	// OnUnexpected, if non-nil, is called with a description of each
-	// request the script cannot answer: one beyond the end of the script
-	// ("unexpected request #N", N counting from 1) or one to a route other
-	// than POST .../responses. It is called from the handler goroutine,
-	// before the error response is written, so it must be safe for
-	// concurrent use. [NewServer] wires it to testing.TB.Errorf. Default:
-	// nil, the request only gets its 500 or 404 answer.
+	// request the script cannot answer: a POST or WebSocket response.create
+	// beyond the end of the script ("unexpected request #N", N counting
+	// attempts from 1), a request to a route other than POST or WebSocket
+	// GET .../responses, a malformed WebSocket handshake, or a WebSocket
+	// message that is not a response.create text message. It is called
+	// from the handler goroutine, before the error is answered, so it must
+	// be safe for concurrent use. [NewServer] wires it to
+	// testing.TB.Errorf. Default: nil, the request only gets its error
+	// answer (500, 404, or a WebSocket close with StatusInternalError).
 	OnUnexpected func(msg string)
 }
 
-// Request is a copy of one request the [Server] received.
+// Request is a copy of one request the [Server] received: an SSE POST, a
+// WebSocket handshake or one WebSocket message.
 type Request struct {
+	// Method is "POST" for an SSE request, "GET" for a WebSocket
+	// handshake and "WS" for a message received on a WebSocket
+	// connection.
 	Method string
 	Path   string // URL path, for example "/v1/responses"
 	Query  url.Values
+	// Header holds the request headers; for a "WS" message, those of the
+	// handshake that opened its connection.
 	Header http.Header
-	// Body is the raw request body.
+	// Body is the raw request body, or the message payload for "WS".
 	Body []byte
 	// JSON is Body decoded as a JSON object, or nil if it is not one.
 	JSON map[string]any
 	// Attempt is the index into the script of the Attempt that answered
 	// (0-based). A request beyond the end of the script has
-	// Attempt >= len(script) and got a 500.
+	// Attempt >= len(script) and got a 500 (SSE) or a close with
+	// StatusInternalError (WebSocket). An accepted WebSocket handshake,
+	// which consumes no attempt, has Attempt -1.
 	Attempt int
+	// Conn is 0 for SSE requests and refused handshakes; otherwise the
+	// 1-based number of the WebSocket connection, in order of accepted
+	// handshakes, so equal Conn values mean a reused connection.
+	Conn int
+}
+
+// clone returns a deep copy of r with JSON decoded afresh from Body.
+func (r Request) clone() Request {
+	r.Query = cloneValues(r.Query)
+	r.Header = r.Header.Clone()
+	r.Body = slices.Clone(r.Body)
+	r.JSON = decodeObject(r.Body)
+	return r
 }
 
 // Server is a scripted fake Responses API server. Its methods are safe for
@@ -57,8 +83,8 @@ type Request struct {
 type Server struct {
 	// URL is the base URL without "/responses", ending in "/v1" (for
 	// example "http://127.0.0.1:1234/v1") after [Server.Start], or
-	// [PipeURL] for a server with no listener. Clients POST to
-	// URL + "/responses".
+	// [PipeURL] for a server with no listener. Clients POST to, or open a
+	// WebSocket on, URL + "/responses".
 	URL string
 
 	opts    Options
@@ -70,6 +96,9 @@ type Server struct {
 	script     []Attempt
 	next       int
 	requests   []Request
+	handshakes []Request
+	conns      int                   // WebSocket connections numbered so far
+	live       map[net.Conn]struct{} // hijacked WebSocket connections
 	barriers   map[string]*barrier
 	released   bool
 	closed     bool
@@ -104,6 +133,7 @@ func New(script Script, opts Options) *Server {
 		done:     make(chan struct{}),
 		pipe:     newPipeListener(),
 		script:   slices.Clone(script),
+		live:     make(map[net.Conn]struct{}),
 		barriers: make(map[string]*barrier),
 	}
 }
@@ -160,32 +190,36 @@ func (s *Server) Client() *http.Client {
 }
 
 // Handler returns the http.Handler that serves the script. It answers
-// POST requests whose path ends in "/responses" (any prefix, any query);
-// other routes get 404 and are reported to [Options.OnUnexpected]. After
-// Close it answers 503.
+// POST requests and WebSocket handshakes (GET with "Upgrade: websocket")
+// whose path ends in "/responses" (any prefix, any query); other routes
+// get 404 and are reported to [Options.OnUnexpected]. After Close it
+// answers 503.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(s.serveHTTP)
 }
 
-// Requests returns copies of the requests to .../responses received so
-// far, in arrival order, including those answered with an error and those
-// beyond the end of the script. Requests to other routes are not recorded.
+// Requests returns copies of the requests that consumed an attempt so
+// far, in the order they consumed it: SSE POSTs (Method "POST"),
+// WebSocket handshakes answered by a non-stream attempt ("GET") and
+// WebSocket response.create messages ("WS"). It includes those answered
+// with an error and those beyond the end of the script. Requests to other
+// routes, accepted handshakes and ignored WebSocket messages are not
+// recorded here; see [Server.Handshakes].
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		out[i] = Request{
-			Method:  r.Method,
-			Path:    r.Path,
-			Query:   cloneValues(r.Query),
-			Header:  r.Header.Clone(),
-			Body:    slices.Clone(r.Body),
-			JSON:    decodeObject(r.Body),
-			Attempt: r.Attempt,
-		}
-	}
-	return out
+	return cloneRequests(s.requests)
+}
+
+// Handshakes returns copies of every WebSocket handshake received so far,
+// in arrival order, each with Method "GET": accepted ones with Conn set
+// to the new connection's number and Attempt -1, refused ones (answered
+// by a non-stream attempt, or malformed) with Conn 0. A handshake that
+// consumed an attempt also appears in [Server.Requests].
+func (s *Server) Handshakes() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneRequests(s.handshakes)
 }
 
 // Release unblocks every [Stall] and [Hang], current and future: stalled
@@ -217,9 +251,10 @@ func (s *Server) Append(a ...Attempt) {
 	s.script = append(s.script, a...)
 }
 
-// Close releases stalled and hung handlers, shuts down the httptest and
-// in-memory servers, closes idle connections of the clients s handed out
-// and waits for running handlers to return. Requests arriving after Close
+// Close releases stalled and hung handlers, closes WebSocket connections
+// abruptly (no close frame), shuts down the httptest and in-memory
+// servers, closes idle connections of the clients s handed out and waits
+// for running handlers to return. Requests arriving after Close
 // get 503. Close is idempotent; it must be called from the same synctest
 // bubble (or none) that created s.
 func (s *Server) Close() {
@@ -231,8 +266,14 @@ func (s *Server) close() {
 	s.closed = true
 	close(s.done)
 	hs, ps, trs := s.hs, s.pipeServer, s.transports
+	live := slices.Collect(maps.Keys(s.live))
 	s.mu.Unlock()
 
+	// Handlers notice done on their own, but one may be blocked in a
+	// write or a close handshake; closing the socket unblocks it.
+	for _, c := range live {
+		_ = c.Close()
+	}
 	if hs != nil {
 		hs.Close() // waits for its handlers
 	}
@@ -284,6 +325,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.inflight.Done()
 
+	if isUpgrade(r) && strings.HasSuffix(r.URL.Path, "/responses") {
+		s.serveHandshake(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
 		msg := fmt.Sprintf("responsestest: no route for %s %s", r.Method, r.URL.Path)
 		s.unexpected(msg)
@@ -291,7 +336,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body) // a short body is recorded as read
-	a, i, total, ok := s.take(r, body)
+	a, i, total, ok := s.take(Request{
+		Method: r.Method,
+		Path:   r.URL.Path,
+		Query:  r.URL.Query(),
+		Header: r.Header.Clone(),
+		Body:   body,
+	})
 	if !ok {
 		msg := fmt.Sprintf("responsestest: unexpected request #%d (script has %d attempts)", i+1, total)
 		s.unexpected(msg)
@@ -301,21 +352,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveAttempt(w, r, a)
 }
 
-// take records r and hands out the next attempt, its index i and the
-// script's current length. ok is false if the script is exhausted.
-func (s *Server) take(r *http.Request, body []byte) (a Attempt, i, total int, ok bool) {
+// take records req with its Attempt set and hands out the next attempt,
+// its index i and the script's current length. ok is false if the script
+// is exhausted. req must not be shared: take keeps it.
+func (s *Server) take(req Request) (a Attempt, i, total int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i = s.next
 	s.next++
-	s.requests = append(s.requests, Request{
-		Method:  r.Method,
-		Path:    r.URL.Path,
-		Query:   r.URL.Query(),
-		Header:  r.Header.Clone(),
-		Body:    body,
-		Attempt: i,
-	})
+	req.Attempt = i
+	s.requests = append(s.requests, req)
 	if i >= len(s.script) {
 		return Attempt{}, i, len(s.script), false
 	}
@@ -366,9 +412,9 @@ func (s *Server) runStep(w http.ResponseWriter, rc *http.ResponseController, ctx
 		var m gosse.Message
 		m.AppendComment(st.data)
 		_, err = m.WriteTo(w)
-	case stepRaw:
+	case stepRaw, stepBinary:
 		_, err = io.WriteString(w, st.data)
-	case stepDrop:
+	case stepDrop, stepCloseWS:
 		drop(w)
 		return false
 	case stepEnd:
@@ -447,6 +493,14 @@ func setHeaders(h http.Header, defaults map[string]string, kv []string) {
 	for k, v := range extra {
 		h[k] = v
 	}
+}
+
+func cloneRequests(rs []Request) []Request {
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		out[i] = r.clone()
+	}
+	return out
 }
 
 func cloneValues(v url.Values) url.Values {

@@ -1,9 +1,12 @@
 package responsestest
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // stepKind says what a [Step] does. The zero kind does nothing, so the zero
@@ -20,6 +23,8 @@ const (
 	stepStall            // block until ctx done, Release or Close
 	stepBarrier          // signal Reached(data)
 	stepSleep            // wait d (fake time inside a synctest bubble)
+	stepCloseWS          // WebSocket close frame with code; SSE: as stepDrop
+	stepBinary           // WebSocket binary message; SSE: data verbatim
 )
 
 // Step is one action inside a [Stream]: an event, raw bytes, or a control
@@ -28,8 +33,9 @@ const (
 type Step struct {
 	kind stepKind
 	typ  string // stepEvent: the event type
-	data string // event JSON, raw bytes, comment text or barrier name
+	data string // event JSON, raw bytes, comment text, barrier name or close reason
 	d    time.Duration
+	code websocket.StatusCode // stepCloseWS only
 }
 
 // Event writes one SSE event named typ whose data is a JSON object with
@@ -187,7 +193,8 @@ func Incomplete(respID, reason string) Step {
 }
 
 // Raw writes b verbatim: malformed frames, CRLF line endings, giant lines,
-// unterminated events and other bytes no builder produces.
+// unterminated events and other bytes no builder produces. Over WebSocket
+// it is one text message whose payload is b.
 func Raw(b string) Step {
 	return Step{kind: stepRaw, data: b}
 }
@@ -195,6 +202,11 @@ func Raw(b string) Step {
 // Comment writes an SSE comment (": text", one line per line of text)
 // followed by a blank line, as servers do for keep-alives. Clients must
 // ignore it.
+//
+// Over WebSocket it is the equivalent keep-alive, a ping control frame
+// whose payload is text (cut to 125 bytes). The server writes the frame
+// and goes on without waiting for the pong, so a client that never reads
+// cannot block the stream; the pong is read and discarded later.
 func Comment(text string) Step {
 	return Step{kind: stepComment, data: text}
 }
@@ -202,13 +214,17 @@ func Comment(text string) Step {
 // Drop closes the connection abruptly (hijack and close) after flushing
 // what was written so far, so the client sees an unexpected EOF or reset
 // in the middle of the chunked body rather than a clean end. Later steps
-// are not run.
+// are not run. Over WebSocket the connection is closed without a close
+// frame (websocket.Conn.CloseNow), so the client's read fails with an
+// error that is not a websocket.CloseError.
 func Drop() Step {
 	return Step{kind: stepDrop}
 }
 
 // End finishes the body cleanly here, with the normal chunked terminator,
-// even if no response.completed was sent. Later steps are not run.
+// even if no response.completed was sent. Later steps are not run. Over
+// WebSocket it closes the connection with a close frame carrying
+// websocket.StatusNormalClosure and the reason "end of stream".
 func End() Step {
 	return Step{kind: stepEnd}
 }
@@ -216,7 +232,8 @@ func End() Step {
 // Stall blocks, sending nothing, until the request context is done (the
 // client went away), [Server.Release] is called, or [Server.Close]. After
 // Release the stream continues with the next step; after Close the
-// connection is dropped as by [Drop].
+// connection is dropped as by [Drop]. Over WebSocket "the client went
+// away" means the connection failed or the client closed it.
 func Stall() Step {
 	return Step{kind: stepStall}
 }
@@ -235,4 +252,44 @@ func Barrier(name string) Step {
 // closes.
 func Sleep(d time.Duration) Step {
 	return Step{kind: stepSleep, d: d}
+}
+
+// CloseWS closes a WebSocket connection with a close frame carrying code
+// and reason, then waits (at most 5s, fake time inside a synctest bubble)
+// for the client to answer the close handshake. Later steps are not run.
+// Over SSE, which has no close codes, it behaves like [Drop].
+//
+// It panics if code cannot be sent in a close frame (1005, 1006, 1015 and
+// codes outside 1000-1014 and 3000-4999) or reason is longer than 123
+// bytes; use Drop for an abnormal closure.
+func CloseWS(code websocket.StatusCode, reason string) Step {
+	if !sendableCloseCode(code) {
+		panic(fmt.Sprintf("responsestest: close code %d cannot be sent in a close frame", int(code)))
+	}
+	if len(reason) > maxCloseReason {
+		panic(fmt.Sprintf("responsestest: close reason is %d bytes, the limit is %d", len(reason), maxCloseReason))
+	}
+	return Step{kind: stepCloseWS, code: code, data: reason}
+}
+
+// Binary sends b as one WebSocket binary message, which the Responses
+// protocol never uses (clients should fail on it). Over SSE it writes b
+// verbatim, like [Raw].
+func Binary(b string) Step {
+	return Step{kind: stepBinary, data: b}
+}
+
+// maxCloseReason is the longest close reason: a control frame carries at
+// most 125 bytes, two of which hold the code (RFC 6455 section 5.5).
+const maxCloseReason = 123
+
+// sendableCloseCode reports whether code may appear in a close frame
+// (RFC 6455 section 7.4 and the IANA registry, as coder/websocket checks).
+func sendableCloseCode(code websocket.StatusCode) bool {
+	switch code {
+	case 1004, websocket.StatusNoStatusRcvd, websocket.StatusAbnormalClosure, websocket.StatusTLSHandshake:
+		return false
+	}
+	return code >= websocket.StatusNormalClosure && code <= websocket.StatusBadGateway ||
+		code >= 3000 && code <= 4999
 }
