@@ -68,15 +68,15 @@ func TestFallbackContracts(t *testing.T) {
 		{name: "mid-stream drop then success on WS",
 			script: rt.Script{cut, reply}, methods: []string{"WS", "WS"}, handshakes: 2, sleeps: []time.Duration{200 * ms}},
 		{name: "error event then success on WS",
-			script: rt.Script{rt.Stream(rt.Created("r"), rt.Failed("r", "server_error", "boom")), reply},
+			script:  rt.Script{rt.Stream(rt.Created("r"), rt.Failed("r", "server_error", "boom")), reply},
 			methods: []string{"WS", "WS"}, handshakes: 2, sleeps: []time.Duration{200 * ms}},
 		{name: "wrapped 500 error frame then success on the same connection's successor",
 			script: rt.Script{reply, rt.Status(500), reply}, methods: []string{"WS", "WS", "WS"}, handshakes: 2, sleeps: []time.Duration{200 * ms}},
 		{name: "connection limit reached: retried with the full request",
-			script: rt.Script{rt.Stream(rt.Event("error", map[string]any{"status": 400, "error": map[string]any{"code": "websocket_connection_limit_reached", "message": "limit"}})), reply},
+			script:  rt.Script{rt.Stream(rt.Event("error", map[string]any{"status": 400, "error": map[string]any{"code": "websocket_connection_limit_reached", "message": "limit"}})), reply},
 			methods: []string{"WS", "WS"}, handshakes: 2, sleeps: []time.Duration{200 * ms}},
 		{name: "close frame then success",
-			script: rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(1011, "internal")), reply},
+			script:  rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(1011, "internal")), reply},
 			methods: []string{"WS", "WS"}, handshakes: 2, sleeps: []time.Duration{200 * ms}},
 	}
 	for _, tt := range tests {

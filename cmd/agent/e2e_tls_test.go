@@ -90,7 +90,7 @@ func TestE2EProxyAndCustomCA(t *testing.T) {
 	bin := buildAgent(t)
 	fake := rt.New(rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "x"), rt.Drop()), // over WS
-		rt.Reply("r2", "m2", "through the proxy"),                      // over HTTPS after fallback
+		rt.Reply("r2", "m2", "through the proxy"),                       // over HTTPS after fallback
 	}, rt.Options{OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
 	t.Cleanup(fake.Close)
 	const host = "model.test" // never resolved: the proxy routes it

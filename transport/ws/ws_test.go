@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"http://127.0.0.1:1/v1/responses":                      "ws://127.0.0.1:1/v1/responses",
+		"http://127.0.0.1:1/v1/responses":                     "ws://127.0.0.1:1/v1/responses",
 		"https://chatgpt.com/backend-api/codex/responses?a=b": "wss://chatgpt.com/backend-api/codex/responses?a=b",
 	} {
 		if got := ws.URL(in); got != want {
