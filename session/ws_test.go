@@ -191,3 +191,30 @@ func TestPreviousResponseIDChaining(t *testing.T) {
 		t.Errorf("full request input has %d items; want 3 (one, first, two)", n)
 	}
 }
+
+func TestTransportSetting(t *testing.T) {
+	tests := []struct {
+		name      string
+		supports  bool
+		transport string
+		want      string
+	}{
+		{"auto uses WS where supported", true, provider.TransportAuto, "WS"},
+		{"auto uses HTTPS where not", false, provider.TransportAuto, "POST"},
+		{"https never tries WS", true, provider.TransportHTTPS, "POST"},
+		{"websocket forces WS", false, provider.TransportWebSocket, "WS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, rt.Script{rt.Reply("r", "m", "x")}, func(p *provider.Info, _ *session.Options) {
+				p.SupportsWebSockets, p.Transport = tt.supports, tt.transport
+			})
+			if err := h.turn(t, "hi"); err != nil {
+				t.Fatal(err)
+			}
+			if got := methods(h.srv); len(got) != 1 || got[0] != tt.want {
+				t.Errorf("requests = %v; want [%s]", got, tt.want)
+			}
+		})
+	}
+}

@@ -358,3 +358,49 @@ func TestExecDemo(t *testing.T) {
 		}
 	}
 }
+
+func TestExecRetryPolicyFromConfig(t *testing.T) {
+	base := "model = \"m\"\nmodel_provider = \"fake\"\n\n[retry.rate_limit]\nbase_delay_ms = 500\n\n" +
+		"[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
+	tests := []struct {
+		name   string
+		config string
+		want   []time.Duration
+	}{
+		{"global class policy", base, []time.Duration{500 * ms, 1000 * ms}},
+		{"provider overrides global", base + "\n[model_providers.fake.retry.rate_limit]\nbase_delay_ms = 50\nmax_delay_ms = 80\n",
+			[]time.Duration{50 * ms, 80 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{rt.Status(429), rt.Status(429), rt.Reply("r", "m", "ok")})
+			r := runCLI(t, srv, runOpts{config: tt.config}, "exec", "hi")
+			if r.code != 0 {
+				t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+			}
+			if diff := cmp.Diff(tt.want, r.sleeps); diff != "" {
+				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExecTransportFlag(t *testing.T) {
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nsupports_websockets = true\n"
+	for flag, want := range map[string]string{"auto": "WS", "https": "POST", "websocket": "WS"} {
+		t.Run(flag, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+			r := runCLI(t, srv, runOpts{config: cfg}, "exec", "--transport", flag, "hi")
+			if r.code != 0 || r.stdout != "ok\n" {
+				t.Fatalf("exit %d stdout %q:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if got := srv.Requests()[0].Method; got != want {
+				t.Errorf("request method = %s; want %s", got, want)
+			}
+		})
+	}
+	r := runCLI(t, nil, runOpts{config: "", stdinTTY: true}, "exec", "--transport", "carrier-pigeon", "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "carrier-pigeon") {
+		t.Errorf("bad --transport: exit %d stderr %q", r.code, r.stderr)
+	}
+}
