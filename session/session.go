@@ -6,6 +6,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 
@@ -29,6 +30,9 @@ type Options struct {
 	// sampling request (5 s doubling to 60 s) without spending the stream
 	// budget, until the turn is cancelled.
 	UnboundedConnectionRetries bool
+	// OutputSchema, when set, constrains the final answer to this JSON
+	// Schema (strict structured output).
+	OutputSchema json.RawMessage
 }
 
 // Session is one conversation. It is not safe for concurrent use: run one
@@ -81,6 +85,7 @@ func (s *Session) prompt() *modelclient.Prompt {
 		Instructions:      s.opts.Instructions,
 		Input:             s.History(),
 		ParallelToolCalls: true,
+		OutputSchema:      s.opts.OutputSchema,
 	}
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/uuid"
@@ -20,6 +22,7 @@ import (
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	f := &execFlags{}
 	cmd := &cobra.Command{
 		Use:   "exec [PROMPT]",
 		Short: "Run one non-interactive turn and print the answer",
@@ -33,14 +36,29 @@ notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 5 transient failures outlasted every retry budget, 130 interrupted.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExec(ctx, env, g, args)
+			return runExec(ctx, env, g, f, args)
 		},
 	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout (schema: docs/exec-json.md)")
+	fl.StringVarP(&f.lastMessage, "output-last-message", "o", "", "write the final assistant message to FILE (only when the turn completed)")
+	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
 	return cmd
 }
 
-func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error {
+// execFlags are agent exec's own flags.
+type execFlags struct {
+	json         bool
+	lastMessage  string
+	outputSchema string
+}
+
+func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
 	prompt, err := readPrompt(env, args)
+	if err != nil {
+		return usageError(err)
+	}
+	schema, err := readSchema(f.outputSchema)
 	if err != nil {
 		return usageError(err)
 	}
@@ -90,13 +108,14 @@ func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error 
 	if p.BaseURL == "" {
 		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
 	}
+	sessionID := newSessionID()
 	client := modelclient.New(modelclient.Options{
 		Provider:         p,
 		Model:            cfg.Model,
 		ReasoningEffort:  cfg.ModelReasoningEffort,
 		ReasoningSummary: cfg.ModelReasoningSummary,
 		Auth:             tokens,
-		SessionID:        newSessionID(),
+		SessionID:        sessionID,
 		Originator:       "agent_exec",
 		Version:          version,
 		Getenv:           env.Getenv,
@@ -109,14 +128,73 @@ func runExec(ctx context.Context, env Env, g *globalFlags, args []string) error 
 	sess := session.New(session.Options{
 		Client:                     client,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
+		OutputSchema:               schema,
 	})
-	out := newExecPrinter(env)
-	err = sess.Turn(ctx, prompt, out.handle)
-	out.finish()
-	if err == nil {
-		return nil
+	var last string
+	handle := func(ev session.Event) {
+		if m, ok := ev.(session.MessageDone); ok {
+			last = m.Text
+		}
 	}
-	return &exitError{code: exitCode(err), err: err}
+	if f.json {
+		jp := newJSONPrinter(env.Stdout, sessionID)
+		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
+	} else {
+		out := newExecPrinter(env)
+		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
+		out.finish()
+	}
+	if err != nil {
+		return &exitError{code: exitCode(err), err: err}
+	}
+	if f.lastMessage != "" {
+		if err := writeFileAtomic(f.lastMessage, []byte(last+"\n")); err != nil {
+			return &exitError{code: exitFailed, err: fmt.Errorf("--output-last-message: %w", err)}
+		}
+	}
+	return nil
+}
+
+// readSchema loads and checks an --output-schema file.
+func readSchema(path string) (json.RawMessage, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--output-schema: %w", err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so path is never left half-written.
+func writeFileAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // exitCode maps a turn's failure to the documented exit codes.

@@ -247,6 +247,10 @@ func readFact(err error) error {
 	if errors.As(err, &ce) {
 		return &transport.CloseError{Code: int(ce.Code), Reason: ce.Reason}
 	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		// The connection ended without a close frame, as a cut SSE body does.
+		return &transport.ReadError{Err: io.ErrUnexpectedEOF}
+	}
 	return &transport.ReadError{Err: err}
 }
 
