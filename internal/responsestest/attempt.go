@@ -22,10 +22,15 @@ const (
 )
 
 // Attempt is the server's answer to one request. It is plain data (no
-// callbacks), so one script can drive both the SSE and, later, the
-// WebSocket transport. Build it with [Status], [StatusBody], [Error],
+// callbacks), so one script drives both the SSE and the WebSocket
+// transport (see the package documentation for which WebSocket handshake
+// or message consumes it). Build it with [Status], [StatusBody], [Error],
 // [Stream], [StreamWithHeaders], [Reply] or [Hang]. The zero Attempt is an
 // empty 200 event stream, like Stream().
+//
+// Over WebSocket, a non-stream attempt answers a handshake as plain HTTP
+// (refusing the upgrade), or a response.create message with an error
+// event {"type":"error","status":N,"error":{...},"headers":{...}}.
 type Attempt struct {
 	kind   attemptKind
 	status int      // attemptStatus only
@@ -71,6 +76,11 @@ func Error(code int, errType, errCode, message string, headerKV ...string) Attem
 // Stream answers 200 with Content-Type text/event-stream and then writes
 // steps in order, flushing after each one. The body ends cleanly after the
 // last step unless a step ([Drop], [Stall], [End]) says otherwise.
+//
+// Over WebSocket, Stream answers a response.create message: each event is
+// one text message, and after the last step the connection stays open
+// for the next response.create unless a step ([Drop], [End], [CloseWS])
+// closed it.
 func Stream(steps ...Step) Attempt {
 	return StreamWithHeaders(nil, steps...)
 }
@@ -89,7 +99,9 @@ func StreamWithHeaders(headerKV []string, steps ...Step) Attempt {
 // Hang accepts the request and never sends a status line or headers. The
 // handler returns when the client gives up (the request context ends);
 // after [Server.Release] or [Server.Close] it drops the connection without
-// a response.
+// a response. A WebSocket handshake meeting a Hang is never answered; a
+// response.create message meeting one gets no reply, and the connection
+// is dropped after Release or Close.
 func Hang() Attempt {
 	return Attempt{kind: attemptHang}
 }

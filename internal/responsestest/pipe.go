@@ -22,6 +22,10 @@ import (
 // the bubble ([NewPipeServer] inside synctest.Test), so every goroutine
 // and channel involved belongs to it.
 //
+// The client also carries WebSocket handshakes: pass it as
+// websocket.DialOptions.HTTPClient, and after the 101 response the same
+// pipe carries the connection's frames both ways.
+//
 // The pipes are not net.Pipe: writes are buffered (without limit) like a
 // socket's, so a stream runs ahead of a slow reader exactly as it does
 // over loopback, and [Barrier] means the same on both.

@@ -214,8 +214,7 @@ func (wc *wsConn) handle(ctx context.Context, m wsMessage) bool {
 		return true
 	}
 	req := wc.req.clone()
-	req.Body = m.data
-	req.JSON = nil // decoded on the way out, by Requests
+	req.Body = m.data // JSON is decoded on the way out, by Requests
 	a, i, total, ok := s.take(req)
 	if !ok {
 		s.unexpected(fmt.Sprintf("responsestest: unexpected request #%d (script has %d attempts)", i+1, total))
