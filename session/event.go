@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -80,3 +81,17 @@ func (Retry) isEvent()          {}
 func (Warning) isEvent()        {}
 func (TurnCompleted) isEvent()  {}
 func (TurnFailed) isEvent()     {}
+
+// ToolCallBegin says a tool call is about to run (approval may follow).
+type ToolCallBegin struct {
+	Call tools.Call
+}
+
+// ToolCallEnd says a tool call ended; its output is recorded.
+type ToolCallEnd struct {
+	Call   tools.Call
+	Result tools.Result
+}
+
+func (ToolCallBegin) isEvent() {}
+func (ToolCallEnd) isEvent()   {}

@@ -8,13 +8,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
+
+// errAborted ends a turn the user aborted from an approval prompt.
+var errAborted = fmt.Errorf("turn aborted by user: %w", context.Canceled)
 
 // DefaultInstructions are the base instructions sent with every request.
 const DefaultInstructions = "You are agent, a coding assistant running in the user's terminal. " +
@@ -33,15 +39,30 @@ type Options struct {
 	// OutputSchema, when set, constrains the final answer to this JSON
 	// Schema (strict structured output).
 	OutputSchema json.RawMessage
+	// Tools are what the model may call; nil offers none.
+	Tools *tools.Set
+	// Approve asks the user about a call the approval policy does not
+	// allow by itself; nil denies such calls (exec's "never" policy never
+	// asks). It is called on the turn's goroutine, possibly concurrently
+	// for parallel-safe tools.
+	Approve func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	// Context is recorded once, before the first user message
+	// (environment context, AGENTS.md instructions).
+	Context []transport.Item
+	// Ledger records tool calls; nil keeps an in-memory one.
+	Ledger *Ledger
 }
 
 // Session is one conversation. It is not safe for concurrent use: run one
 // turn at a time (front ends add the goroutine).
 type Session struct {
-	opts    Options
-	client  *modelclient.Client
-	history []transport.Item
-	total   transport.Usage
+	opts       Options
+	client     *modelclient.Client
+	history    []transport.Item
+	total      transport.Usage
+	ledger     *Ledger
+	approvedMu sync.Mutex
+	approved   map[string]bool // approve-for-session keys
 }
 
 // New returns an empty session.
@@ -49,8 +70,16 @@ func New(opts Options) *Session {
 	if opts.Instructions == "" {
 		opts.Instructions = DefaultInstructions
 	}
-	return &Session{opts: opts, client: opts.Client}
+	if opts.Ledger == nil {
+		opts.Ledger = NewLedger(nil)
+	}
+	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}}
+	s.history = append(s.history, opts.Context...)
+	return s
 }
+
+// Ledger returns the session's tool-call ledger.
+func (s *Session) Ledger() *Ledger { return s.ledger }
 
 // History returns a copy of the recorded items.
 func (s *Session) History() []transport.Item {
@@ -67,15 +96,20 @@ func (s *Session) Usage() transport.Usage { return s.total }
 func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) error {
 	s.history = append(s.history, transport.UserMessage(input))
 	emit(TurnStarted{})
-	last, st, err := s.sample(ctx, emit)
-	if err != nil {
-		f := modelclient.Classify(err)
-		te := &TurnError{Failure: f, Retries: st.total(), Exhausted: f.Retryable}
-		emit(TurnFailed{Err: te})
-		return te
+	for {
+		last, st, ran, err := s.sample(ctx, emit)
+		if err != nil {
+			f := modelclient.Classify(err)
+			te := &TurnError{Failure: f, Retries: st.total(), Exhausted: f.Retryable}
+			emit(TurnFailed{Err: te})
+			return te
+		}
+		if ran == 0 {
+			emit(TurnCompleted{Last: last, Total: s.total})
+			return nil
+		}
+		// Tool outputs are recorded: sample again so the model sees them.
 	}
-	emit(TurnCompleted{Last: last, Total: s.total})
-	return nil
 }
 
 // prompt rebuilds the request from recorded history. It runs before every
@@ -83,7 +117,8 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 func (s *Session) prompt() *modelclient.Prompt {
 	return &modelclient.Prompt{
 		Instructions:      s.opts.Instructions,
-		Input:             s.History(),
+		Input:             s.normalize(s.history),
+		Tools:             s.opts.Tools.Specs(),
 		ParallelToolCalls: true,
 		OutputSchema:      s.opts.OutputSchema,
 	}
@@ -151,8 +186,9 @@ func (s *Session) next(st *StreamRetryState, f modelclient.Failure) (r modelclie
 	return r, true
 }
 
-// sample runs one sampling request with the stream-layer retries.
-func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage, *StreamRetryState, error) {
+// sample runs one sampling request with the stream-layer retries. It
+// reports how many tool calls ran (the turn then needs a follow-up).
+func (s *Session) sample(ctx context.Context, emit func(Event)) (_ transport.Usage, _ *StreamRetryState, ran int, _ error) {
 	st := &StreamRetryState{}
 	hooks := modelclient.Hooks{
 		Retry: func(r modelclient.Retry) {
@@ -162,13 +198,15 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	}
 	for {
-		usage, err := s.attempt(ctx, emit, hooks)
+		// Only the successful attempt's calls decide the follow-up: calls of
+		// a failed attempt ran and were recorded, and the retry shows them.
+		usage, n, err := s.attempt(ctx, emit, hooks)
 		if err == nil {
-			return usage, st, nil
+			return usage, st, n, nil
 		}
 		f := modelclient.Classify(err)
 		if f.Kind == modelclient.KindCanceled || ctx.Err() != nil {
-			return usage, st, errors.Join(context.Cause(ctx), err)
+			return usage, st, ran, errors.Join(context.Cause(ctx), err)
 		}
 		r, ok := s.next(st, f)
 		if !ok && f.Retryable && f.Kind != modelclient.KindOverloaded {
@@ -181,12 +219,12 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage
 			}
 		}
 		if !ok {
-			return usage, st, err
+			return usage, st, ran, err
 		}
 		s.client.LogRetry(ctx, "sampling", r)
 		emit(Retry{r})
 		if err := s.client.Sleep(ctx, r.Delay); err != nil {
-			return usage, st, err
+			return usage, st, ran, err
 		}
 	}
 }
@@ -195,10 +233,22 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (transport.Usage
 // into history at once (as the reference client does), so a retry replays
 // it instead of repeating it; deltas of unfinished items are retracted when
 // the attempt fails.
-func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (transport.Usage, error) {
+func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (_ transport.Usage, ran int, _ error) {
+	usage, calls, err := s.consume(ctx, emit, hooks)
+	// Completed calls run whether the stream finished or not: they are
+	// recorded, and the retry (or follow-up) must carry their outputs.
+	ran, abort := s.runCalls(ctx, calls, emit)
+	if abort && err == nil {
+		err = errAborted
+	}
+	return usage, ran, err
+}
+
+// consume opens one stream and reads it, recording completed items.
+func (s *Session) consume(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (_ transport.Usage, calls []transport.Item, _ error) {
 	stream, err := s.client.Stream(ctx, s.prompt(), hooks)
 	if err != nil {
-		return transport.Usage{}, err
+		return transport.Usage{}, nil, err
 	}
 	defer stream.Close()
 	open := map[string]bool{} // items with streamed deltas but not yet done
@@ -220,13 +270,17 @@ func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclie
 		case transport.OutputItemDone:
 			delete(open, ev.Item.ID)
 			s.record(ev.Item, emit)
+			if ev.Item.IsCall() && s.ledger.State(ev.Item.CallID) == "" {
+				_ = s.ledger.set(ev.Item.CallID, ev.Item.Name, CallRequested)
+				calls = append(calls, ev.Item)
+			}
 		case transport.Completed:
 			var u transport.Usage
 			if ev.Usage != nil {
 				u = *ev.Usage
 				s.total.Add(u)
 			}
-			return u, nil
+			return u, calls, nil
 		}
 	}
 	err = stream.Err()
@@ -242,7 +296,7 @@ func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclie
 	if len(retract) > 0 {
 		emit(Retracted{ItemIDs: retract})
 	}
-	return transport.Usage{}, err
+	return transport.Usage{}, calls, err
 }
 
 // record appends a completed item to history and announces it.

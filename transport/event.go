@@ -109,7 +109,9 @@ type Item struct {
 	CallID    string
 	Name      string
 	Arguments string
-	Raw       json.RawMessage
+	// Input is a custom (freeform) tool call's input.
+	Input string
+	Raw   json.RawMessage
 }
 
 type wireItem struct {
@@ -119,6 +121,7 @@ type wireItem struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Input     string `json:"input"`
 	Content   []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
@@ -133,7 +136,7 @@ func ParseItem(raw json.RawMessage) (Item, error) {
 	}
 	return Item{
 		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
-		Name: w.Name, Arguments: w.Arguments,
+		Name: w.Name, Arguments: w.Arguments, Input: w.Input,
 		Raw: append(json.RawMessage(nil), raw...),
 	}, nil
 }
@@ -157,6 +160,29 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return it.Raw, nil
+}
+
+// CallOutput builds the output item answering a function_call (or, when
+// custom is set, a custom_tool_call).
+func CallOutput(callID, output string, custom bool) Item {
+	typ := "function_call_output"
+	if custom {
+		typ = "custom_tool_call_output"
+	}
+	raw, _ := json.Marshal(struct {
+		Type   string `json:"type"`
+		CallID string `json:"call_id"`
+		Output string `json:"output"`
+	}{typ, callID, output})
+	return Item{Type: typ, CallID: callID, Raw: raw}
+}
+
+// IsCall reports whether the item is a tool call that needs an output.
+func (it Item) IsCall() bool { return it.Type == "function_call" || it.Type == "custom_tool_call" }
+
+// IsCallOutput reports whether the item answers a tool call.
+func (it Item) IsCallOutput() bool {
+	return it.Type == "function_call_output" || it.Type == "custom_tool_call_output"
 }
 
 // UserMessage builds a user message item with one input_text part.

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/transport"
+)
+
+// unknownOutput answers a call whose outcome cannot be known.
+const unknownOutput = "the outcome of this call is unknown: the agent stopped while it was running. " +
+	"Check its effects before running it again."
+
+// abortedOutput answers a call that never ran.
+const abortedOutput = "aborted"
+
+// runCalls runs the calls of one attempt that have not run yet, records
+// their outputs into history in call order, and reports how many ran and
+// whether the user aborted the turn.
+func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit func(Event)) (ran int, abort bool) {
+	if ctx.Err() != nil {
+		return 0, false // interrupted: never start anything now
+	}
+	var pending []transport.Item
+	for _, c := range calls {
+		if s.ledger.State(c.CallID) == CallRequested {
+			pending = append(pending, c)
+		}
+	}
+	if len(pending) == 0 {
+		return 0, false
+	}
+	results := make([]tools.Result, len(pending))
+	parallel := true
+	for _, c := range pending {
+		t, ok := s.opts.Tools.Lookup(c.Name)
+		parallel = parallel && ok && t.ParallelSafe()
+	}
+	if parallel && len(pending) > 1 {
+		var wg sync.WaitGroup
+		var mu sync.Mutex // emit is not safe for concurrent use
+		safeEmit := func(ev Event) { mu.Lock(); emit(ev); mu.Unlock() }
+		for i, c := range pending {
+			wg.Go(func() { results[i] = s.runCall(ctx, c, safeEmit) })
+		}
+		wg.Wait()
+	} else {
+		for i, c := range pending {
+			results[i] = s.runCall(ctx, c, emit)
+			if results[i].AbortTurn {
+				for j := i + 1; j < len(pending); j++ {
+					results[j] = tools.Result{Output: abortedOutput, Status: tools.StatusAborted}
+					_ = s.ledger.set(pending[j].CallID, pending[j].Name, CallDeclined)
+				}
+				break
+			}
+		}
+	}
+	for i, c := range pending {
+		s.history = append(s.history, transport.CallOutput(c.CallID, results[i].Output, c.Type == "custom_tool_call"))
+		abort = abort || results[i].AbortTurn
+	}
+	return len(pending), abort
+}
+
+// runCall runs one call through the approval hooks and the ledger.
+func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event)) tools.Result {
+	call := tools.Call{ID: c.CallID, Name: c.Name, Input: c.Arguments, Custom: c.Type == "custom_tool_call"}
+	if call.Custom {
+		call.Input = c.Input
+	}
+	emit(ToolCallBegin{Call: call})
+	started := false
+	inv := &tools.Invocation{
+		Call: call,
+		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
+			d := s.approve(ctx, req)
+			st := CallApproved
+			if d.Kind == tools.Deny || d.Kind == tools.AbortTurn {
+				st = CallDeclined
+			}
+			_ = s.ledger.set(c.CallID, c.Name, st)
+			return d
+		},
+		Started: func() {
+			started = true
+			_ = s.ledger.set(c.CallID, c.Name, CallStarted)
+		},
+	}
+	var res tools.Result
+	if s.opts.Tools == nil {
+		res = tools.Result{Output: "no tools are available in this session", Status: tools.StatusFailed}
+	} else {
+		res = s.opts.Tools.Run(ctx, inv)
+	}
+	if started || s.ledger.State(c.CallID) != CallDeclined {
+		_ = s.ledger.set(c.CallID, c.Name, CallFinished)
+	}
+	emit(ToolCallEnd{Call: call, Result: res})
+	return res
+}
+
+// approve applies remembered approve-for-session decisions, then asks the
+// front end; with no front end to ask, the answer is no.
+func (s *Session) approve(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
+	s.approvedMu.Lock()
+	ok := s.approved[req.Key()]
+	s.approvedMu.Unlock()
+	if ok {
+		return tools.Decision{Kind: tools.ApproveOnce}
+	}
+	if s.opts.Approve == nil {
+		return tools.Decision{Kind: tools.Deny, Note: "no one is available to approve it in this mode"}
+	}
+	d := s.opts.Approve(ctx, req)
+	if d.Kind == tools.ApproveForSession {
+		s.approvedMu.Lock()
+		s.approved[req.Key()] = true
+		s.approvedMu.Unlock()
+	}
+	return d
+}
+
+// normalize returns history fit to send: every call has an output (an
+// "aborted" one, or "unknown" for a call that started but left no
+// record), and outputs without a call are dropped.
+func (s *Session) normalize(history []transport.Item) []transport.Item {
+	calls, outputs := map[string]bool{}, map[string]bool{}
+	for _, it := range history {
+		switch {
+		case it.IsCall():
+			calls[it.CallID] = true
+		case it.IsCallOutput():
+			outputs[it.CallID] = true
+		}
+	}
+	out := make([]transport.Item, 0, len(history))
+	for _, it := range history {
+		if it.IsCallOutput() && !calls[it.CallID] {
+			continue // orphan output
+		}
+		out = append(out, it)
+		if it.IsCall() && !outputs[it.CallID] {
+			text := abortedOutput
+			if st := s.ledger.State(it.CallID); st == CallStarted || st == CallUnknown {
+				text = unknownOutput
+			}
+			out = append(out, transport.CallOutput(it.CallID, text, it.Type == "custom_tool_call"))
+		}
+	}
+	return out
+}

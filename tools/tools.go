@@ -1,0 +1,169 @@
+// Package tools holds the tools the model can call (exec_command,
+// write_stdin, apply_patch, update_plan) behind one small contract: a
+// [Tool] gets an [Invocation], asks for approval through it when the policy
+// says so, reports the moment its side effect starts, and returns a
+// [Result] whose Output is fed back to the model. The session owns the
+// ledger and the approval prompts; tools own what a call means.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Call is one tool call from the model.
+type Call struct {
+	// ID is the call_id the output must carry.
+	ID string
+	// Name is the tool name.
+	Name string
+	// Input is the JSON arguments of a function call, or the raw text of a
+	// custom (freeform) tool call.
+	Input string
+	// Custom says the call came as a custom_tool_call.
+	Custom bool
+}
+
+// Status is how a call ended.
+type Status string
+
+// Call outcomes.
+const (
+	StatusCompleted Status = "completed"
+	StatusFailed    Status = "failed"
+	StatusDeclined  Status = "declined"
+	StatusAborted   Status = "aborted"
+)
+
+// Result is what a call produced.
+type Result struct {
+	// Output is the text fed back to the model.
+	Output string
+	// Status is how the call ended.
+	Status Status
+	// AbortTurn says the user chose to abort the whole turn.
+	AbortTurn bool
+	// Command is the command line of a command execution, for front ends.
+	Command string
+	// ExitCode is the command's exit code, when it exited.
+	ExitCode *int
+	// Files lists the files a patch changed: "A path", "M path", "D path".
+	Files []string
+	// Diff is a unified diff of a patch's changes.
+	Diff string
+	// Plan is the plan after an update_plan call.
+	Plan []PlanStep
+}
+
+// Invocation is one call being run, with the hooks the session provides.
+type Invocation struct {
+	Call Call
+	// Approve asks for approval of req and returns the decision. It is
+	// called only when the policy requires asking.
+	Approve func(ctx context.Context, req ApprovalRequest) Decision
+	// Started must be called right before the side effect begins (the
+	// session records it durably, so the call is never run again).
+	Started func()
+}
+
+// Tool is one model-callable tool. Implementations are safe for
+// concurrent use when ParallelSafe reports true.
+type Tool interface {
+	// Name is the name the model calls.
+	Name() string
+	// Spec is the tool's JSON spec for the request's "tools" array.
+	Spec() json.RawMessage
+	// ParallelSafe reports whether calls may run concurrently with others.
+	ParallelSafe() bool
+	// Run performs the call. It never panics on bad input: a call that
+	// cannot run is answered with an Output that says why.
+	Run(ctx context.Context, inv *Invocation) Result
+}
+
+// Set is the tools of one session.
+type Set struct {
+	tools []Tool
+}
+
+// NewSet returns a set of tools; names must be unique.
+func NewSet(tools ...Tool) (*Set, error) {
+	seen := map[string]bool{}
+	for _, t := range tools {
+		if seen[t.Name()] {
+			return nil, fmt.Errorf("tools: duplicate tool %q", t.Name())
+		}
+		seen[t.Name()] = true
+	}
+	return &Set{tools: slices.Clone(tools)}, nil
+}
+
+// Specs returns the specs of every tool, in order.
+func (s *Set) Specs() []json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	out := make([]json.RawMessage, 0, len(s.tools))
+	for _, t := range s.tools {
+		out = append(out, t.Spec())
+	}
+	return out
+}
+
+// Lookup returns the tool called name.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	if s == nil {
+		return nil, false
+	}
+	for _, t := range s.tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Run runs inv with the tool it names; an unknown tool is answered, not
+// fatal.
+func (s *Set) Run(ctx context.Context, inv *Invocation) Result {
+	t, ok := s.Lookup(inv.Call.Name)
+	if !ok {
+		return Result{Output: fmt.Sprintf("unknown tool %q", inv.Call.Name), Status: StatusFailed}
+	}
+	return t.Run(ctx, inv)
+}
+
+// Close ends what the tools keep running (background processes).
+func (s *Set) Close() error {
+	if s == nil {
+		return nil
+	}
+	for _, t := range s.tools {
+		if c, ok := t.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+	}
+	return nil
+}
+
+// functionSpec builds a function tool spec.
+func functionSpec(name, description string, parameters map[string]any) json.RawMessage {
+	b, err := json.Marshal(map[string]any{
+		"type": "function", "name": name, "description": description,
+		"strict": false, "parameters": parameters,
+	})
+	if err != nil {
+		panic(err) // static data; a failure is a programming error
+	}
+	return b
+}
+
+// decodeArgs decodes a function call's JSON arguments into v, with an
+// error worded for the model.
+func decodeArgs(call Call, v any) error {
+	if err := json.Unmarshal([]byte(call.Input), v); err != nil {
+		return fmt.Errorf("failed to parse function arguments: %v", err)
+	}
+	return nil
+}
