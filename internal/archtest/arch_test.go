@@ -68,6 +68,7 @@ func TestImportDirection(t *testing.T) {
 		"tools":                       {"tools/patch", "tools/sandbox"},
 		"tools/patch":                 {},
 		"demo":                        {},
+		"agentsmd":                    {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 	}
