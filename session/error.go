@@ -15,9 +15,23 @@ type TurnError struct {
 	Exhausted bool
 	// Retries is how many retries the turn made in all.
 	Retries int
+	// Paused says auto-continue ran out of schedule: the turn's state is
+	// kept and it can be continued later.
+	Paused bool
+	// NotContinued says why a retryable failure was not auto-continued.
+	NotContinued string
 }
 
-func (e *TurnError) Error() string { return Describe(e.Failure, e.Exhausted) }
+func (e *TurnError) Error() string {
+	msg := Describe(e.Failure, e.Exhausted)
+	switch {
+	case e.Paused:
+		msg = "turn paused, " + msg + "; continue it later with `agent exec resume --last`"
+	case e.NotContinued != "":
+		msg += " (not continued: " + e.NotContinued + ")"
+	}
+	return msg
+}
 
 func (e *TurnError) Unwrap() error { return e.Failure.Err }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
@@ -51,6 +52,9 @@ type Options struct {
 	Context []transport.Item
 	// Ledger records tool calls; nil keeps an in-memory one.
 	Ledger *Ledger
+	// Continue is the auto-continue policy [Session.Turn] snapshots; the
+	// zero value disables auto-continue.
+	Continue ContinuePolicy
 }
 
 // Session is one conversation. It is not safe for concurrent use: run one
@@ -94,22 +98,62 @@ func (s *Session) Usage() transport.Usage { return s.total }
 // is called synchronously on the caller's goroutine. It returns nil when the
 // turn completed, or a [*TurnError].
 func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) error {
-	s.history = append(s.history, transport.UserMessage(input))
+	return s.TurnWith(ctx, input, s.opts.Continue.Snapshot(), emit)
+}
+
+// TurnWith is [Session.Turn] with an explicit auto-continue policy
+// snapshot (a queued turn carries the policy it was submitted with). A turn
+// that fails on a transient class after every retry budget is continued
+// over its recorded history with the policy's continuation prompt, on the
+// policy's schedule; when the schedule runs out the turn is paused
+// ([TurnError].Paused), its state kept.
+func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	emit(TurnStarted{})
-	for {
-		last, st, ran, err := s.sample(ctx, emit)
-		if err != nil {
-			f := modelclient.Classify(err)
-			te := &TurnError{Failure: f, Retries: st.total(), Exhausted: f.Retryable}
-			emit(TurnFailed{Err: te})
-			return te
-		}
-		if ran == 0 {
-			emit(TurnCompleted{Last: last, Total: s.total})
-			return nil
-		}
-		// Tool outputs are recorded: sample again so the model sees them.
+	var last transport.Usage
+	retries := 0
+	c := &Coordinator{
+		Policy:      policy,
+		Sleep:       s.client.Sleep,
+		Retryable:   retryableTerminal,
+		CanContinue: s.continuable,
+		Notify: func(n int, d time.Duration, cause error) {
+			r := modelclient.Retry{Layer: LayerContinue, Class: modelclient.Classify(cause).Class,
+				Attempt: n, Max: len(policy.Delays), Delay: d, Failure: modelclient.Classify(cause)}
+			s.client.LogRetry(ctx, "continue", r)
+			emit(Retry{r})
+		},
 	}
+	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
+		s.history = append(s.history, transport.UserMessage(prompt))
+		for {
+			u, st, ran, err := s.sample(ctx, emit)
+			retries += st.total()
+			if err != nil {
+				return err
+			}
+			last = u
+			if ran == 0 {
+				return nil
+			}
+			// Tool outputs are recorded: sample again so the model sees them.
+		}
+	})
+	if err != nil {
+		f := modelclient.Classify(err)
+		te := &TurnError{Failure: f, Retries: retries, Exhausted: f.Retryable}
+		var paused *PausedError
+		var stopped *StoppedError
+		switch {
+		case errors.As(err, &paused):
+			te.Paused = true
+		case errors.As(err, &stopped):
+			te.NotContinued = stopped.Reason.Error()
+		}
+		emit(TurnFailed{Err: te})
+		return te
+	}
+	emit(TurnCompleted{Last: last, Total: s.total})
+	return nil
 }
 
 // prompt rebuilds the request from recorded history. It runs before every

@@ -1,0 +1,141 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/retry"
+)
+
+// LayerContinue is the retry layer of turn continuations in [Retry] events.
+const LayerContinue = "continue"
+
+// DefaultContinuePrompt is sent, instead of the original prompt, when a
+// failed turn is continued over its recorded history.
+const DefaultContinuePrompt = "Your previous response was cut off by a connection or service problem. " +
+	"Continue exactly where you left off, without repeating what you already said or redoing finished work."
+
+// ContinuePolicy is the auto-continue policy of a turn. It is a snapshot:
+// taken when the user submits the turn and carried with it, so a queued
+// turn keeps the policy it was submitted with.
+type ContinuePolicy struct {
+	// Enabled turns auto-continue on.
+	Enabled bool
+	// Delays is the bounded schedule of waits before each continuation.
+	Delays []time.Duration
+	// Prompt is the continuation prompt.
+	Prompt string
+}
+
+// DefaultContinuePolicy returns the default policy: on, 10 s, 20 s, 60 s.
+func DefaultContinuePolicy() ContinuePolicy {
+	return ContinuePolicy{
+		Enabled: true,
+		Delays:  []time.Duration{10 * time.Second, 20 * time.Second, 60 * time.Second},
+		Prompt:  DefaultContinuePrompt,
+	}
+}
+
+// Snapshot returns a copy of p that later changes to p cannot affect.
+func (p ContinuePolicy) Snapshot() ContinuePolicy {
+	p.Delays = slices.Clone(p.Delays)
+	if p.Prompt == "" {
+		p.Prompt = DefaultContinuePrompt
+	}
+	return p
+}
+
+// Coordinator runs a turn's attempts and decides, provider-agnostically,
+// whether a failed attempt is continued. It asks the provider side only two
+// questions: is this terminal failure retryable, and can the thread
+// continue in the same context. Schedule, counting and prompts live here.
+type Coordinator struct {
+	Policy ContinuePolicy
+	Sleep  retry.Sleeper
+	// Retryable reports whether a terminal failure may be continued.
+	Retryable func(error) bool
+	// CanContinue reports whether the thread can continue in the same
+	// context (history recorded, nothing ambiguous pending); a non-nil
+	// error says why not.
+	CanContinue func() error
+	// Notify hears about each continuation before its wait.
+	Notify func(n int, delay time.Duration, cause error)
+}
+
+// PausedError is a turn whose continuation schedule ran out: its state is
+// kept and it can be continued later (retry now, or `agent exec resume`).
+type PausedError struct {
+	Attempts int
+	Err      error
+}
+
+func (e *PausedError) Error() string { return "turn paused: " + e.Err.Error() }
+func (e *PausedError) Unwrap() error { return e.Err }
+
+// StoppedError is a retryable failure that could not be continued, with
+// the reason.
+type StoppedError struct {
+	Reason error
+	Err    error
+}
+
+func (e *StoppedError) Error() string {
+	return e.Err.Error() + " (not continued: " + e.Reason.Error() + ")"
+}
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Run calls attempt with the original prompt, then with the continuation
+// prompt after each retryable failure, while the schedule lasts and the
+// thread can continue. It returns nil on success, a [*PausedError] when the
+// schedule ran out, a [*StoppedError] when the thread cannot continue, or
+// the attempt's error when it is not retryable.
+func (c *Coordinator) Run(ctx context.Context, prompt string, attempt func(ctx context.Context, prompt string) error) error {
+	for n := 0; ; n++ {
+		p := prompt
+		if n > 0 {
+			p = c.Policy.Prompt
+		}
+		err := attempt(ctx, p)
+		if err == nil || ctx.Err() != nil || !c.Policy.Enabled || !c.Retryable(err) {
+			return err
+		}
+		if why := c.CanContinue(); why != nil {
+			return &StoppedError{Reason: why, Err: err}
+		}
+		if n >= len(c.Policy.Delays) {
+			return &PausedError{Attempts: n, Err: err}
+		}
+		d := c.Policy.Delays[n]
+		if c.Notify != nil {
+			c.Notify(n+1, d, err)
+		}
+		if serr := c.Sleep(ctx, d); serr != nil {
+			return errors.Join(serr, err)
+		}
+	}
+}
+
+// continuable is the session's answer to "can this thread continue in the
+// same context": the turn's history is recorded and no tool call is in an
+// unknown state.
+func (s *Session) continuable() error {
+	for _, e := range s.ledger.Entries() {
+		if e.State == CallStarted || e.State == CallUnknown {
+			return errors.New("a tool call's outcome is unknown (" + e.Name + " " + e.CallID + ")")
+		}
+	}
+	if len(s.history) == 0 {
+		return errors.New("there is no recorded context to continue")
+	}
+	return nil
+}
+
+// retryableTerminal reports whether a turn's terminal failure is a
+// transient class that outlasted the retry budgets.
+func retryableTerminal(err error) bool {
+	f := modelclient.Classify(err)
+	return f.Retryable && f.Kind != modelclient.KindCanceled
+}
