@@ -1,0 +1,262 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// faultRow is one scenario of the fault matrix. The table doubles as
+// documentation: docs/failure-behaviour.md is generated from it (run the
+// test with -update) and the test fails when the two disagree.
+type faultRow struct {
+	group  string
+	name   string
+	only   string // "", "sse" or "ws": the transports the row applies to
+	script func() rt.Script
+	// What the user gets.
+	requests int
+	waits    []time.Duration
+	exit     int
+	stdout   string // exact
+	stderr   string // a substring
+	extra    string // config appended to the provider table
+}
+
+func reply() rt.Attempt { return rt.Reply("r", "m", "answer") }
+
+func failed(code, msg string) rt.Attempt {
+	return rt.Stream(rt.Created("r"), rt.Failed("r", code, msg))
+}
+
+func faultRows() []faultRow {
+	ms := time.Millisecond
+	s := time.Second
+	ok := "answer\n"
+	return []faultRow{
+		// HTTP status classes.
+		{group: "HTTP status", name: "500 then OK", script: func() rt.Script { return rt.Script{rt.Status(500), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Retrying request... 1/4 in 0.2s (500"},
+		{group: "HTTP status", name: "502, 503, 504 then OK", script: func() rt.Script { return rt.Script{rt.Status(502), rt.Status(503), rt.Status(504), reply()} },
+			requests: 4, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms}, stdout: ok, stderr: "3/4 in 0.8s"},
+		{group: "HTTP status", name: "500 five times: HTTP budget spent, then the stream layer retries", script: func() rt.Script {
+			return rt.Script{rt.Status(500), rt.Status(500), rt.Status(500), rt.Status(500), rt.Status(500), reply()}
+		}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 200 * ms}, stdout: ok, stderr: "Reconnecting... 1/5"},
+		{group: "HTTP status", name: "503 with Retry-After: 2", script: func() rt.Script { return rt.Script{rt.Status(503, "Retry-After", "2"), reply()} },
+			requests: 2, waits: []time.Duration{2 * s}, stdout: ok, stderr: "in 2.0s"},
+		{group: "HTTP status", name: "503 model at capacity", script: func() rt.Script {
+			return rt.Script{rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model."), reply()}
+		}, requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Model at capacity; retrying 1/5 in 1.5s"},
+		{group: "HTTP status", name: "529 overloaded", script: func() rt.Script { return rt.Script{rt.Status(529), reply()} },
+			requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Model at capacity"},
+		{group: "HTTP status", name: "429 with Retry-After: 3", script: func() rt.Script { return rt.Script{rt.Status(429, "Retry-After", "3"), reply()} },
+			requests: 2, waits: []time.Duration{3 * s}, stdout: ok, stderr: "in 3.0s"},
+		{group: "HTTP status", name: "429 with Retry-After-Ms: 750", script: func() rt.Script { return rt.Script{rt.Status(429, "Retry-After-Ms", "750"), reply()} },
+			requests: 2, waits: []time.Duration{750 * ms}, stdout: ok},
+		{group: "HTTP status", name: "429 without a hint", script: func() rt.Script { return rt.Script{rt.Status(429), reply()} },
+			requests: 2, waits: []time.Duration{s}, stdout: ok},
+		{group: "HTTP status", name: "429 \"try again in 1.5s\" in the body", script: func() rt.Script {
+			return rt.Script{rt.Error(429, "requests", "rate_limit_exceeded", "Rate limit reached. Please try again in 1.5s."), reply()}
+		}, requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok},
+		{group: "HTTP status", name: "429 insufficient_quota", script: func() rt.Script {
+			return rt.Script{rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")}
+		}, requests: 1, exit: exitQuota, stderr: "quota exceeded"},
+		{group: "HTTP status", name: "429 usage_limit_reached", script: func() rt.Script {
+			return rt.Script{rt.StatusBody(429, `{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)}
+		}, requests: 1, exit: exitQuota, stderr: "usage limit reached; it resets at"},
+		{group: "HTTP status", name: "408 request timeout", script: func() rt.Script { return rt.Script{rt.Status(408), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "HTTP status", name: "400 invalid request", only: "sse", script: func() rt.Script { return rt.Script{rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")} },
+			requests: 1, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
+		{group: "HTTP status", name: "401 with an API key", script: func() rt.Script { return rt.Script{rt.Status(401)} },
+			requests: 1, exit: exitAuth, stderr: "authentication failed (401)"},
+		{group: "HTTP status", name: "403 forbidden", only: "sse", script: func() rt.Script { return rt.Script{rt.StatusBody(403, "Access blocked by Cloudflare")} },
+			requests: 1, exit: exitFailed, stderr: "403"},
+		{group: "HTTP status", name: "404 model not found", only: "sse", script: func() rt.Script { return rt.Script{rt.Error(404, "invalid_request_error", "model_not_found", "The model does not exist")} },
+			requests: 1, exit: exitFailed, stderr: "404 The model does not exist"},
+		// response.failed codes.
+		{group: "response.failed", name: "context_length_exceeded", script: func() rt.Script { return rt.Script{failed("context_length_exceeded", "too long")} },
+			requests: 1, exit: exitFailed, stderr: "context window is full"},
+		{group: "response.failed", name: "insufficient_quota", script: func() rt.Script { return rt.Script{failed("insufficient_quota", "no credit")} },
+			requests: 1, exit: exitQuota, stderr: "quota exceeded"},
+		{group: "response.failed", name: "usage_not_included", script: func() rt.Script { return rt.Script{failed("usage_not_included", "plan")} },
+			requests: 1, exit: exitQuota},
+		{group: "response.failed", name: "invalid_prompt", script: func() rt.Script { return rt.Script{failed("invalid_prompt", "nope")} },
+			requests: 1, exit: exitFailed, stderr: "the request was rejected: nope"},
+		{group: "response.failed", name: "cyber_policy", script: func() rt.Script { return rt.Script{failed("cyber_policy", "flagged")} },
+			requests: 1, exit: exitFailed, stderr: "flagged"},
+		{group: "response.failed", name: "rate_limit_exceeded, try again in 1.5s", script: func() rt.Script {
+			return rt.Script{failed("rate_limit_exceeded", "Please try again in 1.5s."), reply()}
+		}, requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Reconnecting... 1/5 in 1.5s"},
+		{group: "response.failed", name: "server_is_overloaded", script: func() rt.Script { return rt.Script{failed("server_is_overloaded", "busy"), reply()} },
+			requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Model at capacity"},
+		{group: "response.failed", name: "server_error", script: func() rt.Script { return rt.Script{failed("server_error", "oops"), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "response.failed", name: "response.incomplete", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.Incomplete("r", "max_output_tokens")), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		// Malformed streams.
+		{group: "malformed stream", name: "a line of bad JSON is skipped", only: "sse", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.Raw("data: {oops\n\n"), rt.MessageDone("m", "answer"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok},
+		{group: "malformed stream", name: "an event without data is skipped", only: "sse", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.Raw("event: response.output_text.delta\n\n"), rt.MessageDone("m", "answer"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok},
+		{group: "malformed stream", name: "a 1 MiB event", script: func() rt.Script {
+			big := strings.Repeat("x", 1<<20)
+			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", big), rt.Completed("r"))}
+		}, requests: 1, stdout: strings.Repeat("x", 1<<20) + "\n"},
+		{group: "malformed stream", name: "CRLF line endings", only: "sse", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Raw("data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"message\",\"role\":\"assistant\",\"id\":\"m\",\"content\":[{\"type\":\"output_text\",\"text\":\"answer\"}]}}\r\n\r\n"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok},
+		{group: "malformed stream", name: "keep-alives only, then EOF", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Comment("ping"), rt.Comment("ping"), rt.End()), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "malformed stream", name: "unknown event types are ignored", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.Event("response.brand_new", map[string]any{"x": 1}), rt.MessageDone("m", "answer"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok},
+		// Cuts at each point of a stream.
+		{group: "cut stream", name: "reset right after the headers", script: func() rt.Script { return rt.Script{rt.Stream(rt.Drop()), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "stream disconnected before completion"},
+		{group: "cut stream", name: "reset after response.created", script: func() rt.Script { return rt.Script{rt.Stream(rt.Created("r"), rt.Drop()), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "cut stream", name: "reset mid-answer: no fragment on stdout", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop()), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "cut stream", name: "clean EOF before response.completed", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.End()), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "cut stream", name: "reset after a completed message: it is kept, shown once, and replayed", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m1", "first"), rt.Drop()), rt.Reply("r2", "m2", "second")}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: "first\nsecond\n"},
+		{group: "cut stream", name: "every attempt cut: budgets run out", only: "sse", script: func() rt.Script {
+			c := rt.Stream(rt.Created("r"), rt.Drop())
+			return rt.Script{c, c, c, c, c, c}
+		}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, exit: exitExhausted, stderr: "gave up after retries"},
+		// WebSocket specifics.
+		{group: "WebSocket", name: "handshake answered 426: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(426), reply()} },
+			requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
+		{group: "WebSocket", name: "handshake answered 404 by a proxy: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(404), reply()} },
+			requests: 2, stdout: ok, stderr: "Falling back"},
+		{group: "WebSocket", name: "handshake and POST both answered 400: one fallback, one failure", only: "ws", script: func() rt.Script {
+			e := rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")
+			return rt.Script{e, e}
+		}, requests: 2, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
+		{group: "WebSocket", name: "handshake answered 401: auth, not fallback", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(401)} },
+			requests: 1, exit: exitAuth, stderr: "authentication failed"},
+		{group: "WebSocket", name: "handshake answered 503 Retry-After: 1: retried as a request", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Status(503, "Retry-After", "1"), reply()}
+		}, requests: 2, waits: []time.Duration{time.Second}, stdout: ok},
+		{group: "WebSocket", name: "close frame 1011 mid-stream", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(1011, "internal error")), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "status 1011"},
+		{group: "WebSocket", name: "close frame 4000", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(4000, "bye")), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "WebSocket", name: "binary frame", only: "ws", script: func() rt.Script { return rt.Script{rt.Stream(rt.Binary("\x00")), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "WebSocket", name: "error event: connection limit reached", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Event("error", map[string]any{"status": 400, "error": map[string]any{"code": "websocket_connection_limit_reached", "message": "60 minutes"}})), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "WebSocket", name: "wrapped 429 error event with Retry-After", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Event("error", map[string]any{"status": 429, "error": map[string]any{"code": "rate_limit_exceeded", "message": "Please try again in 2s."}})), reply()}
+		}, requests: 2, waits: []time.Duration{2 * s}, stdout: ok},
+		{group: "WebSocket", name: "stream budget exhausted on WS: fall back, counter reset", only: "ws", extra: "stream_max_retries = 1\n", script: func() rt.Script {
+			c := rt.Stream(rt.Created("r"), rt.Drop())
+			return rt.Script{c, c, reply()}
+		}, requests: 3, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
+	}
+}
+
+// TestFaultMatrix runs every row over each transport it applies to.
+func TestFaultMatrix(t *testing.T) {
+	rows := faultRows()
+	if len(rows) < 30 {
+		t.Fatalf("the matrix has %d rows; the issue asks for at least 30", len(rows))
+	}
+	for _, row := range rows {
+		for _, tr := range []string{"sse", "ws"} {
+			if row.only != "" && row.only != tr {
+				continue
+			}
+			t.Run(row.group+"/"+row.name+"/"+tr, func(t *testing.T) {
+				srv := rt.NewServer(t, row.script())
+				cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n" +
+					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + row.extra
+				r := runCLI(t, srv, runOpts{config: cfg, env: map[string]string{"TZ": "UTC"}}, "exec", "hi")
+				if r.code != row.exit {
+					t.Errorf("exit %d; want %d\nstderr:\n%s", r.code, row.exit, r.stderr)
+				}
+				if r.stdout != row.stdout {
+					t.Errorf("stdout = %.200q; want %.200q", r.stdout, row.stdout)
+				}
+				if !strings.Contains(r.stderr, row.stderr) {
+					t.Errorf("stderr lacks %q:\n%s", row.stderr, r.stderr)
+				}
+				if n := len(srv.Requests()); n != row.requests {
+					t.Errorf("%d requests; want %d", n, row.requests)
+				}
+				if diff := cmp.Diff(row.waits, r.sleeps); diff != "" {
+					t.Errorf("waits (-want +got):\n%s", diff)
+				}
+				if entries, _ := os.ReadDir(r.home); len(entries) > 2 {
+					t.Errorf("unexpected files in AGENT_HOME: %v", entries)
+				}
+			})
+		}
+	}
+	checkFailureDoc(t, rows)
+}
+
+// checkFailureDoc compares docs/failure-behaviour.md with the table.
+func checkFailureDoc(t *testing.T, rows []faultRow) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("# What agent does when things fail\n\n")
+	b.WriteString("Generated from the fault matrix in `cmd/agent/faultmatrix_test.go` (`go test ./cmd/agent -run TestFaultMatrix -update`);\n")
+	b.WriteString("every row is a test that runs `agent exec hi` against the in-repo fake server, over HTTPS (SSE) and\n")
+	b.WriteString("WebSocket unless the row says otherwise. Waits are the exact delays slept (jitter fixed at its midpoint);\n")
+	b.WriteString("stdout is what a script capturing standard output receives. Nothing is written to `$AGENT_HOME` but the log.\n")
+	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests.\n")
+	group := ""
+	for _, r := range rows {
+		if r.group != group {
+			group = r.group
+			fmt.Fprintf(&b, "\n## %s\n\n| scenario | transports | requests | waits | exit | stdout | stderr says |\n|---|---|---|---|---|---|---|\n", group)
+		}
+		tr := "both"
+		if r.only != "" {
+			tr = r.only
+		}
+		var waits []string
+		for _, w := range r.waits {
+			waits = append(waits, w.String())
+		}
+		out := strings.TrimSuffix(r.stdout, "\n")
+		if len(out) > 30 {
+			out = fmt.Sprintf("%d bytes", len(r.stdout))
+		}
+		out = strings.ReplaceAll(out, "\n", "⏎")
+		if out == "" {
+			out = "(nothing)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %d | %s | %s |\n", r.name, tr, r.requests, strings.Join(waits, ", "), r.exit, out, r.stderr)
+	}
+	path := filepath.Join("..", "..", "docs", "failure-behaviour.md")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != b.String() {
+		t.Errorf("docs/failure-behaviour.md is out of date with the matrix; run go test ./cmd/agent -run TestFaultMatrix -update")
+	}
+}
