@@ -73,13 +73,17 @@ func faultRows() []faultRow {
 		}, requests: 1, exit: exitQuota, stderr: "usage limit reached; it resets at"},
 		{group: "HTTP status", name: "408 request timeout", script: func() rt.Script { return rt.Script{rt.Status(408), reply()} },
 			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
-		{group: "HTTP status", name: "400 invalid request", only: "sse", script: func() rt.Script { return rt.Script{rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")} },
+		{group: "HTTP status", name: "400 invalid request", only: "sse", script: func() rt.Script {
+			return rt.Script{rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")}
+		},
 			requests: 1, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
 		{group: "HTTP status", name: "401 with an API key", script: func() rt.Script { return rt.Script{rt.Status(401)} },
 			requests: 1, exit: exitAuth, stderr: "authentication failed (401)"},
 		{group: "HTTP status", name: "403 forbidden", only: "sse", script: func() rt.Script { return rt.Script{rt.StatusBody(403, "Access blocked by Cloudflare")} },
 			requests: 1, exit: exitFailed, stderr: "403"},
-		{group: "HTTP status", name: "404 model not found", only: "sse", script: func() rt.Script { return rt.Script{rt.Error(404, "invalid_request_error", "model_not_found", "The model does not exist")} },
+		{group: "HTTP status", name: "404 model not found", only: "sse", script: func() rt.Script {
+			return rt.Script{rt.Error(404, "invalid_request_error", "model_not_found", "The model does not exist")}
+		},
 			requests: 1, exit: exitFailed, stderr: "404 The model does not exist"},
 		// response.failed codes.
 		{group: "response.failed", name: "context_length_exceeded", script: func() rt.Script { return rt.Script{failed("context_length_exceeded", "too long")} },
