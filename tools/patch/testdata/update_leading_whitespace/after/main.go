@@ -1,0 +1,7 @@
+package main
+
+func main() {
+	if ok {
+		return 2
+	}
+}

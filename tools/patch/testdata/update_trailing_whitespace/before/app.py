@@ -1,0 +1,5 @@
+import os
+
+def greet():   
+    print("hi")	
+    return None  
