@@ -9,9 +9,12 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/agentcli/agent/tools/sandbox"
 )
 
 func main() {
+	sandbox.MaybeRunHelper() // first: the sandbox re-executes this binary as its helper
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := Env{
 		Stdin:     os.Stdin,

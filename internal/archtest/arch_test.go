@@ -67,10 +67,12 @@ func TestImportDirection(t *testing.T) {
 		"session":                     {"modelclient", "provider", "retry", "transport", "tools"},
 		"tools":                       {"tools/patch", "tools/sandbox"},
 		"tools/patch":                 {},
+		"tools/sandbox":               {},
 		"demo":                        {},
 		"agentsmd":                    {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
+		"rollout":                     {"transport"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, module+"/")

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentcli/agent/tools/sandbox"
+)
+
+// runSandboxInProcess runs `agent sandbox ARGS...` through cobra in this
+// process. Only unsandboxed runs work in-process: this test binary is not
+// a sandbox helper (its TestMain does not call sandbox.MaybeRunHelper).
+func runSandboxInProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(t.Context(), append([]string{"sandbox"}, args...), Env{
+		Stdin:  strings.NewReader(""),
+		Stdout: &out,
+		Stderr: &errOut,
+		Getenv: func(string) string { return "" },
+	})
+	return code, out.String(), errOut.String()
+}
+
+func TestSandboxUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "requires at least 1 arg"},
+		{"bad mode", []string{"--mode", "yolo", "--", "true"}, "unknown mode"},
+		{"writable outside workspace-write", []string{"--writable", "/tmp", "--", "true"}, "need --mode workspace-write"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runSandboxInProcess(t, tt.args...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: agent sandbox %q = %d, stderr %q; want %d and %q", tt.name, tt.args, code, stderr, exitUsage, tt.want)
+		}
+	}
+}
+
+func TestSandboxFullAccessInProcess(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runSandboxInProcess(t, "--mode", "danger-full-access", "--",
+		"sh", "-c", "echo out; echo err >&2; exit 7")
+	if code != 7 {
+		t.Errorf("exit code = %d; want 7", code)
+	}
+	if stdout != "out\n" {
+		t.Errorf("stdout = %q; want out", stdout)
+	}
+	if !strings.HasPrefix(stderr, "err\n") {
+		t.Errorf("stderr = %q; want the command's err first", stderr)
+	}
+}
+
+// sandboxE2E runs the built agent binary as `agent sandbox ARGS...` in dir
+// and returns its exit code and output; it skips without Landlock.
+func sandboxE2E(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("no Landlock on this kernel: %v", err)
+	}
+	bin := buildAgent(t)
+	cmd := exec.Command(bin, append([]string{"sandbox"}, args...)...)
+	cmd.Dir = dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("agent sandbox: %v", err)
+	}
+	if strings.Contains(errOut.String(), "cannot enforce") {
+		t.Skipf("the kernel cannot enforce the policy: %s", errOut.String())
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+func TestE2ESandbox(t *testing.T) {
+	t.Parallel()
+	t.Run("exit code", func(t *testing.T) {
+		t.Parallel()
+		if code, _, stderr := sandboxE2E(t, t.TempDir(), "--", "sh", "-c", "exit 7"); code != 7 {
+			t.Errorf("exit code = %d; want 7 (stderr %q)", code, stderr)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		code, stdout, stderr := sandboxE2E(t, t.TempDir(), "sh", "-c", "echo out; echo oops >&2; exit 3")
+		if code != 3 || stdout != "out\n" || !strings.HasPrefix(stderr, "oops\n") {
+			t.Errorf("agent sandbox = %d, %q, %q; want 3, out, oops first", code, stdout, stderr)
+		}
+	})
+	t.Run("signal", func(t *testing.T) {
+		t.Parallel()
+		if code, _, stderr := sandboxE2E(t, t.TempDir(), "sh", "-c", "kill -TERM $$"); code != 128+15 {
+			t.Errorf("exit code = %d; want 143 (stderr %q)", code, stderr)
+		}
+	})
+	t.Run("read-only denial", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		code, _, stderr := sandboxE2E(t, dir, "--", "sh", "-c", "echo hi > f")
+		if code == 0 || !strings.Contains(strings.ToLower(stderr), "permission denied") {
+			t.Errorf("agent sandbox = %d, stderr %q; want a permission denied failure", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "f")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("f exists after a read-only run: %v", err)
+		}
+	})
+	t.Run("workspace-write", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := sandboxE2E(t, dir, "--mode", "workspace-write", "--exclude-slash-tmp", "--exclude-tmpdir-env-var",
+			"--", "sh", "-c", "echo hi > f && echo no > .git/x")
+		if code == 0 || !strings.Contains(strings.ToLower(stderr), "read-only file system") {
+			t.Errorf("agent sandbox = %d, stderr %q; want the .git write refused", code, stderr)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "f")); string(b) != "hi\n" {
+			t.Errorf("f = %q, %v; want hi", b, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", "x")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf(".git/x exists: %v", err)
+		}
+	})
+}

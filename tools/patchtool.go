@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentcli/agent/tools/patch"
+)
+
+// PatchOptions configure the apply_patch tool.
+type PatchOptions struct {
+	// Cwd is the root patches apply to (required).
+	Cwd string
+	// WritableRoots are where the sandbox lets patches write without
+	// asking; empty with sandbox workspace-write means Cwd alone.
+	WritableRoots []string
+	// Policy and Sandbox select the approval rules.
+	Policy, Sandbox string
+	// Freeform offers the custom (grammar) form of the tool instead of the
+	// function form, for providers that support custom tools.
+	Freeform bool
+}
+
+// ApplyPatch is the apply_patch tool.
+type ApplyPatch struct{ opts PatchOptions }
+
+var _ Tool = (*ApplyPatch)(nil)
+
+// NewApplyPatch returns the apply_patch tool.
+func NewApplyPatch(opts PatchOptions) *ApplyPatch { return &ApplyPatch{opts: opts} }
+
+// Name implements [Tool].
+func (a *ApplyPatch) Name() string { return patch.ToolName }
+
+// ParallelSafe implements [Tool]: patches write files.
+func (a *ApplyPatch) ParallelSafe() bool { return false }
+
+// Spec implements [Tool].
+func (a *ApplyPatch) Spec() json.RawMessage {
+	if a.opts.Freeform {
+		return patch.FreeformSpec()
+	}
+	return patch.FunctionSpec()
+}
+
+// writable reports whether the sandbox lets the patch write path.
+func (a *ApplyPatch) writable(path string) bool {
+	switch a.opts.Sandbox {
+	case SandboxFullAccess:
+		return true
+	case SandboxReadOnly:
+		return false
+	}
+	roots := a.opts.WritableRoots
+	if len(roots) == 0 {
+		roots = []string{a.opts.Cwd}
+	}
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			// .git stays read-only inside writable roots.
+			if rel == ".git" || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// Run implements [Tool].
+func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
+	text := inv.Call.Input
+	if !inv.Call.Custom {
+		var args struct {
+			Input string `json:"input"`
+		}
+		if err := decodeArgs(inv.Call, &args); err != nil {
+			return Result{Output: err.Error(), Status: StatusFailed}
+		}
+		text = args.Input
+	}
+	p, err := patch.Parse(text)
+	if err != nil {
+		return Result{Output: "apply_patch: " + err.Error(), Status: StatusFailed}
+	}
+	// A dry run finds what the patch touches and whether it applies at all,
+	// before anyone is asked to approve it.
+	outside := false
+	if _, err := patch.Preview(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool {
+		if !a.writable(abs) {
+			outside = true
+		}
+		return true
+	}}); err != nil {
+		return Result{Output: "apply_patch: " + err.Error(), Status: StatusFailed}
+	}
+	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "patch", Files: p.Paths(), Workdir: a.opts.Cwd, Escalated: outside}
+	if outside && a.opts.Policy == PolicyNever {
+		return Result{Output: "apply_patch: the patch writes outside the writable roots of the sandbox (" +
+			a.opts.Sandbox + "), and the approval policy \"never\" cannot allow it; no files were changed", Status: StatusDeclined}
+	}
+	if NeedsApproval(a.opts.Policy, a.opts.Sandbox, req) {
+		d := inv.Approve(ctx, req)
+		switch d.Kind {
+		case Deny:
+			return Result{Output: declinedOutput("patch", d), Status: StatusDeclined}
+		case AbortTurn:
+			return Result{Output: "aborted by user", Status: StatusAborted, AbortTurn: true}
+		}
+	}
+	inv.Started()
+	res, err := patch.Apply(ctx, a.opts.Cwd, p, patch.Options{})
+	if err != nil {
+		var we *patch.WriteError
+		msg := "apply_patch: " + err.Error()
+		if errors.As(err, &we) && we.Rollback != nil {
+			msg += " (restoring earlier files failed too: " + we.Rollback.Error() + ")"
+		}
+		return Result{Output: msg, Status: StatusFailed}
+	}
+	return Result{Output: res.String(), Status: StatusCompleted, Files: res.Files(), Diff: res.Diff()}
+}

@@ -1,0 +1,118 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentcli/agent/tools"
+)
+
+const addHello = "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"
+
+func runPatch(t *testing.T, tool *tools.ApplyPatch, text string, custom bool, approve func(tools.ApprovalRequest) tools.Decision) (tools.Result, bool) {
+	t.Helper()
+	input := text
+	if !custom {
+		b, _ := json.Marshal(map[string]string{"input": text})
+		input = string(b)
+	}
+	started := false
+	res := tool.Run(context.Background(), &tools.Invocation{
+		Call:    tools.Call{ID: "p", Name: "apply_patch", Input: input, Custom: custom},
+		Started: func() { started = true },
+		Approve: func(_ context.Context, req tools.ApprovalRequest) tools.Decision {
+			if approve == nil {
+				t.Fatalf("unexpected approval request %+v", req)
+			}
+			return approve(req)
+		},
+	})
+	return res, started
+}
+
+func TestApplyPatchTool(t *testing.T) {
+	t.Run("workspace-write applies", func(t *testing.T) {
+		dir := t.TempDir()
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite})
+		res, started := runPatch(t, tool, addHello, false, nil)
+		if res.Status != tools.StatusCompleted || !started || res.Output != "Success. Updated the following files:\nA hello.txt\n" {
+			t.Fatalf("result = %+v", res)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "hello.txt")); string(b) != "hi\n" {
+			t.Errorf("hello.txt = %q", b)
+		}
+		if len(res.Files) != 1 || !strings.Contains(res.Diff, "+hi") {
+			t.Errorf("files %v diff %q", res.Files, res.Diff)
+		}
+	})
+	t.Run("freeform input", func(t *testing.T) {
+		dir := t.TempDir()
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite, Freeform: true})
+		if res, _ := runPatch(t, tool, addHello, true, nil); res.Status != tools.StatusCompleted {
+			t.Fatalf("result = %+v", res)
+		}
+		var spec map[string]any
+		json.Unmarshal(tool.Spec(), &spec)
+		if spec["type"] != "custom" {
+			t.Errorf("freeform spec type = %v", spec["type"])
+		}
+	})
+	t.Run("read-only with never refuses and changes nothing", func(t *testing.T) {
+		dir := t.TempDir()
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxReadOnly})
+		res, started := runPatch(t, tool, addHello, false, nil)
+		if res.Status != tools.StatusDeclined || started || !strings.Contains(res.Output, "outside the writable roots") {
+			t.Errorf("result = %+v started=%v", res, started)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "hello.txt")); !os.IsNotExist(err) {
+			t.Error("file written under read-only")
+		}
+	})
+	t.Run(".git is read-only", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite})
+		res, _ := runPatch(t, tool, "*** Begin Patch\n*** Add File: .git/hooks/x\n+evil\n*** End Patch\n", false, nil)
+		if res.Status != tools.StatusDeclined {
+			t.Errorf("result = %+v", res)
+		}
+	})
+	t.Run("on-request asks to write outside, approval applies", func(t *testing.T) {
+		dir := t.TempDir()
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyOnRequest, Sandbox: tools.SandboxReadOnly})
+		asked := false
+		res, _ := runPatch(t, tool, addHello, false, func(req tools.ApprovalRequest) tools.Decision {
+			asked = true
+			if req.Kind != "patch" || len(req.Files) != 1 || req.Files[0] != "hello.txt" {
+				t.Errorf("request = %+v", req)
+			}
+			return tools.Decision{Kind: tools.ApproveOnce}
+		})
+		if !asked || res.Status != tools.StatusCompleted {
+			t.Errorf("asked=%v result=%+v", asked, res)
+		}
+	})
+	t.Run("a failing hunk tells the model why and changes nothing", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite})
+		res, started := runPatch(t, tool, "*** Begin Patch\n*** Update File: a.txt\n@@\n-three\n+four\n*** End Patch\n", false, nil)
+		if res.Status != tools.StatusFailed || started || !strings.Contains(res.Output, "a.txt") {
+			t.Errorf("result = %+v", res)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one\ntwo\n" {
+			t.Errorf("a.txt changed: %q", b)
+		}
+	})
+	t.Run("parse error", func(t *testing.T) {
+		tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: t.TempDir(), Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite})
+		res, _ := runPatch(t, tool, "not a patch", false, nil)
+		if res.Status != tools.StatusFailed || !strings.Contains(res.Output, "patch line 1") {
+			t.Errorf("result = %+v", res)
+		}
+	})
+}

@@ -1,0 +1,160 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+)
+
+// Arguments that mark a process as the helper; see [MaybeRunHelper]. They
+// look like flags so that a binary lacking the hook rejects them (a Go test
+// binary says "flag provided but not defined", cobra "unknown flag")
+// instead of doing its normal work.
+const (
+	helperArg = "--agent-sandbox-helper"
+	probeArg  = "--agent-sandbox-probe"
+)
+
+// selfExe is the binary the helper runs from.
+const selfExe = "/proc/self/exe"
+
+// spec is what the helper enforces, passed to it as JSON in argv.
+type spec struct {
+	// ABI is the Landlock ABI to use; 0 means no Landlock.
+	ABI int `json:"abi"`
+	// Writable are the writable hierarchies.
+	Writable []string `json:"writable,omitempty"`
+	// ReadOnly are bind-mounted read-only in the helper's mount namespace.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// NoNetwork cuts TCP and abstract UNIX sockets with Landlock and
+	// keeps CAP_NET_RAW out of root's bounding set.
+	NoNetwork bool `json:"no_network,omitempty"`
+	// HostNS maps a namespace kind ("mnt", "net") the helper must not
+	// share with its parent to the parent's namespace inode.
+	HostNS map[string]uint64 `json:"host_ns,omitempty"`
+}
+
+// sandboxedCommand builds the helper command for a restricted policy whose
+// Mode and Workspace are resolved.
+func sandboxedCommand(ctx context.Context, p Policy, name string, args []string) (*exec.Cmd, error) {
+	var s spec
+	abi, err := Available()
+	switch {
+	case err == nil:
+		s.ABI = abi
+	case !p.BestEffort:
+		return nil, err
+	}
+	if s.Writable, err = writableRoots(p); err != nil {
+		return nil, err
+	}
+	s.ReadOnly = protectedPaths(s.Writable)
+	s.NoNetwork = p.networkOff()
+	need := nsNeed{mount: len(s.ReadOnly) > 0, net: s.NoNetwork}
+	attr, err := namespaces(ctx, need)
+	if err != nil {
+		var ue *UnavailableError
+		if !p.BestEffort || !errors.As(err, &ue) {
+			return nil, err
+		}
+		// Best effort: go on with Landlock alone.
+		s.ReadOnly, need = nil, nsNeed{}
+	}
+	if s.HostNS, err = hostNamespaces(need); err != nil {
+		return nil, err
+	}
+	if s.ABI == 0 && attr == nil {
+		return plainCommand(ctx, p.Workspace, name, args), nil // best effort, nothing to enforce
+	}
+	js, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, selfExe, append([]string{helperArg, string(js), name}, args...)...)
+	cmd.Dir = p.Workspace
+	cmd.SysProcAttr = attr
+	return cmd, nil
+}
+
+// writableRoots returns the writable hierarchies of p, absolute with
+// symlinks resolved: none unless p is [WorkspaceWrite]; then the
+// workspace, p.WritableRoots, $TMPDIR and /tmp, the last two unless
+// excluded or missing.
+func writableRoots(p Policy) ([]string, error) {
+	if p.Mode != WorkspaceWrite {
+		return nil, nil
+	}
+	roots := []string{p.Workspace}
+	for _, r := range p.WritableRoots {
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(p.Workspace, r)
+		}
+		real, err := realDir(r)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: writable root: %w", err)
+		}
+		roots = append(roots, real)
+	}
+	var tmps []string
+	if t := os.Getenv("TMPDIR"); t != "" && !p.ExcludeTmpdirEnvVar {
+		tmps = append(tmps, t)
+	}
+	if !p.ExcludeSlashTmp {
+		tmps = append(tmps, "/tmp")
+	}
+	for _, t := range tmps {
+		if real, err := realDir(t); err == nil {
+			roots = append(roots, real)
+		}
+	}
+	return roots, nil
+}
+
+// hostNamespaces returns the inodes of the caller's namespaces that need
+// says the helper must leave.
+func hostNamespaces(need nsNeed) (map[string]uint64, error) {
+	var kinds []string
+	if need.mount {
+		kinds = append(kinds, "mnt")
+	}
+	if need.net {
+		kinds = append(kinds, "net")
+	}
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]uint64, len(kinds))
+	for _, k := range kinds {
+		ino, err := nsInode(k)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		m[k] = ino
+	}
+	return m, nil
+}
+
+// nsInode returns the inode of the calling process's namespace of kind k.
+func nsInode(k string) (uint64, error) {
+	fi, err := os.Stat("/proc/self/ns/" + k)
+	if err != nil {
+		return 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, fmt.Errorf("stat %s namespace: no inode", k)
+	}
+	return st.Ino, nil
+}
+
+// killedBySeccomp reports whether a seccomp filter killed the process
+// (SIGSYS).
+func killedBySeccomp(ee *exec.ExitError) bool {
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGSYS
+}

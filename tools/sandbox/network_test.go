@@ -1,0 +1,104 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/agentcli/agent/tools/sandbox"
+)
+
+// tcpListener listens on loopback and accepts (and closes) connections
+// until the test ends. It returns the address.
+func tcpListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Skipf("no loopback: %v", err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+// dialFromSandbox runs this test binary under p to dial target ("tcp
+// ADDR") and returns its output and error.
+func dialFromSandbox(t *testing.T, p sandbox.Policy, target string) (string, error, *syscall.SysProcAttr) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, p, exe)
+	cmd.Env = append(os.Environ(), dialEnv+"="+target)
+	out, err := cmd.CombinedOutput()
+	return string(out), err, cmd.SysProcAttr
+}
+
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	addr := tcpListener(t)
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		p := sandbox.Policy{Workspace: t.TempDir()}
+		out, err, _ := dialFromSandbox(t, p, "tcp "+addr)
+		mustFail(t, p, out, err)
+		t.Logf("denied as: %s", strings.TrimSpace(out))
+	})
+	t.Run("on", func(t *testing.T) {
+		t.Parallel()
+		p := sandbox.Policy{Workspace: t.TempDir(), NetworkAccess: true}
+		out, err, attr := dialFromSandbox(t, p, "tcp "+addr)
+		mustSucceed(t, out, err)
+		if out != "connected\n" {
+			t.Errorf("output = %q; want connected", out)
+		}
+		if attr != nil && attr.Cloneflags&syscall.CLONE_NEWNET != 0 {
+			t.Errorf("network on, yet a network namespace: %+v", attr)
+		}
+	})
+	t.Run("udp off", func(t *testing.T) {
+		t.Parallel()
+		pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		if err != nil {
+			t.Skipf("no loopback UDP: %v", err)
+		}
+		defer pc.Close()
+		p := sandbox.Policy{Workspace: t.TempDir()}
+		out, err, attr := dialFromSandbox(t, p, "udp "+pc.LocalAddr().String())
+		if attr == nil || attr.Cloneflags&syscall.CLONE_NEWNET == 0 {
+			t.Skip("no network namespace: Landlock does not restrict UDP")
+		}
+		mustFail(t, p, out, err)
+	})
+}
+
+func TestNetworkOffNeedsNoFallback(t *testing.T) {
+	t.Parallel()
+	// Where the kernel allows namespaces, network-off policies never fall
+	// back silently: Command either builds a network namespace or
+	// refuses.
+	requireLandlock(t)
+	_, err := sandbox.Command(t.Context(), sandbox.Policy{Workspace: t.TempDir()}, "true")
+	if err != nil && !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("Command = %v", err)
+	}
+}
