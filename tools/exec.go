@@ -50,6 +50,10 @@ type ExecOptions struct {
 	Now func() time.Time
 	// Env is the environment of commands; default os.Environ().
 	Env []string
+	// Denied recognises a sandbox denial from a finished command's wait
+	// error and output, so the model is told the sandbox stopped it; nil
+	// recognises none.
+	Denied func(waitErr error, output []byte) bool
 }
 
 var (
@@ -232,6 +236,10 @@ func (e *Exec) await(ctx context.Context, p *proc, yield time.Duration, maxToken
 		if code != 0 {
 			res.Status = StatusFailed
 		}
+		if code != 0 && e.opts.Denied != nil && e.opts.Denied(p.waitErr, []byte(out.output)) {
+			out.output += "\n[the sandbox (" + e.opts.Sandbox + ") denied this; the command needs " +
+				"sandbox_permissions \"require_escalated\" with a justification, or another approach]"
+		}
 		e.forget(p)
 	default:
 		out.sessionID = e.register(p)
@@ -288,6 +296,7 @@ type proc struct {
 	buf      bytes.Buffer
 	done     chan struct{}
 	exitCode int
+	waitErr  error
 }
 
 func startProc(cmd *exec.Cmd, now time.Time) (*proc, error) {
@@ -304,6 +313,7 @@ func startProc(cmd *exec.Cmd, now time.Time) (*proc, error) {
 	}
 	go func() {
 		err := cmd.Wait()
+		p.waitErr = err
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
