@@ -1,11 +1,19 @@
-// Package auth supplies the credentials for model requests. For now it
-// resolves API keys from the environment; ChatGPT login, auth.json and token
-// refresh build on the same [Token] shape.
+// Package auth supplies the credentials of model requests: API keys
+// ([APIKey]), a provider's token command ([Command]) and the login saved in
+// $AGENT_HOME/auth.json ([Manager], over a [Store]), including ChatGPT
+// tokens that it refreshes. [Resolve] picks one for a provider; the login
+// flows ([LoginBrowser], [LoginDevice]) write auth.json.
+//
+// Invariants: a secret is never part of an error, a log line or a String
+// form; auth.json is written atomically with mode 0600; refreshing a
+// ChatGPT token is single-flight within a process and, through a file
+// lock, across processes.
 package auth
 
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/agentcli/agent/provider"
@@ -20,6 +28,14 @@ func NewAPIKey(key string) *APIKey { return &APIKey{key: key} }
 
 // Token returns the key.
 func (k *APIKey) Token(context.Context) (string, error) { return k.key, nil }
+
+// Apply sets the Authorization header on h.
+func (k *APIKey) Apply(_ context.Context, h http.Header) error {
+	if k.key != "" {
+		h.Set("Authorization", "Bearer "+k.key)
+	}
+	return nil
+}
 
 // String returns a masked form such as "sk-…abcd".
 func (k *APIKey) String() string { return Mask(k.key) }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/BurntSushi/toml"
@@ -23,6 +24,10 @@ const (
 	DefaultApprovalPolicy     = "on-request"
 	DefaultProjectDocMaxBytes = 32 * 1024
 	DefaultHistoryPersistence = "save-all"
+	// DefaultAuthTimeout and DefaultAuthRefreshInterval are the defaults
+	// of [model_providers.<id>.auth].
+	DefaultAuthTimeout         = 5 * time.Second
+	DefaultAuthRefreshInterval = 5 * time.Minute
 )
 
 // FileName is the name of the config file inside the agent home.
@@ -126,6 +131,18 @@ type Config struct {
 	// both HTTPS and WebSocket connections ("" = system roots, plus
 	// SSL_CERT_FILE as the Go runtime reads it).
 	CACertificate string
+	// AuthIssuer is the OAuth issuer of ChatGPT logins; "" means
+	// https://auth.openai.com. AGENT_AUTH_ISSUER overrides it.
+	AuthIssuer string
+	// AuthTokenURL is the token endpoint; "" means AuthIssuer +
+	// "/oauth/token". AGENT_REFRESH_TOKEN_URL overrides it.
+	AuthTokenURL string
+	// AuthClientID is the OAuth client id; "" means the Codex CLI's public
+	// client id.
+	AuthClientID string
+	// AuthCommands holds each provider's [model_providers.<id>.auth], by
+	// provider id; a provider without one has no entry.
+	AuthCommands map[string]AuthCommand
 
 	// History is [history].
 	History History
@@ -138,10 +155,30 @@ type Config struct {
 	HideAgentReasoning    bool
 	ShowRawAgentReasoning bool
 
+	// Proxy is [proxy], the settings of `agent proxy`.
+	Proxy Proxy
+
 	// Compat holds keys accepted so that a Codex config loads but not
 	// interpreted here, by top-level name: mcp_servers,
 	// shell_environment_policy, tui, otel, tools, notice and web_search.
 	Compat map[string]any
+}
+
+// AuthCommand is a [model_providers.<id>.auth] table: a command whose
+// standard output, trimmed, is the provider's bearer token.
+type AuthCommand struct {
+	// Command is the program to run (required).
+	Command string
+	// Args are its arguments.
+	Args []string
+	// Timeout bounds one run; [DefaultAuthTimeout] by default.
+	Timeout time.Duration
+	// RefreshInterval is how long a token is reused before the command
+	// runs again; [DefaultAuthRefreshInterval] by default. A 401 reruns it
+	// at once.
+	RefreshInterval time.Duration
+	// Cwd is the working directory; "" = the current one.
+	Cwd string
 }
 
 // Features is the [features] table.
@@ -196,8 +233,10 @@ func Default() Config {
 		ProjectDocMaxBytes: DefaultProjectDocMaxBytes,
 		ProjectRootMarkers: []string{".git"},
 		History:            History{Persistence: DefaultHistoryPersistence},
+		Proxy:              defaultProxy(),
 		Projects:           map[string]Project{},
 		Compat:             map[string]any{},
+		AuthCommands:       map[string]AuthCommand{},
 	}
 }
 

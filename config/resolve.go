@@ -142,6 +142,9 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ForcedLoginMethod, f.ForcedLoginMethod)
 	set(&c.ForcedChatGPTWorkspaceID, f.ForcedChatGPTWorkspaceID)
 	set(&c.ChatGPTBaseURL, f.ChatGPTBaseURL)
+	set(&c.AuthIssuer, f.AuthIssuer)
+	set(&c.AuthTokenURL, f.AuthTokenURL)
+	set(&c.AuthClientID, f.AuthClientID)
 	if h := f.History; h != nil {
 		set(&c.History.Persistence, h.Persistence)
 		set(&c.History.MaxBytes, h.MaxBytes)
@@ -154,6 +157,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.Notify, f.Notify)
 	set(&c.HideAgentReasoning, f.HideAgentReasoning)
 	set(&c.ShowRawAgentReasoning, f.ShowRawAgentReasoning)
+	c.applyProxy(f.Proxy)
 	for name, v := range f.Features {
 		if name == "unbounded_connection_retries" {
 			c.Features.UnboundedConnectionRetries = v
@@ -182,6 +186,7 @@ func (c *Config) applyRest(f *fileConfig) {
 // every layer's [model_providers] and [retry] tables.
 func (c *Config) resolveProviders(layers []layer, probs *problems) {
 	provs := c.Providers
+	authAt := map[string]location{} // where each auth table was last set
 	for _, l := range layers {
 		for _, id := range sortedKeys(l.f.ModelProviders) {
 			info, ok := provs[id]
@@ -189,12 +194,19 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 				info = provider.Custom(id)
 			}
 			provs[id] = overlayProvider(info, l.f.ModelProviders[id])
+			if a := l.f.ModelProviders[id].Auth; a != nil {
+				c.AuthCommands[id] = overlayAuth(c.AuthCommands[id], a)
+				authAt[id] = location{l.src, []string{"model_providers", id, "auth"}}
+			}
 		}
 		if u := l.f.OpenAIBaseURL; u != nil {
 			openai := provs[DefaultModelProvider]
 			openai.BaseURL = *u
 			provs[DefaultModelProvider] = openai
 		}
+	}
+	for _, id := range sortedKeys(authAt) {
+		checkAuth(provs[id], c.AuthCommands[id], authAt[id], probs)
 	}
 	for _, l := range layers {
 		overlayRetry(c.Retry, l.f.Retry, location{l.src, []string{"retry"}}, probs)
@@ -249,6 +261,37 @@ func overlayProvider(info provider.Info, p providerFile) provider.Info {
 	set(&info.SupportsWebSockets, p.SupportsWebSockets)
 	set(&info.RequiresOpenAIAuth, p.RequiresOpenAIAuth)
 	return info
+}
+
+// overlayAuth returns a with the keys set in f applied; an unset a starts
+// from the defaults.
+func overlayAuth(a AuthCommand, f *providerAuthFile) AuthCommand {
+	if a.Timeout == 0 {
+		a.Timeout, a.RefreshInterval = DefaultAuthTimeout, DefaultAuthRefreshInterval
+	}
+	set(&a.Command, f.Command)
+	set(&a.Args, f.Args)
+	set(&a.Cwd, f.Cwd)
+	if ms := f.TimeoutMS; ms != nil {
+		a.Timeout = millis(*ms)
+	}
+	if ms := f.RefreshIntervalMS; ms != nil {
+		a.RefreshInterval = millis(*ms)
+	}
+	return a
+}
+
+// checkAuth reports a provider auth command, set at loc, that lacks a
+// command or competes with the provider's other credentials.
+func checkAuth(info provider.Info, a AuthCommand, loc location, probs *problems) {
+	switch {
+	case a.Command == "":
+		probs.add(loc.src, loc.path, "command is required (the program printing the token)")
+	case info.EnvKey != "":
+		probs.add(loc.src, loc.path, "an auth command cannot be combined with env_key (%s); remove one", info.EnvKey)
+	case info.RequiresOpenAIAuth:
+		probs.add(loc.src, loc.path, "an auth command cannot be combined with requires_openai_auth = true; remove one")
+	}
 }
 
 // overlayRetry applies the class tables of rf, found at loc, to r in place

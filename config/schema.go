@@ -41,6 +41,9 @@ type fileConfig struct {
 	OpenAIBaseURL            *string `toml:"openai_base_url"`
 	ChatGPTBaseURL           *string `toml:"chatgpt_base_url"`
 	CACertificate            *string `toml:"ca_certificate"`
+	AuthIssuer               *string `toml:"auth_issuer"`
+	AuthTokenURL             *string `toml:"auth_token_url"`
+	AuthClientID             *string `toml:"auth_client_id"`
 
 	History               *historyFile           `toml:"history"`
 	Projects              map[string]projectFile `toml:"projects"`
@@ -59,6 +62,7 @@ type fileConfig struct {
 
 	Features       map[string]bool         `toml:"features"`
 	Retry          *retryFile              `toml:"retry"`
+	Proxy          *proxyFile              `toml:"proxy"`
 	ModelProviders map[string]providerFile `toml:"model_providers"`
 	Profiles       map[string]profileFile  `toml:"profiles"`
 }
@@ -113,6 +117,17 @@ type providerFile struct {
 	SupportsWebSockets        *bool             `toml:"supports_websockets"`
 	RequiresOpenAIAuth        *bool             `toml:"requires_openai_auth"`
 	Retry                     *retryFile        `toml:"retry"`
+	Auth                      *providerAuthFile `toml:"auth"`
+}
+
+// providerAuthFile is [model_providers.<id>.auth]: a command printing the
+// bearer token.
+type providerAuthFile struct {
+	Command           *string   `toml:"command"`
+	Args              *[]string `toml:"args"`
+	TimeoutMS         *int64    `toml:"timeout_ms"`
+	RefreshIntervalMS *int64    `toml:"refresh_interval_ms"`
+	Cwd               *string   `toml:"cwd"`
 }
 
 // retryFile is a [retry] or [model_providers.<id>.retry] table: one

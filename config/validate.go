@@ -104,6 +104,9 @@ func validate(l *layer, probs *problems) {
 	c.nonNegative([]string{"tool_output_token_limit"}, &f.ToolOutputTokenLimit)
 	c.httpURL([]string{"openai_base_url"}, &f.OpenAIBaseURL)
 	c.httpURL([]string{"chatgpt_base_url"}, &f.ChatGPTBaseURL)
+	c.httpURL([]string{"auth_issuer"}, &f.AuthIssuer)
+	c.httpURL([]string{"auth_token_url"}, &f.AuthTokenURL)
+	c.nonEmpty([]string{"auth_client_id"}, &f.AuthClientID)
 	if h := f.History; h != nil {
 		c.enum([]string{"history", "persistence"}, &h.Persistence, []string{"save-all", "none"})
 		c.nonNegative([]string{"history", "max_bytes"}, &h.MaxBytes)
@@ -138,6 +141,7 @@ func validate(l *layer, probs *problems) {
 		f.ModelProviders[id] = p
 	}
 	c.retry([]string{"retry"}, f.Retry)
+	c.proxy([]string{"proxy"}, f.Proxy)
 }
 
 // provider checks one [model_providers.<id>] table at path.
@@ -156,6 +160,10 @@ func (c checker) provider(path []string, p *providerFile) {
 	c.enum(at(path, "transport"), &p.Transport, []string{provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS})
 	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
 	c.retry(at(path, "retry"), p.Retry)
+	if a := p.Auth; a != nil {
+		c.millis(at(path, "auth", "timeout_ms"), &a.TimeoutMS)
+		c.millis(at(path, "auth", "refresh_interval_ms"), &a.RefreshIntervalMS)
+	}
 }
 
 // retry checks a retry table at path, class by class.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/transport"
 )
@@ -117,12 +118,25 @@ func Classify(err error) Failure {
 		readErr    *transport.ReadError
 		decodeErr  *transport.DecodeError
 		closeErr   *transport.CloseError
+		refused    *auth.RefreshTokenFailedError
+		command    *auth.CommandError
+		refreshErr *auth.RefreshError
 	)
 	switch {
 	case err == nil:
 		return Failure{}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return Failure{Kind: KindCanceled, Err: err}
+	case errors.As(err, &refused):
+		// The login must be renewed by hand: the message says how.
+		return Failure{Kind: KindAuth, Message: refused.Error(), Err: err}
+	case errors.As(err, &command):
+		return Failure{Kind: KindAuth, Message: command.Error(), Err: err}
+	case errors.As(err, &refreshErr):
+		if refreshErr.StatusCode >= 500 {
+			return retryable(KindTransient, provider.ClassServerError, err)
+		}
+		return retryable(KindTransient, provider.ClassTransport, err)
 	case errors.Is(err, transport.ErrStreamIdle) || errors.Is(err, transport.ErrNoProgress):
 		return retryable(KindTransient, provider.ClassIdle, err)
 	case errors.Is(err, transport.ErrIncomplete) || errors.Is(err, transport.ErrUnexpectedBinary) ||

@@ -26,12 +26,6 @@ import (
 	"github.com/agentcli/agent/transport/sse"
 )
 
-// TokenSource supplies the bearer token for each attempt. It must be safe
-// for concurrent use.
-type TokenSource interface {
-	Token(ctx context.Context) (string, error)
-}
-
 // Options configure a [Client].
 type Options struct {
 	// Provider is where requests go (required: BaseURL).
@@ -41,8 +35,9 @@ type Options struct {
 	// ReasoningEffort and ReasoningSummary fill the "reasoning" object;
 	// empty values are omitted.
 	ReasoningEffort, ReasoningSummary string
-	// Auth supplies the bearer token; nil sends no Authorization header.
-	Auth TokenSource
+	// Auth authenticates each attempt (see [Credentials]); nil sends no
+	// Authorization header.
+	Auth Credentials
 	// SessionID identifies the session (session-id header, prompt cache key).
 	SessionID string
 	// Originator names the front end ("agent_exec", "agent_cli").
@@ -246,12 +241,8 @@ func (c *Client) header(ctx context.Context) (http.Header, error) {
 	h.Set("originator", c.opts.Originator)
 	h.Set("User-Agent", fmt.Sprintf("%s/%s (%s; %s)", c.opts.Originator, c.opts.Version, runtime.GOOS, runtime.GOARCH))
 	if c.opts.Auth != nil {
-		tok, err := c.opts.Auth.Token(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("auth: %w", err)
-		}
-		if tok != "" {
-			h.Set("Authorization", "Bearer "+tok)
+		if err := c.opts.Auth.Apply(ctx, h); err != nil {
+			return nil, fmt.Errorf("authenticate: %w", err)
 		}
 	}
 	return h, nil

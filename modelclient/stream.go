@@ -2,7 +2,9 @@ package modelclient
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/agentcli/agent/provider"
@@ -70,11 +72,15 @@ type Hooks struct {
 // first byte are retried within the provider's request_max_retries (the
 // HTTP layer); the request and its headers are rebuilt on every attempt. A
 // WebSocket handshake answered 426 (or by something that does not upgrade)
-// switches the session to HTTPS at once, spending no budget. The stream is
+// switches the session to HTTPS at once, spending no budget. A 401 (on the
+// POST or the handshake) runs the credentials' recovery ([Reloader], then
+// [Refresher]), each step at most once per call, and retries at once,
+// also spending no budget. The stream is
 // bound to ctx; the caller must Close it. The last attempt's error is
 // returned unchanged, for [Classify].
 func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.Stream, error) {
 	var body []byte
+	var auth authRecovery // 401 recovery: outside the budget, no wait
 	budget := c.opts.Provider.RequestMaxRetries
 	for n := 1; ; n++ {
 		h, err := c.header(ctx)
@@ -104,6 +110,16 @@ func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.
 			return s, nil
 		}
 		f := Classify(err)
+		if f.Kind == KindAuth && f.Status == http.StatusUnauthorized && c.opts.Auth != nil {
+			retry, aerr := c.recoverAuth(ctx, &auth, h, f)
+			if aerr != nil {
+				return nil, fmt.Errorf("recover from 401: %w", aerr)
+			}
+			if retry {
+				n--
+				continue
+			}
+		}
 		pol := c.Policy(f.Class)
 		if !c.opts.RetryOn.covers(f) || !pol.Allows(n, budget) {
 			return nil, err

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
 	"github.com/agentcli/agent/modelclient"
@@ -87,7 +86,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return usageError(err)
 	}
-	var tokens modelclient.TokenSource
+	var tokens modelclient.Credentials
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
 		if err != nil {
@@ -97,12 +96,8 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		p.BaseURL = base
 		fmt.Fprintln(env.Stderr, "agent: using the offline demo provider (scripted answers, no API key, no network)")
 	} else {
-		key, err := auth.FromEnv(p, env.Getenv, "AGENT_API_KEY")
-		if err != nil {
+		if tokens, err = resolveCredentials(env, cfg, &p, home, httpClient, logger); err != nil {
 			return &exitError{code: exitAuth, err: err}
-		}
-		if key != nil {
-			tokens = key
 		}
 	}
 	if p.BaseURL == "" {

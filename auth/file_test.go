@@ -1,0 +1,146 @@
+package auth_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/auth"
+)
+
+func TestStoreSaveLoad(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	s := auth.NewStore(home, nil)
+	if _, err := s.Load(); !errors.Is(err, auth.ErrNotLoggedIn) {
+		t.Fatalf("Load of a missing file = %v; want ErrNotLoggedIn", err)
+	}
+	at := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
+	want := &auth.File{
+		AuthMode: auth.ModeChatGPT,
+		Tokens: &auth.Tokens{
+			IDToken: idToken("acct-1", "a@example.com"), AccessToken: "access-" + leak,
+			RefreshToken: "test-refresh-" + leak, AccountID: "acct-1",
+		},
+		LastRefresh: &at,
+	}
+	if err := s.Save(want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	assertModes(t, home)
+	entries, _ := os.ReadDir(home)
+	if len(entries) != 1 || entries[0].Name() != "auth.json" {
+		t.Errorf("home holds %v; want only auth.json (no temporary file left)", entries)
+	}
+	// Codex's layout: OPENAI_API_KEY is always present (null here).
+	var raw map[string]any
+	data, _ := os.ReadFile(s.Path())
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"auth_mode", "OPENAI_API_KEY", "tokens", "last_refresh"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("auth.json lacks %q: %s", k, data)
+		}
+	}
+	if f := got; f.AccountID() != "acct-1" || f.Email() != "a@example.com" {
+		t.Errorf("account %q email %q", f.AccountID(), f.Email())
+	}
+}
+
+// assertModes checks the permissions of home (0700) and auth.json (0600).
+func assertModes(t *testing.T, home string) {
+	t.Helper()
+	if st, err := os.Stat(home); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("home mode = %v (%v); want 0700", st.Mode().Perm(), err)
+	}
+	if st, err := os.Stat(filepath.Join(home, "auth.json")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("auth.json mode = %v (%v); want 0600", st.Mode().Perm(), err)
+	}
+}
+
+func TestStoreTightensHome(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Chmod(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := "sk-" + leak + "-1234"
+	if err := auth.NewStore(home, nil).Save(&auth.File{AuthMode: auth.ModeAPIKey, OpenAIAPIKey: &key}); err != nil {
+		t.Fatal(err)
+	}
+	assertModes(t, home)
+}
+
+func TestStoreCorrupt(t *testing.T) {
+	tests := []struct{ name, content string }{
+		{"not json", `{"auth_mode": "chatgpt", "tokens": {"access_token": "x-` + leak},
+		{"empty", ``},
+		{"chatgpt without tokens", `{"auth_mode":"chatgpt","OPENAI_API_KEY":null}`},
+		{"apikey without key", `{"auth_mode":"apikey","OPENAI_API_KEY":""}`},
+		{"unknown mode", `{"auth_mode":"spaceship","OPENAI_API_KEY":"k"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			s := auth.NewStore(home, nil)
+			if err := os.WriteFile(s.Path(), []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Load()
+			var ce *auth.CorruptFileError
+			if !errors.As(err, &ce) || ce.Path != s.Path() {
+				t.Fatalf("Load = %v; want a *CorruptFileError for %s", err, s.Path())
+			}
+			if msg := err.Error(); !strings.Contains(msg, s.Path()) || !strings.Contains(msg, "agent logout") {
+				t.Errorf("message %q should name the file and say to run agent logout", msg)
+			}
+			noSecret(t, "the error", err.Error())
+			removed, err := s.Remove()
+			if !removed || err != nil {
+				t.Errorf("Remove = %v, %v; want true, nil", removed, err)
+			}
+			if _, err := s.Load(); !errors.Is(err, auth.ErrNotLoggedIn) {
+				t.Errorf("after Remove, Load = %v", err)
+			}
+		})
+	}
+}
+
+func TestStoreLockExcludes(t *testing.T) {
+	home := t.TempDir()
+	var sleeps int
+	a := auth.NewStore(home, nil)
+	b := auth.NewStore(home, &auth.StoreOptions{Sleep: func(ctx context.Context, d time.Duration) error {
+		sleeps++
+		if sleeps == 3 {
+			return context.Canceled // give up: a still holds it
+		}
+		return nil
+	}})
+	unlock, err := a.Lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Lock(t.Context()); !errors.Is(err, context.Canceled) || sleeps != 3 {
+		t.Fatalf("second Lock while held = %v after %d polls; want it to wait", err, sleeps)
+	}
+	unlock()
+	unlockB, err := b.Lock(t.Context())
+	if err != nil {
+		t.Fatalf("Lock after unlock: %v", err)
+	}
+	unlockB()
+}

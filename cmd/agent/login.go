@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
+)
+
+func newLoginCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	var withAPIKey, deviceAuth bool
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "Log in with ChatGPT or an API key; the login is saved in $AGENT_HOME/auth.json",
+		Long: `Log in for the openai provider (and any provider with requires_openai_auth).
+
+  agent login                 ChatGPT login in the browser (prints the URL to open)
+  agent login --device-auth   ChatGPT login with a code, for machines without a browser
+  printenv OPENAI_API_KEY | agent login --with-api-key
+  agent login status          how you are logged in; exit 0 when logged in, 1 when not
+
+The login is saved in $AGENT_HOME/auth.json (mode 0600). ChatGPT tokens are
+refreshed automatically; when a refresh is refused, run agent login again.
+The issuer and token endpoint can be changed with auth_issuer and
+auth_token_url in config.toml, or AGENT_AUTH_ISSUER and
+AGENT_REFRESH_TOKEN_URL.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLogin(ctx, env, g, withAPIKey, deviceAuth)
+		},
+	}
+	cmd.Flags().BoolVar(&withAPIKey, "with-api-key", false, "read an API key from standard input and save it")
+	cmd.Flags().BoolVar(&deviceAuth, "device-auth", false, "log in with a device code instead of a local browser")
+	cmd.MarkFlagsMutuallyExclusive("with-api-key", "device-auth")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "status",
+		Short: "Show how you are logged in (never the secret); exit 1 when not logged in",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLoginStatus(env)
+		},
+	})
+	return cmd
+}
+
+func newLogoutCmd(ctx context.Context, env Env, _ *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout",
+		Short: "Remove the saved login ($AGENT_HOME/auth.json), even an unreadable one",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			home, err := agentHome(env.Getenv)
+			if err != nil {
+				return usageError(err)
+			}
+			store := auth.NewStore(home, nil)
+			// Under the lock, so that a refresh in flight elsewhere cannot
+			// write the login back after it is removed.
+			unlock, err := store.Lock(ctx)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			removed, err := store.Remove()
+			unlock()
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			if removed {
+				fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Path())
+			} else {
+				fmt.Fprintln(env.Stderr, "Not logged in: nothing to remove")
+			}
+			return nil
+		},
+	}
+}
+
+func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAuth bool) error {
+	home, err := agentHome(env.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	if err != nil {
+		return usageError(err)
+	}
+	store := auth.NewStore(home, nil)
+	if withAPIKey {
+		return loginWithAPIKey(ctx, env, cfg, store)
+	}
+	if cfg.ForcedLoginMethod == "api" {
+		return usageError(errors.New("forced_login_method = \"api\": log in with `agent login --with-api-key`"))
+	}
+	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	if err != nil {
+		return usageError(err)
+	}
+	opts := auth.LoginOptions{
+		Store:             store,
+		Endpoints:         authEndpoints(env, cfg),
+		HTTPClient:        httpClient,
+		Originator:        "agent_cli",
+		ForcedWorkspaceID: cfg.ForcedChatGPTWorkspaceID,
+		Sleep:             env.Sleep,
+	}
+	var f *auth.File
+	if deviceAuth {
+		f, err = auth.LoginDevice(ctx, opts, func(u, code string) {
+			fmt.Fprintf(env.Stderr, "To log in, open this page on any device:\n\n  %s\n\nand enter the code:\n\n  %s\n\nWaiting for approval (the code expires in 15 minutes)...\n", u, code)
+		})
+	} else {
+		stop := func() {}
+		f, err = auth.LoginBrowser(ctx, opts, func(u string) {
+			fmt.Fprintf(env.Stderr, "Open this URL in a browser to log in:\n\n  %s\n\nWaiting for the browser (Ctrl-C to stop)...\n", u)
+			stop = openBrowser(ctx, env, u)
+		})
+		stop()
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: exitInterrupted, err: errors.New("login interrupted")}
+	case err != nil:
+		return &exitError{code: exitAuth, err: err}
+	}
+	fmt.Fprintf(env.Stderr, "Logged in using ChatGPT%s. Saved to %s\n", describeAccount(f), store.Path())
+	return nil
+}
+
+// loginWithAPIKey saves the API key piped on standard input.
+func loginWithAPIKey(ctx context.Context, env Env, cfg config.Config, store *auth.Store) error {
+	if cfg.ForcedLoginMethod == "chatgpt" {
+		return usageError(errors.New("forced_login_method = \"chatgpt\": log in with `agent login`"))
+	}
+	if env.StdinTTY {
+		return usageError(errors.New("--with-api-key reads the key from standard input: printenv OPENAI_API_KEY | agent login --with-api-key"))
+	}
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, 64<<10))
+	if err != nil {
+		return usageError(fmt.Errorf("read the API key from stdin: %w", err))
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" || strings.ContainsAny(key, " \t\r\n") {
+		return usageError(errors.New("--with-api-key: standard input must hold exactly one API key"))
+	}
+	unlock, err := store.Lock(ctx)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	err = store.Save(&auth.File{AuthMode: auth.ModeAPIKey, OpenAIAPIKey: &key})
+	unlock()
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(env.Stderr, "Logged in using an API key (%s). Saved to %s\n", auth.Mask(key), store.Path())
+	return nil
+}
+
+func runLoginStatus(env Env) error {
+	home, err := agentHome(env.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	store := auth.NewStore(home, nil)
+	f, err := store.Load()
+	if errors.Is(err, auth.ErrNotLoggedIn) {
+		fmt.Fprintln(env.Stdout, "Not logged in")
+		if env.Getenv("OPENAI_API_KEY") != "" {
+			fmt.Fprintln(env.Stdout, "(OPENAI_API_KEY is set: the openai provider uses it)")
+		}
+		return &exitError{code: exitFailed, err: errors.New("not logged in: run `agent login`")}
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	if f.Mode() == auth.ModeAPIKey {
+		fmt.Fprintf(env.Stdout, "Logged in using an API key: %s\n", auth.Mask(f.APIKey()))
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "Logged in using ChatGPT%s\n", describeAccount(f))
+	return nil
+}
+
+// describeAccount names a ChatGPT login without its secrets: the masked
+// account id and the e-mail address.
+func describeAccount(f *auth.File) string {
+	var parts []string
+	if id := f.AccountID(); id != "" {
+		parts = append(parts, "account "+auth.Mask(id))
+	}
+	if e := f.Email(); e != "" {
+		parts = append(parts, e)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// authEndpoints returns where logins and refreshes go: the environment
+// (AGENT_AUTH_ISSUER, AGENT_REFRESH_TOKEN_URL) over config over defaults.
+func authEndpoints(env Env, cfg config.Config) auth.Endpoints {
+	ep := auth.Endpoints{Issuer: cfg.AuthIssuer, TokenURL: cfg.AuthTokenURL, ClientID: cfg.AuthClientID}
+	if v := strings.TrimSpace(env.Getenv("AGENT_AUTH_ISSUER")); v != "" {
+		ep.Issuer = v
+	}
+	if v := strings.TrimSpace(env.Getenv("AGENT_REFRESH_TOKEN_URL")); v != "" {
+		ep.TokenURL = v
+	}
+	return ep.WithDefaults()
+}
+
+// resolveCredentials picks the credentials of provider p (see
+// [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
+// built-in openai provider is pointed at the ChatGPT backend unless its
+// base URL was changed.
+func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger) (modelclient.Credentials, error) {
+	var command *auth.CommandOptions
+	if a, ok := cfg.AuthCommands[p.ID]; ok {
+		command = &auth.CommandOptions{
+			Command: a.Command, Args: a.Args, Timeout: a.Timeout, RefreshInterval: a.RefreshInterval, Dir: a.Cwd,
+		}
+	}
+	r, err := auth.Resolve(auth.ResolveOptions{
+		Provider:  *p,
+		Command:   command,
+		Getenv:    env.Getenv,
+		APIKeyVar: "AGENT_API_KEY",
+		Manager: auth.ManagerOptions{
+			Store:      auth.NewStore(home, &auth.StoreOptions{Logger: logger}),
+			Endpoints:  authEndpoints(env, cfg),
+			HTTPClient: hc,
+		},
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case r.APIKey != nil:
+		return r.APIKey, nil
+	case r.Command != nil:
+		return r.Command, nil
+	case r.Manager != nil:
+		if r.Manager.Mode() == auth.ModeChatGPT && p.ID == config.DefaultModelProvider &&
+			p.BaseURL == provider.Builtins()[config.DefaultModelProvider].BaseURL {
+			p.BaseURL = chatGPTBaseURL(cfg.ChatGPTBaseURL)
+		}
+		return r.Manager, nil
+	}
+	return nil, nil
+}
+
+// chatGPTBaseURL returns the Responses root of ChatGPT mode: configured
+// chatgpt_base_url, with /codex added to a bare .../backend-api as Codex
+// configs have it, or the default.
+func chatGPTBaseURL(configured string) string {
+	u := strings.TrimRight(configured, "/")
+	switch {
+	case u == "":
+		return auth.DefaultChatGPTBaseURL
+	case strings.HasSuffix(u, "/backend-api"):
+		return u + "/codex"
+	}
+	return u
+}
+
+// openBrowser opens u in the desktop's browser, if there is a desktop; it
+// never runs in CI or over SSH. The returned stop ends the opener if it is
+// still running and waits for it.
+func openBrowser(ctx context.Context, env Env, u string) (stop func()) {
+	if !hasDesktop(env) {
+		return func() {}
+	}
+	if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") {
+		return func() {}
+	}
+	var name string
+	var args []string
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler"}
+	default:
+		name = "xdg-open"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, name, append(args, u)...)
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// hasDesktop reports whether a browser can be opened on this machine.
+func hasDesktop(env Env) bool {
+	for _, v := range []string{"CI", "SSH_CONNECTION", "SSH_TTY", "AGENT_NO_BROWSER"} {
+		if env.Getenv(v) != "" {
+			return false
+		}
+	}
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return true
+	}
+	return env.Getenv("DISPLAY") != "" || env.Getenv("WAYLAND_DISPLAY") != ""
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/proxy"
+)
+
+// proxyFlags are the flags of agent proxy; each overrides the [proxy] key
+// of the same meaning when given.
+type proxyFlags struct {
+	listen        string
+	upstream      string
+	provider      string
+	allowRemote   bool
+	maxRetries    int
+	maxConcurrent int
+	ws            string
+}
+
+func newProxyCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	f := &proxyFlags{}
+	cmd := &cobra.Command{
+		Use:   "proxy",
+		Short: "Run a local retrying proxy in front of an OpenAI-compatible API",
+		Long: `Run a local reverse proxy that retries failed model requests for any
+OpenAI-compatible client (the Codex CLI, the OpenAI SDKs, curl). Point the
+client's base URL at http://LISTEN/v1 and turn the client's own retries
+off, so retries do not multiply (see docs/proxy.md).
+
+POST /v1/responses and /v1/chat/completions are retried with backoff when
+the answer is a retryable failure (5xx, 429, "at capacity", an error as
+the first stream event, a dropped connection), but only before anything
+was sent to the client: once a stream starts it is relayed unbuffered and
+never retried. Other paths are passed through once. WebSocket upgrades get
+426 (clients fall back to HTTP) unless --ws passthrough.
+
+Requests go to --upstream, or to the base_url of --provider (whose
+http_headers, query_params and env_key credentials are added), or, with
+neither, to the selected model_provider. Settings not given as flags come
+from [proxy] in config.toml. One log line per request goes to standard
+error (OK, RETRY, FAILED, and STATS every 100 requests); GET /_proxy/stats
+returns the counters as JSON. Ctrl-C stops the proxy gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProxy(ctx, env, g, f, cmd)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.listen, "listen", config.DefaultProxyListen, "address to listen on ([proxy] listen)")
+	fl.StringVar(&f.upstream, "upstream", "", "API root to forward to, e.g. https://api.openai.com/v1 ([proxy] upstream)")
+	fl.StringVar(&f.provider, "provider", "", "forward to this config provider's base_url with its headers and env_key ([proxy] provider)")
+	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (anyone who can reach it uses your credentials)")
+	fl.IntVar(&f.maxRetries, "max-retries", config.DefaultProxyMaxRetries, "re-sends of one request; 0 disables retries ([proxy] max_retries)")
+	fl.IntVar(&f.maxConcurrent, "max-concurrent-retries", config.DefaultProxyMaxConcurrentRetries, "re-sends in flight at once; others wait ([proxy] max_concurrent_retries)")
+	fl.StringVar(&f.ws, "ws", config.DefaultProxyWebSocket, `WebSocket upgrades: "reject" (426, clients fall back to HTTP) or "passthrough" ([proxy] websocket)`)
+	return cmd
+}
+
+func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *cobra.Command) error {
+	home, err := agentHome(env.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	if err != nil {
+		return usageError(err)
+	}
+	pc := mergeProxyFlags(cfg.Proxy, f, cmd)
+	if err := checkListen(pc.Listen, f.allowRemote); err != nil {
+		return usageError(err)
+	}
+	opts, target, err := proxyTarget(cfg, pc, env)
+	if err != nil {
+		return usageError(err)
+	}
+	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	if err != nil {
+		return usageError(err)
+	}
+	opts.Transport = httpClient.Transport
+	opts.MaxRetries = pc.MaxRetries
+	if pc.MaxRetries == 0 {
+		opts.MaxRetries = -1 // proxy.Options: zero means the default
+	}
+	opts.MaxConcurrentRetries = pc.MaxConcurrentRetries
+	opts.MaxBodyBytes = pc.MaxBodyBytes
+	opts.WebSocket = pc.WebSocket
+	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
+	opts.Sleep, opts.Rand = env.Sleep, env.Rand
+	opts.Logger = proxyLogger(env, g.logLevel)
+	p, err := proxy.New(opts)
+	if err != nil {
+		return usageError(err)
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", pc.Listen)
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("proxy: %w", err)}
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(env.Stderr, "agent proxy: listening on %s/v1 -> %s\n", base, target)
+	fmt.Fprintf(env.Stderr, "agent proxy: up to %d retries per request, %d at once; stats at %s%s; Ctrl-C to stop\n",
+		max(pc.MaxRetries, 0), pc.MaxConcurrentRetries, base, proxy.StatsPath)
+	if err := p.Serve(ctx, ln); err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("proxy: %w", err)}
+	}
+	s := p.Stats()
+	fmt.Fprintf(env.Stderr, "agent proxy: stopped after %d requests (%d retries, %d retry successes, %d failed)\n",
+		s.Requests, s.Retries, s.RetrySuccesses, s.Failed)
+	return nil
+}
+
+// mergeProxyFlags lays the flags given on the command line over pc.
+func mergeProxyFlags(pc config.Proxy, f *proxyFlags, cmd *cobra.Command) config.Proxy {
+	fl := cmd.Flags()
+	if fl.Changed("listen") {
+		pc.Listen = f.listen
+	}
+	switch {
+	case fl.Changed("upstream") && fl.Changed("provider"):
+		pc.Upstream, pc.Provider = f.upstream, f.provider // rejected by proxyTarget
+	case fl.Changed("upstream"):
+		pc.Upstream, pc.Provider = f.upstream, ""
+	case fl.Changed("provider"):
+		pc.Upstream, pc.Provider = "", f.provider
+	}
+	if fl.Changed("max-retries") {
+		pc.MaxRetries = f.maxRetries
+	}
+	if fl.Changed("max-concurrent-retries") {
+		pc.MaxConcurrentRetries = f.maxConcurrent
+	}
+	if fl.Changed("ws") {
+		pc.WebSocket = f.ws
+	}
+	return pc
+}
+
+// proxyTarget works out where requests go and what is added to them: an
+// explicit upstream (nothing added; the global retry policy), or a
+// provider's base_url with its headers, query and key (its retry policy).
+// target describes the choice for the banner.
+func proxyTarget(cfg config.Config, pc config.Proxy, env Env) (opts proxy.Options, target string, err error) {
+	switch {
+	case pc.Upstream != "" && pc.Provider != "":
+		return opts, "", errors.New("give --upstream or --provider, not both")
+	case pc.MaxRetries < 0:
+		return opts, "", fmt.Errorf("--max-retries must not be negative, got %d", pc.MaxRetries)
+	case pc.MaxConcurrentRetries < 1:
+		return opts, "", fmt.Errorf("--max-concurrent-retries must be at least 1, got %d", pc.MaxConcurrentRetries)
+	case pc.Upstream != "":
+		u, err := url.Parse(pc.Upstream)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return opts, "", fmt.Errorf("--upstream %q: want an absolute http:// or https:// URL", pc.Upstream)
+		}
+		opts.Upstream, opts.Retry = u, cfg.Retry
+		return opts, u.Redacted(), nil
+	}
+	id := pc.Provider
+	if id == "" {
+		id = cfg.ModelProvider
+	}
+	info, ok := cfg.Providers[id]
+	switch {
+	case !ok:
+		return opts, "", fmt.Errorf("unknown provider %q", id)
+	case info.Demo || info.BaseURL == "":
+		return opts, "", fmt.Errorf("provider %q has no base_url to forward to; give --upstream", id)
+	}
+	u, err := url.Parse(info.BaseURL)
+	if err != nil {
+		return opts, "", fmt.Errorf("provider %q base_url: %w", id, err)
+	}
+	opts.Upstream, opts.Retry = u, info.Retry
+	opts.Header = http.Header{}
+	for k, v := range info.HTTPHeaders {
+		opts.Header.Set(k, v)
+	}
+	for k, name := range info.EnvHTTPHeaders {
+		if v := strings.TrimSpace(env.Getenv(name)); v != "" {
+			opts.Header.Set(k, v)
+		}
+	}
+	if info.EnvKey != "" {
+		if key := strings.TrimSpace(env.Getenv(info.EnvKey)); key != "" {
+			opts.Header.Set("Authorization", "Bearer "+key)
+		} else {
+			fmt.Fprintf(env.Stderr, "agent proxy: %s is not set; clients' own Authorization headers are passed through\n", info.EnvKey)
+		}
+	}
+	if len(info.QueryParams) > 0 {
+		opts.Query = url.Values{}
+		for k, v := range info.QueryParams {
+			opts.Query.Set(k, v)
+		}
+	}
+	return opts, fmt.Sprintf("%s (provider %s)", u.Redacted(), id), nil
+}
+
+// checkListen refuses an address other clients could reach unless
+// allowRemote: the proxy adds the provider's credentials to every request.
+func checkListen(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w", addr, err)
+	}
+	ip := net.ParseIP(strings.Split(host, "%")[0])
+	if strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback()) || allowRemote {
+		return nil
+	}
+	return fmt.Errorf("--listen %q is not a loopback address; anyone who can reach it would use your credentials (add --allow-remote to mean it)", addr)
+}
+
+// proxyLogger writes the proxy's request lines to standard error as slog
+// text, at --log-level, else $AGENT_LOG, else info.
+func proxyLogger(env Env, flagLevel string) *slog.Logger {
+	level := slog.LevelInfo
+	name := flagLevel
+	if name == "" {
+		name = env.Getenv("AGENT_LOG")
+	}
+	if name != "" && level.UnmarshalText([]byte(strings.ToLower(name))) != nil {
+		fmt.Fprintf(env.Stderr, "agent: ignoring log level %q (want debug, info, warn or error)\n", name)
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,357 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	gosse "github.com/tmaxmax/go-sse"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/transport"
+)
+
+// peekLimit bounds the bytes held back before the commit decision: the
+// lifecycle events of a stream, or a non-streamed body inspected for an
+// error object. Past it the proxy commits.
+const peekLimit = 1 << 20
+
+// errorBodyLimit bounds the start of an error body read to classify it;
+// the rest is relayed unread.
+const errorBodyLimit = 64 << 10
+
+// errTooLarge: the request body exceeds MaxBodyBytes.
+var errTooLarge = errors.New("proxy: request body too large")
+
+// attempt is one upstream try, up to the commit decision.
+type attempt struct {
+	// resp is the upstream answer; nil when the round trip failed.
+	resp *http.Response
+	// head holds the body bytes already read, to be relayed first.
+	head []byte
+	// readErr is the error that ended reading head early: relay head,
+	// then cut the client off.
+	readErr error
+	// failure is the classification; Err == nil means success.
+	failure modelclient.Failure
+}
+
+// discard releases an attempt that will not be relayed.
+func (a *attempt) discard() {
+	if a.resp != nil {
+		_ = a.resp.Body.Close()
+	}
+}
+
+// forward sends a retried POST upstream until an attempt succeeds, fails
+// for good or the budget runs out, and relays that attempt.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
+	body, err := readBody(r.Body, p.opts.MaxBodyBytes)
+	switch {
+	case errors.Is(err, errTooLarge):
+		res.status = http.StatusRequestEntityTooLarge
+		res.failure = modelclient.Failure{Kind: modelclient.KindInvalidRequest, Status: res.status, Err: err}
+		writeError(w, res, "invalid_request_error", "request_too_large",
+			fmt.Sprintf("agent proxy: request body exceeds %d bytes", p.opts.MaxBodyBytes))
+		return
+	case err != nil:
+		res.status = http.StatusBadRequest
+		res.failure = modelclient.ClassifyRoundTrip(err)
+		writeError(w, res, "invalid_request_error", "request_body_unreadable", "agent proxy: cannot read the request body")
+		return
+	}
+	ctx := r.Context()
+	for n := 1; ; n++ {
+		res.attempts = n
+		if n > 1 {
+			if err := p.gate.acquire(ctx); err != nil {
+				p.giveUp(w, res, err)
+				return
+			}
+		}
+		a := p.try(ctx, r, body)
+		if n > 1 {
+			p.gate.release()
+		}
+		f := a.failure
+		if f.Err == nil {
+			p.relay(w, a, res)
+			return
+		}
+		pol := p.policy(f.Class)
+		if !f.Retryable || !pol.Allows(n, p.opts.MaxRetries) || ctx.Err() != nil {
+			res.failure = f
+			p.relay(w, a, res)
+			return
+		}
+		delay := pol.Delay(n, p.opts.Rand())
+		if f.Delay > 0 {
+			delay = pol.Cap(f.Delay) // the server's delay wins
+		}
+		a.discard()
+		p.logRetry(ctx, res, n, delay, f)
+		if err := p.opts.Sleep(ctx, delay); err != nil {
+			p.giveUp(w, res, err)
+			return
+		}
+	}
+}
+
+// giveUp answers a request whose wait for a retry ended with its context:
+// the client left, or the proxy is shutting down.
+func (p *Proxy) giveUp(w http.ResponseWriter, res *result, err error) {
+	res.status = http.StatusServiceUnavailable
+	res.failure = modelclient.Classify(err)
+	writeError(w, res, "server_error", "proxy_canceled", "agent proxy: stopped while waiting to retry")
+}
+
+// try makes one upstream attempt and reads as much of the answer as the
+// commit decision needs.
+func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte) attempt {
+	resp, err := p.opts.Transport.RoundTrip(p.upstreamRequest(ctx, r, body))
+	if err != nil {
+		return attempt{failure: modelclient.ClassifyRoundTrip(err)}
+	}
+	a := attempt{resp: resp}
+	switch {
+	case resp.StatusCode >= http.StatusBadRequest:
+		a.head, _, a.readErr = readUpTo(resp.Body, errorBodyLimit)
+		a.failure = modelclient.ClassifyResponse(resp.StatusCode, resp.Header, a.head, p.opts.Keywords)
+	case isEventStream(resp.Header):
+		p.peekStream(&a)
+	default:
+		var complete bool
+		a.head, complete, a.readErr = readUpTo(resp.Body, peekLimit)
+		switch {
+		case a.readErr != nil:
+			a.failure = modelclient.Classify(&transport.ReadError{Err: a.readErr})
+		case complete:
+			a.failure = modelclient.ClassifyResponse(resp.StatusCode, resp.Header, a.head, p.opts.Keywords)
+		}
+	}
+	return a
+}
+
+// upstreamRequest builds the upstream request for one attempt.
+func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byte) *http.Request {
+	out := &http.Request{
+		Method:        r.Method,
+		URL:           p.upstreamURL(r.URL),
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        r.Header.Clone(),
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+	}
+	removeHopHeaders(out.Header)
+	// Let the transport negotiate compression and decompress, so the
+	// proxy can read errors and events; the client gets identity bytes.
+	out.Header.Del("Accept-Encoding")
+	for k, v := range p.opts.Header {
+		out.Header[k] = append([]string(nil), v...)
+	}
+	return out.WithContext(ctx)
+}
+
+// peekStream reads events until the first one that is not a lifecycle
+// event and classifies it; every byte read is kept in a.head.
+func (p *Proxy) peekStream(a *attempt) {
+	rec := &recorder{r: a.resp.Body}
+	parseErr := false
+	for ev, err := range gosse.Read(rec, &gosse.ReadConfig{MaxEventSize: peekLimit}) {
+		if err != nil {
+			parseErr = rec.err == nil
+			break
+		}
+		if isLifecycle(ev) && rec.buf.Len() < peekLimit {
+			continue
+		}
+		a.head = rec.buf.Bytes()
+		if f, isErr := modelclient.ClassifyEvent(ev.Type, []byte(ev.Data), p.opts.Keywords); isErr {
+			a.failure = f
+		}
+		return
+	}
+	a.head = rec.buf.Bytes()
+	switch {
+	case rec.err != nil:
+		a.readErr = rec.err
+		a.failure = modelclient.Classify(&transport.ReadError{Err: rec.err})
+	case !parseErr:
+		// The stream ended before anything but lifecycle events: nothing
+		// was shown, so asking again is safe.
+		a.failure = modelclient.Classify(transport.ErrIncomplete)
+	}
+}
+
+// isLifecycle reports whether ev only announces the response (created,
+// in progress, queued) and so may be held back before the commit.
+func isLifecycle(ev gosse.Event) bool {
+	typ := ev.Type
+	if typ == "" {
+		var v struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal([]byte(ev.Data), &v)
+		typ = v.Type
+	}
+	switch typ {
+	case "response.created", "response.in_progress", "response.queued":
+		return true
+	}
+	return false
+}
+
+// recorder keeps every byte read through it and the first read error
+// other than io.EOF.
+type recorder struct {
+	r   io.Reader
+	buf bytes.Buffer
+	err error
+}
+
+func (c *recorder) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.buf.Write(b[:n])
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// relay writes a's status, headers and body to the client: the held-back
+// head, then the rest of the upstream body as it arrives, flushing each
+// chunk. An upstream that breaks mid-body breaks the client's response
+// too (the handler aborts), so a truncated stream never looks complete.
+func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
+	if a.resp == nil {
+		res.status = http.StatusBadGateway
+		writeError(w, res, "server_error", "upstream_unavailable",
+			"agent proxy: upstream unavailable: "+a.failure.Reason())
+		return
+	}
+	defer a.resp.Body.Close()
+	res.status = a.resp.StatusCode
+	h := w.Header()
+	for k, v := range a.resp.Header {
+		h[k] = v
+	}
+	removeHopHeaders(h)
+	h.Set(HeaderProxy, "1")
+	h.Set(HeaderAttempts, strconv.Itoa(res.attempts))
+	w.WriteHeader(a.resp.StatusCode)
+	rc := http.NewResponseController(w)
+	if len(a.head) > 0 {
+		if _, err := w.Write(a.head); err != nil {
+			res.streamErr = err
+			return
+		}
+	}
+	if err := rc.Flush(); err != nil {
+		res.streamErr = err
+		return
+	}
+	if a.readErr != nil {
+		res.streamErr = &transport.ReadError{Err: a.readErr}
+		panic(http.ErrAbortHandler)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := a.resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				res.streamErr = werr
+				return
+			}
+			if werr := rc.Flush(); werr != nil {
+				res.streamErr = werr
+				return
+			}
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return
+		case err != nil:
+			res.streamErr = &transport.ReadError{Err: err}
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// readBody reads a request body of at most limit bytes.
+func readBody(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+// readUpTo reads up to limit bytes of r. complete says r reached EOF
+// within them; err is a read error other than EOF.
+func readUpTo(r io.Reader, limit int) (b []byte, complete bool, err error) {
+	b, err = io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return b, false, err
+	}
+	if len(b) > limit {
+		// One byte too many was read to tell "exactly limit" from "more".
+		return b, false, nil
+	}
+	return b, true, nil
+}
+
+// isEventStream reports whether h announces a server-sent event stream.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// hopHeaders are the hop-by-hop headers of RFC 9110 section 7.6.1, plus
+// the legacy ones proxies drop.
+func hopHeaders() []string {
+	return []string{
+		"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+	}
+}
+
+// removeHopHeaders deletes the hop-by-hop headers of h, including those
+// its Connection header names.
+func removeHopHeaders(h http.Header) {
+	for _, v := range h["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders() {
+		h.Del(name)
+	}
+}
+
+// writeError answers res.status with an OpenAI-style JSON error the proxy
+// made up itself (never one relayed from upstream).
+func writeError(w http.ResponseWriter, res *result, typ, code, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set(HeaderProxy, "1")
+	h.Set(HeaderAttempts, strconv.Itoa(res.attempts))
+	w.WriteHeader(res.status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"message": msg, "type": typ, "code": code, "param": nil,
+	}})
+}

@@ -1,0 +1,77 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httputil"
+
+	"github.com/agentcli/agent/modelclient"
+)
+
+// resultKey carries the request's *result to the reverse proxy's hooks.
+type resultKey struct{}
+
+// newReverseProxy returns the relay for paths that are not retried and for
+// WebSocket upgrades. It flushes every write and handles Upgrade by
+// copying the hijacked connection both ways.
+func (p *Proxy) newReverseProxy() *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = p.upstreamURL(pr.In.URL)
+			pr.Out.Host = ""
+			for k, v := range p.opts.Header {
+				pr.Out.Header[k] = append([]string(nil), v...)
+			}
+		},
+		Transport:     p.opts.Transport,
+		FlushInterval: -1,
+		ErrorLog:      log.New(io.Discard, "", 0),
+		ModifyResponse: func(resp *http.Response) error {
+			if res, ok := resp.Request.Context().Value(resultKey{}).(*result); ok {
+				res.status = resp.StatusCode
+			}
+			resp.Header.Set(HeaderProxy, "1")
+			resp.Header.Set(HeaderAttempts, "1")
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			res, _ := r.Context().Value(resultKey{}).(*result)
+			if res == nil {
+				res = &result{}
+			}
+			if res.status != 0 {
+				// The response had started (a body copy or an upgraded
+				// connection broke); nothing more can be said to the client.
+				res.streamErr = err
+				return
+			}
+			res.failure = modelclient.ClassifyRoundTrip(err)
+			res.status = http.StatusBadGateway
+			writeError(w, res, "server_error", "upstream_unavailable",
+				"agent proxy: upstream unavailable: "+res.failure.Reason())
+		},
+	}
+}
+
+// passthrough relays r once, without buffering or retries.
+func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request, res *result) {
+	res.attempts = 1
+	ctx := context.WithValue(r.Context(), resultKey{}, res)
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// serveWebSocket refuses an upgrade (426, so Responses clients fall back
+// to HTTP) or, in passthrough mode, relays the connection.
+func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, res *result) {
+	if p.opts.WebSocket == WebSocketPassthrough {
+		p.passthrough(w, r, res)
+		return
+	}
+	res.status = http.StatusUpgradeRequired
+	res.failure = modelclient.ClassifyResponse(res.status, nil, nil, modelclient.Keywords{})
+	writeError(w, res, "invalid_request_error", "websocket_not_proxied",
+		"agent proxy: WebSocket is not proxied; use HTTP (server-sent events), or start the proxy with --ws "+
+			WebSocketPassthrough)
+}

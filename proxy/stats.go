@@ -1,0 +1,205 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentcli/agent/modelclient"
+)
+
+// Stats are the proxy's counters since it started. Finished requests are
+// counted once each, when they end; the stats endpoint itself is not
+// counted.
+type Stats struct {
+	// Requests is the number of finished requests; OK + Failed.
+	Requests int64 `json:"requests"`
+	// OK counts requests relayed with a status below 400 whose body, if
+	// streamed, arrived whole.
+	OK int64 `json:"ok"`
+	// Failed counts the others: an error status relayed, an upstream that
+	// could not be reached, a stream broken after the commit, a client
+	// that left.
+	Failed int64 `json:"failed"`
+	// Retries is the number of re-sends.
+	Retries int64 `json:"retries"`
+	// RetrySuccesses counts OK requests that needed at least one retry.
+	RetrySuccesses int64 `json:"retry_successes"`
+	// ByClass breaks retries and failures down by retry class
+	// (transport, server_error, rate_limit, overloaded, idle); failures
+	// that are not retryable are under their kind (auth,
+	// invalid_request, ...).
+	ByClass map[string]ClassStats `json:"by_class"`
+	// InFlight is the number of requests being handled now.
+	InFlight int64 `json:"in_flight"`
+	// Retrying is the number of re-sends holding a gate slot now.
+	Retrying int64 `json:"retrying"`
+	// Waiting is the number of re-sends waiting for a gate slot now.
+	Waiting int64 `json:"waiting"`
+}
+
+// ClassStats are the counters of one class or kind.
+type ClassStats struct {
+	Retries  int64 `json:"retries"`
+	Failures int64 `json:"failures"`
+}
+
+// counters accumulates [Stats].
+type counters struct {
+	inFlight atomic.Int64
+
+	mu sync.Mutex
+	s  Stats
+}
+
+func newCounters() *counters {
+	return &counters{s: Stats{ByClass: map[string]ClassStats{}}}
+}
+
+func (c *counters) retry(class string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s.Retries++
+	cs := c.s.ByClass[class]
+	cs.Retries++
+	c.s.ByClass[class] = cs
+}
+
+// finish counts a finished request and returns the new request count.
+func (c *counters) finish(ok bool, attempts int, key string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.s.Requests++
+	switch {
+	case ok:
+		c.s.OK++
+		if attempts > 1 {
+			c.s.RetrySuccesses++
+		}
+	default:
+		c.s.Failed++
+		cs := c.s.ByClass[key]
+		cs.Failures++
+		c.s.ByClass[key] = cs
+	}
+	return c.s.Requests
+}
+
+// Stats returns a snapshot of the counters. It is safe for concurrent use.
+func (p *Proxy) Stats() Stats {
+	p.stats.mu.Lock()
+	s := p.stats.s
+	s.ByClass = maps.Clone(s.ByClass)
+	p.stats.mu.Unlock()
+	s.InFlight = p.stats.inFlight.Load()
+	s.Retrying = p.gate.held.Load()
+	s.Waiting = p.gate.waiting.Load()
+	return s
+}
+
+func (p *Proxy) serveStats(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set(HeaderProxy, "1")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(p.Stats())
+}
+
+// result is what one request came to, for its log line and the counters.
+type result struct {
+	id       int64
+	method   string
+	path     string
+	start    time.Time
+	attempts int
+	// status is the status sent to the client, 0 if none was.
+	status int
+	// failure is the final classified failure, Err == nil if none.
+	failure modelclient.Failure
+	// streamErr ended the relay of a committed answer early.
+	streamErr error
+}
+
+// finish logs the request's line (OK or FAILED), counts it, and every
+// StatsEvery requests logs a STATS line.
+func (p *Proxy) finish(res *result) {
+	f := res.failure
+	if f.Err == nil && res.streamErr != nil {
+		f = modelclient.Classify(res.streamErr)
+	}
+	ok := f.Err == nil && res.status > 0 && res.status < http.StatusBadRequest
+	if f.Err == nil && !ok {
+		f = modelclient.ClassifyResponse(res.status, nil, nil, modelclient.Keywords{})
+	}
+	attrs := []slog.Attr{
+		slog.Int64("id", res.id),
+		slog.String("method", res.method),
+		slog.String("path", res.path),
+		slog.Int("status", res.status),
+		slog.Int("attempts", res.attempts),
+		slog.Duration("duration", time.Since(res.start).Round(time.Millisecond)),
+	}
+	key := f.Class
+	if key == "" {
+		key = f.Kind.String()
+	}
+	msg := "OK"
+	if !ok {
+		msg = "FAILED"
+		attrs = append(attrs, slog.String("kind", f.Kind.String()), slog.String("class", f.Class),
+			slog.String("code", f.Code), slog.Bool("committed", res.streamErr != nil))
+	}
+	ctx := context.Background()
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
+	if !ok && f.Message != "" {
+		// The server's message comes from a response body: only at debug.
+		p.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "FAILED detail", slog.Int64("id", res.id), slog.String("message", f.Message))
+	}
+	n := p.stats.finish(ok, res.attempts, key)
+	if every := int64(p.opts.StatsEvery); every > 0 && n%every == 0 {
+		p.logStats(ctx)
+	}
+}
+
+// logRetry logs the RETRY line of retry n of res after failure f.
+func (p *Proxy) logRetry(ctx context.Context, res *result, n int, delay time.Duration, f modelclient.Failure) {
+	p.stats.retry(f.Class)
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "RETRY",
+		slog.Int64("id", res.id),
+		slog.String("path", res.path),
+		slog.Int("retry", n),
+		slog.Int("max", p.opts.MaxRetries),
+		slog.Duration("delay", delay),
+		slog.String("class", f.Class),
+		slog.String("kind", f.Kind.String()),
+		slog.Int("status", f.Status),
+		slog.String("code", f.Code),
+	)
+	if f.Message != "" {
+		p.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "RETRY detail", slog.Int64("id", res.id), slog.String("message", f.Message))
+	}
+}
+
+func (p *Proxy) logStats(ctx context.Context) {
+	s := p.Stats()
+	attrs := []slog.Attr{
+		slog.Int64("requests", s.Requests),
+		slog.Int64("ok", s.OK),
+		slog.Int64("failed", s.Failed),
+		slog.Int64("retries", s.Retries),
+		slog.Int64("retry_successes", s.RetrySuccesses),
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.ByClass)) {
+		cs := s.ByClass[k]
+		attrs = append(attrs, slog.Group(k, slog.Int64("retries", cs.Retries), slog.Int64("failures", cs.Failures)))
+	}
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "STATS", attrs...)
+}
