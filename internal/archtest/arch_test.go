@@ -73,9 +73,11 @@ func TestImportDirection(t *testing.T) {
 		"agentsmd":                    {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
-		"internal/responsestest/cmd/fakeresponses": {"internal/responsestest"}, // the fake server as a binary, for bench/
-		"bench":                       {}, // test-only: Go benchmarks and the soak
 		"rollout":                     {"transport"},
+
+		// Benchmarks: the test-only bench package and the fake server as a binary.
+		"bench": {},
+		"internal/responsestest/cmd/fakeresponses": {"internal/responsestest"},
 	}
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, module+"/")
