@@ -76,6 +76,7 @@ func (f Failure) Reason() string {
 	var (
 		re *transport.ReadError
 		op *net.OpError
+		ce *transport.ConnectError
 	)
 	switch {
 	case errors.Is(f.Err, transport.ErrIncomplete):
@@ -86,8 +87,8 @@ func (f Failure) Reason() string {
 		return "stream made no progress"
 	case f.Kind == KindConnect && errors.As(f.Err, &op):
 		return "cannot connect to the server: " + op.Error()
-	case f.Kind == KindConnect:
-		return "cannot connect to the server"
+	case f.Kind == KindConnect && errors.As(f.Err, &ce):
+		return "cannot connect to the server: " + ce.Err.Error()
 	case errors.As(f.Err, &re):
 		return "stream disconnected before completion: " + re.Err.Error()
 	case f.Status != 0 && f.Message != "":
