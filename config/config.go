@@ -99,6 +99,9 @@ type Config struct {
 	// overlaid by [retry.<class>]. Each provider's Info.Retry already
 	// includes it.
 	Retry map[string]provider.ClassPolicy
+	// AutoContinue is the selected provider's effective [auto_continue]
+	// policy: the global table overlaid by the provider's own.
+	AutoContinue AutoContinue
 
 	// Instructions, DeveloperInstructions, ModelInstructionsFile,
 	// CompactPrompt and ExperimentalCompactPromptFile are the Codex keys of
@@ -217,6 +220,35 @@ type Project struct {
 	TrustLevel string
 }
 
+// AutoContinue is the turn-continuation policy (seed 004): when a turn
+// outlasts every retry budget, wait per Delays and continue it over its
+// recorded history with Prompt.
+type AutoContinue struct {
+	Enabled bool
+	Delays  []time.Duration
+	// Prompt is the continuation prompt; "" means the built-in one.
+	Prompt string
+}
+
+// DefaultAutoContinue returns the defaults: enabled, 10 s, 20 s, 60 s.
+func DefaultAutoContinue() AutoContinue {
+	return AutoContinue{Enabled: true, Delays: []time.Duration{10 * time.Second, 20 * time.Second, time.Minute}}
+}
+
+func (a *AutoContinue) overlay(f *autoContinueFile) {
+	if f == nil {
+		return
+	}
+	set(&a.Enabled, f.Enabled)
+	set(&a.Prompt, f.Prompt)
+	if f.DelaysMS != nil {
+		a.Delays = nil
+		for _, ms := range *f.DelaysMS {
+			a.Delays = append(a.Delays, millis(ms))
+		}
+	}
+}
+
 // Default returns the configuration used when there is no config file and
 // no flag: the built-in providers with openai selected, and every default
 // documented on [Config].
@@ -230,6 +262,7 @@ func Default() Config {
 		ApprovalPolicy:     DefaultApprovalPolicy,
 		Features:           Features{UnboundedConnectionRetries: true, Other: map[string]bool{}},
 		Retry:              provider.DefaultRetry(),
+		AutoContinue:       DefaultAutoContinue(),
 		ProjectDocMaxBytes: DefaultProjectDocMaxBytes,
 		ProjectRootMarkers: []string{".git"},
 		History:            History{Persistence: DefaultHistoryPersistence},

@@ -43,6 +43,14 @@ func resolve(layers []layer, opts Options, probs *problems) Config {
 		return c
 	}
 	c.Provider = info.Clone()
+	for _, l := range layers {
+		c.AutoContinue.overlay(l.f.AutoContinue)
+	}
+	for _, l := range layers {
+		if pf, ok := l.f.ModelProviders[c.ModelProvider]; ok {
+			c.AutoContinue.overlay(pf.AutoContinue)
+		}
+	}
 	return c
 }
 

@@ -62,6 +62,7 @@ type fileConfig struct {
 
 	Features       map[string]bool         `toml:"features"`
 	Retry          *retryFile              `toml:"retry"`
+	AutoContinue   *autoContinueFile       `toml:"auto_continue"`
 	Proxy          *proxyFile              `toml:"proxy"`
 	ModelProviders map[string]providerFile `toml:"model_providers"`
 	Profiles       map[string]profileFile  `toml:"profiles"`
@@ -117,6 +118,7 @@ type providerFile struct {
 	SupportsWebSockets        *bool             `toml:"supports_websockets"`
 	RequiresOpenAIAuth        *bool             `toml:"requires_openai_auth"`
 	Retry                     *retryFile        `toml:"retry"`
+	AutoContinue              *autoContinueFile `toml:"auto_continue"`
 	Auth                      *providerAuthFile `toml:"auth"`
 }
 
@@ -138,6 +140,13 @@ type retryFile struct {
 	RateLimit   *classFile      `toml:"rate_limit"`
 	Overloaded  *overloadedFile `toml:"overloaded"`
 	Idle        *classFile      `toml:"idle"`
+}
+
+// autoContinueFile is [auto_continue] or [model_providers.<id>.auto_continue].
+type autoContinueFile struct {
+	Enabled  *bool    `toml:"enabled"`
+	DelaysMS *[]int64 `toml:"delays_ms"`
+	Prompt   *string  `toml:"prompt"`
 }
 
 // classFile is the policy of one retry class.

@@ -141,6 +141,7 @@ func validate(l *layer, probs *problems) {
 		f.ModelProviders[id] = p
 	}
 	c.retry([]string{"retry"}, f.Retry)
+	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)
 }
 
@@ -160,10 +161,22 @@ func (c checker) provider(path []string, p *providerFile) {
 	c.enum(at(path, "transport"), &p.Transport, []string{provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS})
 	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
 	c.retry(at(path, "retry"), p.Retry)
+	c.autoContinue(at(path, "auto_continue"), p.AutoContinue)
 	if a := p.Auth; a != nil {
 		c.millis(at(path, "auth", "timeout_ms"), &a.TimeoutMS)
 		c.millis(at(path, "auth", "refresh_interval_ms"), &a.RefreshIntervalMS)
 	}
+}
+
+// autoContinue checks an auto_continue table at path.
+func (c checker) autoContinue(path []string, a *autoContinueFile) {
+	if a == nil {
+		return
+	}
+	check(c, at(path, "delays_ms"), &a.DelaysMS, func(d []int64) bool {
+		return len(d) <= 20 && !slices.ContainsFunc(d, func(n int64) bool { return n <= 0 || n > maxMS })
+	}, "must be a list of at most 20 positive milliseconds, got %v")
+	c.nonEmpty(at(path, "prompt"), &a.Prompt)
 }
 
 // retry checks a retry table at path, class by class.

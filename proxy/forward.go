@@ -153,6 +153,7 @@ func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byt
 		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
 	}
 	removeHopHeaders(out.Header)
+	out.Header.Del("Expect") // the whole body is in hand
 	// Let the transport negotiate compression and decompress, so the
 	// proxy can read errors and events; the client gets identity bytes.
 	out.Header.Del("Accept-Encoding")

@@ -174,7 +174,10 @@ func New(opts Options) (*Proxy, error) {
 }
 
 // ServeHTTP routes one request: GET [StatsPath], a WebSocket upgrade, a
-// retried POST, or a pass-through.
+// retried POST, or a pass-through. When an upstream body breaks after the
+// answer was committed, ServeHTTP panics with http.ErrAbortHandler (as
+// httputil.ReverseProxy does) so that net/http cuts the client's
+// connection instead of ending the body cleanly.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.enter() {
 		writeError(w, &result{status: http.StatusServiceUnavailable}, "server_error", "proxy_shutting_down", "agent proxy: shutting down")

@@ -324,11 +324,11 @@ func TestChatCompletionsRetried(t *testing.T) {
 		},
 		func(w http.ResponseWriter) { // the seed's "200 with an error in the body"
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"error":{"message":"The server is overloaded"}}`)
+			_, _ = io.WriteString(w, `{"error":{"message":"The server is overloaded"}}`)
 		},
 		func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[]}`)
+			_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","choices":[]}`)
 		},
 	}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -454,7 +454,7 @@ func TestGateBoundsConcurrentRetries(t *testing.T) {
 		inFlight--
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\"}}\n\n")
+		_, _ = io.WriteString(w, "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\"}}\n\n")
 	}))
 	defer up.Close()
 	h := newHarness(t, up.URL+"/v1", func(o *proxy.Options) { o.MaxConcurrentRetries = limit })
@@ -524,7 +524,8 @@ func TestStatsEndpointAndLines(t *testing.T) {
 	h.post(t, "/responses", requestBody)
 	h.settled(t, 2)
 
-	resp, err := h.client.Get(strings.TrimSuffix(h.url, "/v1") + proxy.StatsPath)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(h.url, "/v1")+proxy.StatsPath, nil)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

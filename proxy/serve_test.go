@@ -51,7 +51,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	base, cancel, wait := serve(t, p)
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	resp, err := client.Post(base+"/responses", "application/json", strings.NewReader(requestBody))
+	resp, err := postJSON(t.Context(), client, base+"/responses", requestBody)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if err := wait(); err != nil {
 		t.Errorf("Serve = %v; want nil after its context ended", err)
 	}
-	if _, err := client.Post(base+"/responses", "application/json", strings.NewReader(requestBody)); err == nil {
+	if resp, err := postJSON(t.Context(), client, base+"/responses", requestBody); err == nil {
+		resp.Body.Close()
 		t.Error("the proxy still answers after shutdown")
 	}
 }
@@ -92,7 +93,7 @@ func TestServeCutsOffWaitingRetries(t *testing.T) {
 	defer client.CloseIdleConnections()
 	got := make(chan int, 1)
 	go func() {
-		resp, err := client.Post(base+"/responses", "application/json", strings.NewReader(requestBody))
+		resp, err := postJSON(context.Background(), client, base+"/responses", requestBody)
 		if err != nil {
 			got <- 0 // the connection was closed under the request: also fine
 			return

@@ -46,7 +46,10 @@ type Stats struct {
 
 // ClassStats are the counters of one class or kind.
 type ClassStats struct {
-	Retries  int64 `json:"retries"`
+	// Retries counts re-sends after a failure of this class.
+	Retries int64 `json:"retries"`
+	// Failures counts requests whose final failure was of this class
+	// or kind.
 	Failures int64 `json:"failures"`
 }
 

@@ -32,6 +32,7 @@ func TestWebSocketRejectedWith426(t *testing.T) {
 		t.Fatalf("Dial: %v, response %v; want 426", err, resp)
 	}
 	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if !bytes.Contains(body, []byte("websocket_not_proxied")) || resp.Header.Get(proxy.HeaderProxy) != "1" {
 		t.Errorf("426 answer: %v %s", resp.Header, body)
 	}

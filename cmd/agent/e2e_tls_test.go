@@ -139,7 +139,7 @@ func TestE2EProxyAndCustomCA(t *testing.T) {
 	// Without the CA the same setup fails on certificate verification.
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(strings.Replace(cfg, "ca_certificate", "# ca_certificate", 1)), 0o600)
 	fake.Append(rt.Reply("r3", "m3", "never"))
-	cmd, _, stderr = agentCmd(t, bin, home, "exec", "-c", "model_providers.corp.request_max_retries=0", "-c", "features.unbounded_connection_retries=false", "hi")
+	cmd, _, stderr = agentCmd(t, bin, home, "exec", "--no-auto-continue", "-c", "model_providers.corp.request_max_retries=0", "-c", "features.unbounded_connection_retries=false", "hi")
 	cmd.Env = append(cmd.Env, "HTTPS_PROXY="+proxy.URL)
 	if err := cmd.Run(); err == nil {
 		t.Fatal("exec without the CA succeeded")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -42,14 +44,20 @@ notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout (schema: docs/exec-json.md)")
 	fl.StringVarP(&f.lastMessage, "output-last-message", "o", "", "write the final assistant message to FILE (only when the turn completed)")
 	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
+	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
+	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
+	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
 	return cmd
 }
 
 // execFlags are agent exec's own flags.
 type execFlags struct {
-	json         bool
-	lastMessage  string
-	outputSchema string
+	json           bool
+	lastMessage    string
+	outputSchema   string
+	sandbox        string
+	cd             string
+	noAutoContinue bool
 }
 
 func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
@@ -120,10 +128,30 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		Logger:           logger,
 	})
 	defer client.Close()
+	// exec never asks: the approval policy is "never" and the sandbox
+	// (read-only unless -s or config says otherwise) is the protection.
+	ws, err := newWorkspace(cfg, f.cd, f.sandbox, tools.PolicyNever, env.Getenv)
+	if err != nil {
+		return usageError(err)
+	}
+	toolSet, err := ws.tools()
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	defer toolSet.Close()
+	initial, err := ws.context(cfg, home, time.Now())
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	cont := session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !f.noAutoContinue,
+		Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt}
 	sess := session.New(session.Options{
 		Client:                     client,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
 		OutputSchema:               schema,
+		Tools:                      toolSet,
+		Context:                    initial,
+		Continue:                   cont,
 	})
 	var last string
 	handle := func(ev session.Event) {

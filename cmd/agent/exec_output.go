@@ -114,6 +114,8 @@ func screenRows(text string, width int) int {
 func retryNotice(r modelclient.Retry) string {
 	d := seconds(r.Delay)
 	switch {
+	case r.Layer == session.LayerContinue:
+		return fmt.Sprintf("Continuing the turn %d/%d in %s (%s)", r.Attempt, r.Max, d, r.Reason())
 	case r.Layer == modelclient.LayerConnection:
 		return fmt.Sprintf("Reconnecting... waiting for network; next try in %s (%s)", d, r.Reason())
 	case r.Layer == modelclient.LayerHTTP:

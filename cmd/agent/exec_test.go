@@ -222,7 +222,7 @@ func TestExecExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := rt.NewServer(t, tt.script)
-			r := runCLI(t, srv, runOpts{env: map[string]string{"TZ": "UTC"}}, "exec", "hi")
+			r := runCLI(t, srv, runOpts{env: map[string]string{"TZ": "UTC"}}, "exec", "--no-auto-continue", "hi")
 			if r.code != tt.code {
 				t.Errorf("exit %d; want %d; stderr:\n%s", r.code, tt.code, r.stderr)
 			}

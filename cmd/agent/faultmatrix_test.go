@@ -140,10 +140,22 @@ func faultRows() []faultRow {
 		{group: "cut stream", name: "reset after a completed message: it is kept, shown once, and replayed", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m1", "first"), rt.Drop()), rt.Reply("r2", "m2", "second")}
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: "first\nsecond\n"},
-		{group: "cut stream", name: "every attempt cut: budgets run out", only: "sse", script: func() rt.Script {
-			c := rt.Stream(rt.Created("r"), rt.Drop())
-			return rt.Script{c, c, c, c, c, c}
-		}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, exit: exitExhausted, stderr: "gave up after retries"},
+		{group: "cut stream", name: "every attempt cut, auto-continue off: budgets run out", only: "sse",
+			extra: "[model_providers.fake.auto_continue]\nenabled = false\n", script: func() rt.Script {
+				c := rt.Stream(rt.Created("r"), rt.Drop())
+				return rt.Script{c, c, c, c, c, c}
+			}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, exit: exitExhausted, stderr: "gave up after retries"},
+		{group: "cut stream", name: "every attempt cut: continued twice, then paused", only: "sse",
+			extra: "stream_max_retries = 1\n[auto_continue]\ndelays_ms = [10000, 20000]\n", script: func() rt.Script {
+				c := rt.Stream(rt.Created("r"), rt.Drop())
+				return rt.Script{c, c, c, c, c, c}
+			}, requests: 6, waits: []time.Duration{200 * ms, 10 * s, 200 * ms, 20 * s, 200 * ms}, exit: exitExhausted,
+			stderr: "turn paused, gave up after retries"},
+		{group: "cut stream", name: "cut twice, continued, then answered", only: "sse",
+			extra: "stream_max_retries = 1\n", script: func() rt.Script {
+				c := rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())
+				return rt.Script{c, c, reply()}
+			}, requests: 3, waits: []time.Duration{200 * ms, 10 * s}, stdout: ok, stderr: "Continuing the turn 1/3 in 10s"},
 		// WebSocket specifics.
 		{group: "WebSocket", name: "handshake answered 426: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(426), reply()} },
 			requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},

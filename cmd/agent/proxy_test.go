@@ -259,7 +259,8 @@ func TestProxyCommandConfigAndFlags(t *testing.T) {
 	}
 	// The flag beats [proxy] max_retries: one retry, then the 500 passes.
 	p := startAgentProxy(t, home, nil, "--max-retries", "1")
-	resp, err := http.Post(p.url+"/responses", "application/json", strings.NewReader(`{}`))
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, p.url+"/responses", strings.NewReader(`{}`))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

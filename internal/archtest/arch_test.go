@@ -74,6 +74,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"rollout":                     {"transport"},
+		"tui":                         {"session", "tools", "modelclient", "transport"},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},

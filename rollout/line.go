@@ -1,0 +1,185 @@
+package rollout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// LineType is the "type" of a rollout line; it says what the payload is.
+type LineType string
+
+// The line types a rollout holds. A reader ignores types it does not know.
+const (
+	LineSessionMeta  LineType = "session_meta"  // [SessionMeta], always the first line
+	LineResponseItem LineType = "response_item" // a transport.Item's raw JSON
+	LineEventMsg     LineType = "event_msg"     // [EventMsg]
+	LineTurnContext  LineType = "turn_context"  // [TurnContext]
+	LineCompacted    LineType = "compacted"     // [Compacted]
+	LineLedger       LineType = "ledger"        // [LedgerEntry]
+)
+
+// timestampLayout is the line timestamp: UTC, milliseconds, fixed width,
+// so timestamps also sort as strings.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
+// Errors returned by this package.
+var (
+	// ErrNoMeta: the file's first line is not session_meta; the file is
+	// not a rollout. It comes wrapped with the file's name.
+	ErrNoMeta = errors.New("rollout: first line is not session_meta")
+	// ErrClosed: the [Recorder] was closed.
+	ErrClosed = errors.New("rollout: recorder closed")
+	// ErrNotFound: no session matches the lookup.
+	ErrNotFound = errors.New("rollout: session not found")
+	// ErrIndex: the rollout lines are durable, but the index record could
+	// not be written. Lookups still find the session by a scan, so callers
+	// may treat it as a warning.
+	ErrIndex = errors.New("rollout: index not updated")
+)
+
+// SessionMeta is the payload of the first line: who and what the session
+// is. ID is a UUIDv7 string chosen by the caller.
+type SessionMeta struct {
+	ID string `json:"id"`
+	// ForkedFromID is the session this one was forked from, if any.
+	ForkedFromID  string    `json:"forked_from_id,omitempty"`
+	Timestamp     time.Time `json:"timestamp"`
+	Cwd           string    `json:"cwd"`
+	Originator    string    `json:"originator"`
+	CLIVersion    string    `json:"cli_version"`
+	ModelProvider string    `json:"model_provider"`
+	Model         string    `json:"model"`
+	Instructions  string    `json:"instructions"`
+}
+
+// EventType is the kind of a persisted [EventMsg].
+type EventType string
+
+// The persisted event kinds: the small subset of the engine's events that
+// a resumed session needs to replay its transcript and know how its last
+// turn ended.
+const (
+	EventUserMessage     EventType = "user_message"     // Message: the user's text
+	EventAgentMessage    EventType = "agent_message"    // Message: the assistant's text
+	EventTokenCount      EventType = "token_count"      // Total and Last
+	EventTurnStarted     EventType = "turn_started"     // opens a turn
+	EventTurnCompleted   EventType = "turn_completed"   // closes a turn that succeeded
+	EventTurnFailed      EventType = "turn_failed"      // Message: why
+	EventTurnInterrupted EventType = "turn_interrupted" // the user stopped the turn
+	EventRetry           EventType = "retry"            // Message: the retry notice
+)
+
+// EventMsg is the payload of an event_msg line.
+type EventMsg struct {
+	Type EventType `json:"type"`
+	// Message is the text of a user or agent message, a failure's reason
+	// or a retry notice.
+	Message string `json:"message,omitempty"`
+	// Total is the session's accumulated usage (token_count only).
+	Total *transport.Usage `json:"total,omitempty"`
+	// Last is the last response's usage (token_count only).
+	Last *transport.Usage `json:"last,omitempty"`
+}
+
+// endsTurn reports whether the event closes a turn.
+func (e EventMsg) endsTurn() bool {
+	return e.Type == EventTurnCompleted || e.Type == EventTurnFailed || e.Type == EventTurnInterrupted
+}
+
+// TurnContext is the payload of a turn_context line: the settings a turn
+// ran with, recorded when they change (and at least once).
+type TurnContext struct {
+	Cwd            string `json:"cwd"`
+	ApprovalPolicy string `json:"approval_policy"`
+	SandboxMode    string `json:"sandbox_mode"`
+	Model          string `json:"model"`
+	Effort         string `json:"effort,omitempty"`
+	Summary        string `json:"summary,omitempty"`
+}
+
+// Compacted is the payload of a compacted line. The model-visible history
+// after the line is ReplacementHistory followed by later items.
+type Compacted struct {
+	// Message is the summary text the compaction produced.
+	Message string
+	// ReplacementHistory replaces every item recorded before the line;
+	// each item's Raw is written verbatim.
+	ReplacementHistory []transport.Item
+}
+
+// LedgerEntry is the payload of a ledger line: one transition of one tool
+// call. It has the JSON shape of the session engine's ledger entry.
+type LedgerEntry struct {
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+}
+
+// wireLine is a line as read back; Payload keeps the payload's bytes.
+type wireLine struct {
+	Timestamp string          `json:"timestamp"`
+	Type      LineType        `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// wireCompacted is the compacted payload as read back.
+type wireCompacted struct {
+	Message            string            `json:"message"`
+	ReplacementHistory []json.RawMessage `json:"replacement_history"`
+}
+
+// appendLine appends one encoded line to dst. The envelope is written by
+// hand so that payload bytes (raw items) are never re-encoded.
+func appendLine(dst []byte, t time.Time, typ LineType, payload []byte) []byte {
+	dst = append(dst, `{"timestamp":"`...)
+	dst = t.UTC().AppendFormat(dst, timestampLayout)
+	dst = append(dst, `","type":"`...)
+	dst = append(dst, typ...)
+	dst = append(dst, `","payload":`...)
+	dst = append(dst, payload...)
+	return append(dst, '}', '\n')
+}
+
+// rawItem returns an item's raw JSON fit for one JSONL line: verbatim when
+// it is a single line, compacted when it spans several (whitespace between
+// tokens is the only place a raw newline can be).
+func rawItem(it transport.Item) ([]byte, error) {
+	raw := bytes.TrimSpace(it.Raw)
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil, fmt.Errorf("rollout: item %q (%s) has no valid raw JSON object", it.ID, it.Type)
+	}
+	if bytes.ContainsAny(raw, "\r\n") {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return nil, fmt.Errorf("rollout: item %q: %w", it.ID, err)
+		}
+		raw = b.Bytes()
+	}
+	return raw, nil
+}
+
+// compactedPayload encodes c with its replacement items verbatim.
+func compactedPayload(c Compacted) ([]byte, error) {
+	msg, err := json.Marshal(c.Message)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`{"message":`), msg...)
+	b = append(b, `,"replacement_history":[`...)
+	for i, it := range c.ReplacementHistory {
+		raw, err := rawItem(it)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, raw...)
+	}
+	return append(b, ']', '}'), nil
+}

@@ -1,0 +1,470 @@
+package rollout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// maxSpare caps the buffer a Recorder keeps for reuse between flushes, so
+// one huge tool output does not pin its size for the whole session.
+const maxSpare = 1 << 20
+
+// Recorder appends lines to one rollout file. Appends only encode into
+// memory; [Recorder.Flush] and [Recorder.Sync] write them, so a caller
+// syncs at turn boundaries and before a tool runs. A Recorder is safe for
+// concurrent use; appends never wait for a disk write in progress. The
+// caller must call [Recorder.Close].
+//
+// A failed write leaves the file with a possibly torn line, so it is
+// sticky: every later append and flush returns the same error.
+type Recorder struct {
+	path     string
+	sessions string // the sessions directory; "" when the index is not kept
+	id, cwd  string
+	created  time.Time
+	now      func() time.Time
+
+	wmu      sync.Mutex // serialises writes to f; held across write and fsync
+	f        *os.File
+	unsynced bool // written since the last fsync; guarded by wmu
+
+	mu         sync.Mutex // guards the fields below
+	buf        []byte     // encoded lines not yet written
+	spare      []byte
+	title      string
+	indexDirty bool // an index record is due at the next durable flush
+	closed     bool
+	err        error
+}
+
+// Create starts a new session's rollout under home ($AGENT_HOME) and
+// returns its recorder. meta.ID names the file (a UUIDv7 string; letters,
+// digits, '-' and '_' only); a zero meta.Timestamp becomes now, which also
+// dates the file name in local time. The session_meta line is written and
+// synced, with the new directory entry, before Create returns; directories
+// are created with mode 0700 and the file with 0600. Later lines are
+// stamped with now plus the time elapsed since Create.
+//
+// Create also appends the session to the index. If that fails the session
+// is still created (lookups find it by a scan) and the next
+// [Recorder.Sync] tries again.
+func Create(home string, meta SessionMeta, now time.Time) (*Recorder, error) {
+	return create(home, meta, now, "")
+}
+
+func create(home string, meta SessionMeta, now time.Time, title string) (*Recorder, error) {
+	if home == "" {
+		return nil, errors.New("rollout: no home directory")
+	}
+	if !validID(meta.ID) {
+		return nil, fmt.Errorf("rollout: invalid session id %q", meta.ID)
+	}
+	if meta.Timestamp.IsZero() {
+		meta.Timestamp = now
+	}
+	meta.Timestamp = meta.Timestamp.UTC().Truncate(time.Millisecond)
+	payload, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("rollout: encode session_meta: %w", err)
+	}
+	local := now.Local()
+	sessions := sessionsDir(home)
+	dir := filepath.Join(sessions, local.Format("2006"), local.Format("01"), local.Format("02"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("rollout: %w", err)
+	}
+	path := filepath.Join(dir, fileName(local, meta.ID))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("rollout: %w", err)
+	}
+	_, err = f.Write(appendLine(nil, now, LineSessionMeta, payload))
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("rollout: write %s: %w", path, err)
+	}
+	// Make the new name durable: the file and any day directory just made.
+	for d := dir; len(d) >= len(sessions); d = filepath.Dir(d) {
+		syncDir(d)
+	}
+	// Later lines are stamped on the caller's clock: now plus the time
+	// elapsed since (on the monotonic clock).
+	start := time.Now()
+	r := &Recorder{
+		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
+		created: meta.Timestamp, f: f, title: title,
+		now: func() time.Time { return now.Add(time.Since(start)) },
+	}
+	_ = r.updateIndex(now) // a failure stays due for the next Sync
+	return r, nil
+}
+
+// Open resumes the rollout at path: later appends go to the end of the
+// same file (O_APPEND). A torn last line left by a crash is terminated
+// first, so it stays one corrupt line that [Load] skips instead of
+// swallowing the next one. Open returns an error wrapping [ErrNoMeta] when
+// the file is not a rollout. When path lies in a $AGENT_HOME/sessions tree,
+// the session's index record is refreshed (it becomes the latest).
+func Open(path string) (*Recorder, error) {
+	meta, title, err := readHead(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("rollout: %w", err)
+	}
+	if err := terminate(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("rollout: repair %s: %w", path, err)
+	}
+	r := &Recorder{
+		path: path, sessions: sessionsDirOf(path), id: meta.ID, cwd: meta.Cwd,
+		created: meta.Timestamp, now: time.Now, f: f, title: title,
+	}
+	_ = r.updateIndex(r.now()) // a failure stays due for the next Sync
+	return r, nil
+}
+
+// Fork starts a new session newID under home seeded with src: its
+// session_meta copies src's with forked_from_id set; src's last turn
+// context, transcript (user and agent message events), history (as
+// response_items) and ledger are copied and synced before Fork returns.
+// Turn markers and token counts are not: the fork starts between turns.
+// The caller must call [Recorder.Close].
+func Fork(home string, src *Rollout, newID string, now time.Time) (*Recorder, error) {
+	meta := src.Meta
+	meta.ID, meta.ForkedFromID, meta.Timestamp = newID, src.Meta.ID, time.Time{}
+	r, err := create(home, meta, now, src.Title)
+	if err != nil {
+		return nil, err
+	}
+	if src.TurnContext != nil {
+		err = r.AppendTurnContext(*src.TurnContext)
+	}
+	for _, ev := range src.Events {
+		if err == nil && (ev.Type == EventUserMessage || ev.Type == EventAgentMessage) {
+			err = r.AppendEvent(ev)
+		}
+	}
+	if err == nil {
+		err = r.AppendItems(src.History...)
+	}
+	for _, e := range src.Ledger {
+		if err == nil {
+			err = r.AppendLedger(e)
+		}
+	}
+	if err == nil {
+		if err = r.Sync(); errors.Is(err, ErrIndex) {
+			err = nil
+		}
+	}
+	if err != nil {
+		_ = r.Close()
+		_ = os.Remove(r.path)
+		return nil, err
+	}
+	return r, nil
+}
+
+// Path returns the rollout file's path.
+func (r *Recorder) Path() string { return r.path }
+
+// ID returns the session id.
+func (r *Recorder) ID() string { return r.id }
+
+// AppendItems appends one response_item line per item, in order. Each
+// item's Raw is written verbatim (a multi-line Raw is compacted onto one
+// line); an item without a valid raw JSON object is an error and nothing
+// is appended.
+func (r *Recorder) AppendItems(items ...transport.Item) error {
+	raws := make([][]byte, len(items))
+	for i, it := range items {
+		raw, err := rawItem(it)
+		if err != nil {
+			return err
+		}
+		raws[i] = raw
+	}
+	return r.add(func(t time.Time, buf []byte) []byte {
+		for _, raw := range raws {
+			buf = appendLine(buf, t, LineResponseItem, raw)
+		}
+		return buf
+	})
+}
+
+// AppendEvent appends an event_msg line. The first user message becomes
+// the session's title in the index; an event ending a turn refreshes the
+// session's index record at the next [Recorder.Sync].
+func (r *Recorder) AppendEvent(ev EventMsg) error {
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("rollout: encode event: %w", err)
+	}
+	return r.add(func(t time.Time, buf []byte) []byte {
+		if ev.Type == EventUserMessage && r.title == "" {
+			r.title = truncateTitle(ev.Message)
+			r.indexDirty = true
+		}
+		if ev.endsTurn() {
+			r.indexDirty = true
+		}
+		return appendLine(buf, t, LineEventMsg, payload)
+	})
+}
+
+// AppendTurnContext appends a turn_context line.
+func (r *Recorder) AppendTurnContext(tc TurnContext) error {
+	return r.addJSON(LineTurnContext, tc)
+}
+
+// AppendCompacted appends a compacted line: from here on the history is
+// c.ReplacementHistory followed by later items.
+func (r *Recorder) AppendCompacted(c Compacted) error {
+	payload, err := compactedPayload(c)
+	if err != nil {
+		return err
+	}
+	return r.add(func(t time.Time, buf []byte) []byte {
+		return appendLine(buf, t, LineCompacted, payload)
+	})
+}
+
+// AppendLedger appends a ledger line. A call must not start before its
+// "started" entry is durable: call [Recorder.Sync] before running it.
+func (r *Recorder) AppendLedger(e LedgerEntry) error {
+	return r.addJSON(LineLedger, e)
+}
+
+func (r *Recorder) addJSON(typ LineType, v any) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("rollout: encode %s: %w", typ, err)
+	}
+	return r.add(func(t time.Time, buf []byte) []byte {
+		return appendLine(buf, t, typ, payload)
+	})
+}
+
+// add runs enc under the lock to append encoded lines to the buffer.
+func (r *Recorder) add(enc func(t time.Time, buf []byte) []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if r.err != nil {
+		return r.err
+	}
+	r.buf = enc(r.now(), r.buf)
+	return nil
+}
+
+// Flush writes the buffered lines to the file; when durable, it also
+// fsyncs them and writes the index record a turn end made due. It returns
+// at once when there is nothing to do. An error wrapping [ErrIndex] means
+// the lines are durable and only the index record is late.
+func (r *Recorder) Flush(durable bool) error {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return r.flush(durable)
+}
+
+// Sync is Flush(true): everything appended so far is on disk when it
+// returns nil.
+func (r *Recorder) Sync() error { return r.Flush(true) }
+
+func (r *Recorder) flush(durable bool) error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.mu.Lock()
+	if r.err != nil {
+		defer r.mu.Unlock()
+		return r.err
+	}
+	buf := r.buf
+	r.buf, r.spare = r.spare[:0], nil
+	index := durable && r.indexDirty
+	r.mu.Unlock()
+
+	if len(buf) > 0 {
+		_, err := r.f.Write(buf)
+		if err != nil {
+			return r.fail(err)
+		}
+		r.unsynced = true
+	}
+	if cap(buf) <= maxSpare {
+		r.mu.Lock()
+		if r.spare == nil {
+			r.spare = buf[:0]
+		}
+		r.mu.Unlock()
+	}
+	if !durable || !r.unsynced && !index {
+		return nil
+	}
+	if r.unsynced {
+		if err := r.f.Sync(); err != nil {
+			return r.fail(err)
+		}
+		r.unsynced = false
+	}
+	if index {
+		if err := r.updateIndex(r.now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fail makes err sticky and returns it.
+func (r *Recorder) fail(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = fmt.Errorf("rollout: write %s: %w", r.path, err)
+	return r.err
+}
+
+// updateIndex appends the session's current index record. On failure the
+// record stays due, so the next durable flush tries again.
+func (r *Recorder) updateIndex(now time.Time) error {
+	r.mu.Lock()
+	r.indexDirty = false
+	title := r.title
+	r.mu.Unlock()
+	if r.sessions == "" {
+		return nil
+	}
+	rec := indexRecord{
+		ID: r.id, Path: relPath(r.sessions, r.path), Cwd: r.cwd,
+		Created: formatTime(r.created), Updated: formatTime(now), Title: title,
+	}
+	if err := appendIndex(r.sessions, rec); err != nil {
+		r.mu.Lock()
+		r.indexDirty = true
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrIndex, err)
+	}
+	return nil
+}
+
+// Close flushes and syncs what is buffered, then closes the file. Later
+// appends return [ErrClosed]; closing again returns nil.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	err := r.flush(true)
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return errors.Join(err, r.f.Close())
+}
+
+// fileName is rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl for local time t.
+func fileName(t time.Time, id string) string {
+	return "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + id + ".jsonl"
+}
+
+// idFromName returns the session id in a rollout file name, "" when name
+// is not one.
+func idFromName(name string) string {
+	const stamp = len("rollout-2006-01-02T15-04-05-")
+	if !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") || len(name) <= stamp+len(".jsonl") {
+		return ""
+	}
+	return strings.TrimSuffix(name[stamp:], ".jsonl")
+}
+
+// validID keeps ids safe to put in a file name.
+func validID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionsDirOf returns the sessions directory holding a rollout at
+// sessions/YYYY/MM/DD/name, "" when path is not laid out that way.
+func sessionsDirOf(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	d := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(abs))))
+	if filepath.Base(d) != "sessions" {
+		return ""
+	}
+	return d
+}
+
+// terminate appends a newline when f does not end with one (a torn line).
+func terminate(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	if _, err := f.Write([]byte{'\n'}); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// syncDir makes a directory's entries durable; failure loses nothing the
+// file's own sync has not already made durable on most file systems.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// truncateTitle makes a one-line title of at most 80 runes.
+func truncateTitle(s string) string {
+	const maxRunes = 80
+	s = strings.Join(strings.Fields(s), " ")
+	if n := 0; len(s) > maxRunes {
+		for i := range s {
+			if n == maxRunes-1 {
+				return s[:i] + "…"
+			}
+			n++
+		}
+	}
+	return s
+}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+)
+
+func TestApprovalAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		keys []string
+		want tools.Decision
+	}{
+		{"y approves once", []string{"y"}, tools.Decision{Kind: tools.ApproveOnce}},
+		{"a approves for the session", []string{"a"}, tools.Decision{Kind: tools.ApproveForSession}},
+		{"n denies with a note", []string{"n", "use", " ", "make", "x", "backspace", "enter"},
+			tools.Decision{Kind: tools.Deny, Note: "use make"}},
+		{"esc aborts the turn", []string{"esc"}, tools.Decision{Kind: tools.AbortTurn}},
+		{"ctrl-c aborts the turn", []string{"ctrl+c"}, tools.Decision{Kind: tools.AbortTurn}},
+		{"esc in the note goes back", []string{"n", "x", "esc", "y"}, tools.Decision{Kind: tools.ApproveOnce}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newTestModel(t, Options{})
+			submit(m, "clean up")
+			emit(t, m, session.ToolCallBegin{Call: execCall("c1", "rm -rf build")})
+			p := approvalPrompt{req: tools.ApprovalRequest{CallID: "c1", Kind: "command", Command: "rm -rf build"},
+				reply: make(chan tools.Decision, 1), done: m.turn.ctx.Done()}
+			send(m, approvalMsg{p: p})
+			if !strings.Contains(plain(m.View()), "awaiting approval") {
+				t.Errorf("the call is not shown as awaiting approval:\n%s", plain(m.View()))
+			}
+			var last tea.Cmd
+			for _, k := range tt.keys {
+				if c := send(m, press(k)); c != nil {
+					last = c
+				}
+			}
+			runCmd(last)
+			select {
+			case got := <-p.reply:
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("decision (-want +got):\n%s", diff)
+				}
+			default:
+				t.Fatal("no answer was sent")
+			}
+			if len(m.approvals) != 0 {
+				t.Error("the prompt is still open")
+			}
+		})
+	}
+}
+
+func TestApprovalWithoutTurnIsAborted(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	p := approvalPrompt{req: tools.ApprovalRequest{Kind: "command"}, reply: make(chan tools.Decision, 1)}
+	runCmd(send(m, approvalMsg{p: p}))
+	if got := <-p.reply; got.Kind != tools.AbortTurn {
+		t.Errorf("decision = %v, want AbortTurn", got.Kind)
+	}
+}
+
+func TestTurnEndClosesApprovals(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	submit(m, "hi")
+	p := approvalPrompt{req: tools.ApprovalRequest{Kind: "patch", Files: []string{"a.go"}},
+		reply: make(chan tools.Decision, 1), done: m.turn.ctx.Done()}
+	send(m, approvalMsg{p: p})
+	runCmd(done(t, m, nil))
+	if got := <-p.reply; got.Kind != tools.AbortTurn {
+		t.Errorf("decision = %v, want AbortTurn", got.Kind)
+	}
+	if len(m.approvals) != 0 {
+		t.Error("prompt still open")
+	}
+}
+
+func TestApproverUnblocksOnCancel(t *testing.T) {
+	t.Parallel()
+	a := NewApprover()
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan tools.Decision)
+	go func() { got <- a.Approve(ctx, tools.ApprovalRequest{Kind: "command"}) }()
+	p := <-a.reqs // the chat received it
+	cancel()
+	if d := <-got; d.Kind != tools.AbortTurn {
+		t.Errorf("decision = %v, want AbortTurn", d.Kind)
+	}
+	_ = p
+}
+
+func TestApproverDeliversAnswer(t *testing.T) {
+	t.Parallel()
+	a := NewApprover()
+	got := make(chan tools.Decision)
+	go func() { got <- a.Approve(context.Background(), tools.ApprovalRequest{Kind: "command"}) }()
+	msg := a.next(make(chan struct{}))().(approvalMsg)
+	msg.p.answer(tools.Decision{Kind: tools.ApproveForSession})()
+	if d := <-got; d.Kind != tools.ApproveForSession {
+		t.Errorf("decision = %v, want ApproveForSession", d.Kind)
+	}
+}

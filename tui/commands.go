@@ -1,0 +1,318 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// slashCommand is one entry of /help.
+type slashCommand struct {
+	name, args, help string
+}
+
+// slashCommands lists the commands, in /help order.
+func slashCommands() []slashCommand {
+	return []slashCommand{
+		{"/new", "", "start a new conversation"},
+		{"/model", "[NAME]", "show or switch the model"},
+		{"/status", "", "configuration, provider, transport, tokens and retries"},
+		{"/compact", "", "summarize the conversation to free context"},
+		{"/resume", "[ID]", "continue a saved conversation"},
+		{"/diff", "", "show the git diff of the working tree"},
+		{"/approvals", "[POLICY]", "show or change the approval policy"},
+		{"/help", "", "this list"},
+		{"/quit", "", "leave (also /exit)"},
+	}
+}
+
+// keyHelp lists the key bindings for /help.
+func keyHelp() []string {
+	return []string{
+		"enter send · alt+enter or ctrl+j new line · ↑/↓ history (on the first/last line)",
+		"esc interrupt the turn · ctrl-c interrupt, twice within 1s quit · ctrl-d quit (empty composer)",
+		"pgup/pgdn or the mouse wheel scroll the transcript (hold shift to select text)",
+		"messages sent during a turn are queued and sent when it ends",
+	}
+}
+
+// busyOp is a slash command that must not overlap a turn (/new, /model,
+// /compact, /resume). Messages sent meanwhile are queued.
+type busyOp struct {
+	label   string
+	started time.Time
+	cancel  context.CancelFunc
+}
+
+// commandMsg is a command's result.
+type commandMsg struct {
+	busy   bool     // it ended a busyOp
+	info   string   // a line to show
+	body   []string // preformatted lines to show under info
+	warn   string   // a warning to show
+	err    error    // the command failed
+	engine Engine   // replaces the engine when non-nil
+	reset  bool     // the conversation starts over
+	model  string   // the model now in use, when it changed
+	resume []Message
+	diff   *diffBlock // /diff's result
+}
+
+// slash runs a slash command line.
+func (m *Model) slash(line string) tea.Cmd {
+	fields := strings.Fields(line)
+	name, arg := fields[0], strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+	c := m.opts.Commands
+	switch name {
+	case "/quit", "/exit":
+		return m.quit()
+	case "/help":
+		m.showHelp()
+		return nil
+	case "/status":
+		m.showStatus()
+		return nil
+	case "/diff":
+		return m.diff()
+	case "/approvals":
+		if c.Approvals == nil {
+			return m.unavailable(name)
+		}
+		return m.hook(func(ctx context.Context) commandMsg {
+			s, err := c.Approvals(ctx, arg)
+			return commandMsg{info: s, err: err}
+		})
+	case "/model":
+		if arg == "" {
+			m.info("model: "+orNone(m.opts.Model), nil)
+			return nil
+		}
+		if c.Model == nil {
+			return m.unavailable(name)
+		}
+		return m.exclusive("Switching model", func(ctx context.Context) commandMsg {
+			e, err := c.Model(ctx, arg)
+			return commandMsg{engine: e, model: arg, info: "model: " + arg, err: err}
+		})
+	case "/new":
+		if c.New == nil {
+			return m.unavailable(name)
+		}
+		return m.exclusive("Starting over", func(ctx context.Context) commandMsg {
+			e, err := c.New(ctx)
+			return commandMsg{engine: e, reset: true, info: "Started a new conversation.", err: err}
+		})
+	case "/compact":
+		if c.Compact == nil {
+			return m.unavailable(name)
+		}
+		return m.exclusive("Compacting", func(ctx context.Context) commandMsg {
+			s, err := c.Compact(ctx)
+			return commandMsg{info: s, err: err}
+		})
+	case "/resume":
+		if c.Resume == nil {
+			return m.unavailable(name)
+		}
+		return m.exclusive("Resuming", func(ctx context.Context) commandMsg {
+			r, err := c.Resume(ctx, arg)
+			return commandMsg{engine: r.Engine, reset: true, resume: r.Messages, err: err}
+		})
+	}
+	m.tr.add(&notice{level: levelWarn, text: "unknown command " + name + "; /help lists the commands"})
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(not set)"
+	}
+	return s
+}
+
+// unavailable says a command has no hook.
+func (m *Model) unavailable(name string) tea.Cmd {
+	m.tr.add(&notice{level: levelWarn, text: name + " is not available here"})
+	return nil
+}
+
+// info shows a line (and preformatted lines) in the transcript.
+func (m *Model) info(text string, body []string) {
+	m.tr.add(&notice{level: levelInfo, text: text, body: body})
+	m.follow = true
+}
+
+// hook runs f as a command, with a context that ends when the chat does.
+func (m *Model) hook(f func(ctx context.Context) commandMsg) tea.Cmd {
+	ctx := m.ctx
+	return m.jobs.cmd(func() tea.Msg { return f(ctx) })
+}
+
+// exclusive runs f as a busyOp: only while no turn runs, cancelled by esc.
+func (m *Model) exclusive(label string, f func(ctx context.Context) commandMsg) tea.Cmd {
+	if m.turn != nil || m.busy != nil {
+		m.tr.add(&notice{level: levelWarn, text: "wait for the current turn to end (esc interrupts it), then try again"})
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.busy = &busyOp{label: label, started: m.now(), cancel: cancel}
+	return tea.Batch(m.startTicking(), m.jobs.cmd(func() tea.Msg {
+		msg := f(ctx)
+		msg.busy = true
+		return msg
+	}))
+}
+
+// commandDone shows a command's result and applies its effects.
+func (m *Model) commandDone(msg commandMsg) tea.Cmd {
+	if msg.busy && m.busy != nil {
+		m.busy.cancel()
+		m.busy = nil
+	}
+	switch {
+	case msg.busy && errors.Is(msg.err, context.Canceled):
+		m.tr.add(&notice{level: levelInterrupted, text: "Cancelled"})
+	case msg.err != nil:
+		m.tr.add(&notice{level: levelError, text: clean(msg.err.Error())})
+	case msg.warn != "":
+		m.tr.add(&notice{level: levelWarn, text: clean(msg.warn)})
+	default:
+		m.applyCommand(msg)
+	}
+	if msg.busy {
+		return m.sendQueued()
+	}
+	return nil
+}
+
+// applyCommand applies a successful command's effects.
+func (m *Model) applyCommand(msg commandMsg) {
+	if msg.engine != nil {
+		m.engine = msg.engine
+	}
+	if msg.model != "" {
+		m.opts.Model = msg.model
+	}
+	if msg.reset {
+		m.tr.reset()
+		m.items = map[string]*block{}
+		m.last, m.total = transport.Usage{}, transport.Usage{}
+		m.follow = true
+	}
+	for _, r := range msg.resume {
+		if r.Role == "user" {
+			m.tr.add(userMsg{text: clean(r.Text)})
+		} else {
+			m.tr.add(&agentMsg{done: true, text: clean(r.Text)})
+		}
+	}
+	if msg.info != "" || len(msg.body) > 0 {
+		m.info(clean(msg.info), msg.body)
+	}
+	if msg.diff != nil {
+		m.tr.add(msg.diff)
+		m.follow = true
+	}
+}
+
+// showHelp lists the commands and keys.
+func (m *Model) showHelp() {
+	var body []string
+	for _, c := range slashCommands() {
+		body = append(body, fmt.Sprintf("  %-11s %-9s %s", c.name, c.args, c.help))
+	}
+	m.tr.add(&notice{level: levelInfo, text: "Commands and keys", body: body, hint: keyHelp()})
+	m.follow = true
+}
+
+// showStatus shows the hook's lines, then what the chat knows.
+func (m *Model) showStatus() {
+	var body []string
+	if f := m.opts.Commands.Status; f != nil {
+		for _, ln := range f() {
+			body = append(body, "  "+clean(ln))
+		}
+	} else {
+		body = append(body,
+			"  provider: "+orNone(m.opts.Provider),
+			"  transport: "+orNone(m.opts.Transport))
+	}
+	body = append(body, "  model: "+orNone(m.opts.Model))
+	ctxLine := "  context: " + compact(m.last.TotalTokens) + " tokens"
+	if w := m.opts.ContextWindow; w > 0 {
+		ctxLine += fmt.Sprintf(" of %s (%d%%)", compact(w), m.last.TotalTokens*100/w)
+	}
+	body = append(body, ctxLine,
+		fmt.Sprintf("  tokens this session: %s (input %s, output %s)",
+			compact(m.total.TotalTokens), compact(m.total.InputTokens), compact(m.total.OutputTokens)),
+		fmt.Sprintf("  retries this session: %d", m.retries))
+	m.info("Status", body)
+}
+
+// diffLimit caps the lines /diff shows.
+const diffLimit = 2000
+
+// diff shows `git diff` of the working tree and lists untracked files.
+func (m *Model) diff() tea.Cmd {
+	dir := m.opts.Dir
+	return m.hook(func(ctx context.Context) commandMsg {
+		// Outside a repository, git diff compares paths (--no-index): ask first.
+		if _, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree"); err != nil {
+			return commandMsg{err: err}
+		}
+		out, err := git(ctx, dir, "--no-pager", "diff", "--no-color", "--no-ext-diff")
+		if err != nil {
+			return commandMsg{err: err}
+		}
+		untracked, err := git(ctx, dir, "ls-files", "--others", "--exclude-standard")
+		if err != nil {
+			return commandMsg{err: err}
+		}
+		if strings.TrimSpace(out) == "" && strings.TrimSpace(untracked) == "" {
+			return commandMsg{info: "No changes."}
+		}
+		return commandMsg{diff: &diffBlock{diff: clean(out), untracked: strings.Fields(clean(untracked))}}
+	})
+}
+
+// diffBlock is /diff's output: a coloured diff and the untracked files.
+type diffBlock struct {
+	diff      string
+	untracked []string
+}
+
+// Render implements component.
+func (d *diffBlock) Render(width int, l *look) []string {
+	out := []string{l.bold.Render("• git diff")}
+	if strings.TrimSpace(d.diff) != "" {
+		out = append(out, diffView(d.diff, width, diffLimit, l)...)
+	}
+	for _, f := range d.untracked {
+		out = append(out, l.add.Render(truncate("  ?? "+f, width)))
+	}
+	return out
+}
+
+// git runs git in dir and returns its output.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git: %s", msg)
+	}
+	return stdout.String(), nil
+}

@@ -1,0 +1,21 @@
+// Package tui is the interactive chat: a bubbletea front end that drives an
+// [Engine] (a *session.Session) and renders its events as a transcript, a
+// multi-line composer, a status line and approval prompts.
+//
+// Start with [Run]. Approvals reach the chat through an [Approver], whose
+// Approve method is plugged into session.Options.Approve.
+//
+// Invariants:
+//   - One root tea.Model ([Model]); components are plain structs rendered
+//     with Render(width, look) methods; Update is a small dispatcher and does
+//     no IO: hooks, git, history writes and turns run in tea.Cmds.
+//   - A turn's events reach Update through one channel; one command reads
+//     one event and is re-armed after it is applied. The turn's end travels
+//     the same channel, after its last event, so it is never seen early.
+//   - Every goroutine a command starts (a turn, a hook) is owned by Run,
+//     which cancels and waits for it before returning.
+//   - Settled transcript blocks are rendered once per width and cached; View
+//     draws only the visible window, so a delta costs the same whatever the
+//     transcript's length.
+//   - Time comes from Options.Now; ticks only trigger redraws.
+package tui

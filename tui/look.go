@@ -1,0 +1,163 @@
+package tui
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// look is how things are drawn: the styles, bound to one lipgloss renderer
+// (never the global default one, which would query the terminal), and the
+// markdown renderers, one per width. It is used from the program's
+// goroutine only.
+type look struct {
+	r        *lipgloss.Renderer
+	mdStyle  string
+	markdown map[int]*glamour.TermRenderer
+
+	user, assistant, dim, reasoning, bold  lipgloss.Style
+	warn, fail, ok, accent, add, del, hunk lipgloss.Style
+	key, border                            lipgloss.Style
+}
+
+// newLook returns the look for output w. noColor forces the ASCII profile
+// (no colours at all); the profile is otherwise read from the environment,
+// without querying the terminal.
+func newLook(w io.Writer, noColor, light bool) *look {
+	if w == nil {
+		w = os.Stdout // bubbletea's default output
+	}
+	r := lipgloss.NewRenderer(w)
+	if noColor {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	// Never ask the terminal for its background: the question costs a round
+	// trip and can hang on terminals that do not answer.
+	r.SetHasDarkBackground(!light)
+	l := &look{r: r, markdown: map[int]*glamour.TermRenderer{}}
+	// With the ASCII profile the themes keep bold and italics, no colour.
+	l.mdStyle = styles.DarkStyle
+	if light {
+		l.mdStyle = styles.LightStyle
+	}
+	s := r.NewStyle
+	l.user = s().Foreground(lipgloss.Color("6")).Bold(true)
+	l.assistant = s()
+	l.dim = s().Faint(true)
+	l.reasoning = s().Faint(true).Italic(true)
+	l.bold = s().Bold(true)
+	l.warn = s().Foreground(lipgloss.Color("3"))
+	l.fail = s().Foreground(lipgloss.Color("1")).Bold(true)
+	l.ok = s().Foreground(lipgloss.Color("2"))
+	l.accent = s().Foreground(lipgloss.Color("6"))
+	l.add = s().Foreground(lipgloss.Color("2"))
+	l.del = s().Foreground(lipgloss.Color("1"))
+	l.hunk = s().Foreground(lipgloss.Color("6"))
+	l.key = s().Bold(true).Foreground(lipgloss.Color("6"))
+	l.border = s().Foreground(lipgloss.Color("8"))
+	return l
+}
+
+// renderMarkdown renders text as markdown for width columns, or returns
+// ok=false when it cannot (the caller shows plain text instead).
+func (l *look) renderMarkdown(text string, width int) (lines []string, ok bool) {
+	tr, found := l.markdown[width]
+	if !found {
+		var err error
+		tr, err = glamour.NewTermRenderer(
+			glamour.WithStandardStyle(l.mdStyle),
+			glamour.WithColorProfile(l.r.ColorProfile()),
+			glamour.WithWordWrap(width-2), // the style's own margin is 2
+		)
+		if err != nil {
+			return nil, false
+		}
+		l.markdown[width] = tr
+	}
+	out, err := tr.Render(text)
+	if err != nil {
+		return nil, false
+	}
+	lines = strings.Split(strings.TrimRight(out, "\n "), "\n")
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	return fit(lines, width), true
+}
+
+// fit hard-wraps the lines wider than width (code blocks, long URLs), so no
+// line ever wraps in the terminal and breaks the layout.
+func fit(lines []string, width int) []string {
+	for i, ln := range lines {
+		if ansi.StringWidth(ln) <= width {
+			continue
+		}
+		out := append([]string(nil), lines[:i]...)
+		for _, ln := range lines[i:] {
+			if ansi.StringWidth(ln) <= width {
+				out = append(out, ln)
+				continue
+			}
+			out = append(out, strings.Split(ansi.Hardwrap(ln, width, true), "\n")...)
+		}
+		return out
+	}
+	return lines
+}
+
+// wrap word-wraps plain text (no escape sequences) to width columns, each
+// line prefixed with indent (whose width counts).
+func wrap(text string, width int, indent string) []string {
+	w := max(1, width-ansi.StringWidth(indent))
+	var out []string
+	for _, ln := range strings.Split(text, "\n") {
+		if ansi.StringWidth(ln) > w {
+			ln = ansi.Wrap(ln, w, "")
+		}
+		for _, part := range strings.Split(ln, "\n") {
+			out = append(out, indent+part)
+		}
+	}
+	return out
+}
+
+// clean makes untrusted text (model output, command output) safe to draw:
+// escape sequences are removed, tabs become spaces, other control
+// characters are dropped and carriage returns end lines.
+func clean(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	s = ansi.Strip(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\r':
+			b.WriteByte('\n')
+		case r == '\n' || !isControl(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+// truncate cuts s to width columns with an ellipsis.
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, width, "…")
+}

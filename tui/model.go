@@ -1,0 +1,292 @@
+package tui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// Default size until the terminal reports its own.
+const (
+	defaultWidth  = 80
+	defaultHeight = 24
+	maxComposer   = 8 // composer lines shown before it scrolls
+	wheelStep     = 3 // lines a mouse wheel step scrolls
+
+	// A transcript of at least bigTranscript lines is laid out again only
+	// once the width has not changed for relayoutDelay: re-rendering every
+	// block on each step of a drag would make resizing sluggish.
+	bigTranscript = 1000
+	relayoutDelay = 150 * time.Millisecond
+)
+
+// Model is the chat's only tea.Model. It is bound to the context given to
+// [Run]: every turn and hook derives its context from it. It is used from
+// the program's goroutine only.
+type Model struct {
+	ctx    context.Context
+	opts   Options
+	jobs   *jobs
+	engine Engine
+	now    func() time.Time
+	look   *look
+
+	width, height int
+	layoutWidth   int // the width the transcript is laid out for
+	resizeSeq     int // the last width change, for relayoutMsg
+
+	tr    *transcript
+	items map[string]*block // streaming items and tool calls, by id
+
+	composer textarea.Model
+	// composerView caches composer.View(), which is costly; "" means stale.
+	// Every change to the composer goes through fitComposer, which clears it.
+	composerView string
+	statusIn     string // statusOut is statusIn styled, cached
+	statusOut    string
+	hist         history
+
+	queue     []string
+	turn      *turn
+	busy      *busyOp
+	turnSeq   int
+	approvals []approvalPrompt
+	noting    bool   // typing a note for a denial
+	note      []rune // the note
+
+	follow bool // the transcript shows its end
+	top    int  // first transcript line shown, when not following
+
+	quitArmed time.Time // first Ctrl-C, for the second one within 1 s
+	ticking   bool
+	last      transport.Usage // usage of the last response
+	total     transport.Usage // usage of the session
+	retries   int             // retries seen this session
+}
+
+// newModel returns the model for opts; Run owns j.
+func newModel(ctx context.Context, opts Options, j *jobs) *Model {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	m := &Model{
+		ctx:         ctx,
+		opts:        opts,
+		jobs:        j,
+		engine:      opts.Engine,
+		now:         now,
+		look:        newLook(opts.Output, opts.NoColor, opts.LightBackground),
+		width:       defaultWidth,
+		height:      defaultHeight,
+		layoutWidth: defaultWidth,
+		tr:          newTranscript(),
+		items:       map[string]*block{},
+		follow:      true,
+	}
+	m.composer = newComposer(m.look)
+	m.composer.SetWidth(m.width)
+	return m
+}
+
+// newComposer returns the multi-line input: Enter is handled by the model
+// (send), Alt+Enter and Ctrl+J insert a newline, the cursor does not blink
+// (a blinking cursor redraws the screen twice a second for nothing).
+func newComposer(l *look) textarea.Model {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetPromptFunc(2, func(line int) string {
+		if line == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	st := textarea.Style{
+		Base: l.r.NewStyle(), CursorLine: l.r.NewStyle(), CursorLineNumber: l.r.NewStyle(),
+		EndOfBuffer: l.r.NewStyle(), LineNumber: l.r.NewStyle(), Placeholder: l.dim,
+		Prompt: l.user, Text: l.r.NewStyle(),
+	}
+	ta.FocusedStyle, ta.BlurredStyle = st, st
+	ta.Cursor.Style = l.r.NewStyle()
+	ta.Cursor.TextStyle = l.r.NewStyle()
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.SetHeight(1)
+	ta.Focus()
+	return ta
+}
+
+// Init loads the composer history and starts listening for approvals.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.loadHistory(), m.listenApprovals())
+}
+
+// Update dispatches msg to its handler family: keys (update_keys.go),
+// engine events (update_stream.go), approvals (update_approval.go), slash
+// commands (commands.go).
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.dispatch(msg)
+	if p := m.placeholder(); p != m.composer.Placeholder {
+		m.composer.Placeholder = p
+		m.fitComposer()
+	}
+	return m, cmd
+}
+
+func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m.resize(msg.Width, msg.Height)
+	case relayoutMsg:
+		if msg.seq == m.resizeSeq {
+			m.layoutWidth = m.width
+		}
+		return nil
+	case tea.KeyMsg:
+		return m.updateKey(msg)
+	case tea.MouseMsg:
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.scroll(-wheelStep)
+		case tea.MouseButtonWheelDown:
+			m.scroll(wheelStep)
+		}
+		return nil
+	case streamMsg:
+		return m.updateStream(msg)
+	case turnDoneMsg:
+		return m.turnDone(msg)
+	case approvalMsg:
+		return m.updateApproval(msg)
+	case tickMsg:
+		return m.updateTick()
+	case historyMsg:
+		return m.historyLoaded(msg)
+	case historySavedMsg:
+		return m.historySaved(msg)
+	case commandMsg:
+		return m.commandDone(msg)
+	}
+	var cmd tea.Cmd
+	m.composer, cmd = m.composer.Update(msg) // paste results and the like
+	m.fitComposer()
+	return cmd
+}
+
+// placeholder is the composer's hint for the current state.
+func (m *Model) placeholder() string {
+	if m.turn != nil || m.busy != nil {
+		return "Type a message to queue it for after this turn"
+	}
+	return "Ask anything · /help for commands"
+}
+
+// relayoutMsg lays the transcript out for the current width, if no width
+// change (seq) came after the one that sent it.
+type relayoutMsg struct{ seq int }
+
+// resize adopts a new terminal size. A long transcript keeps its layout
+// (clipped to the new width) until the width settles.
+func (m *Model) resize(w, h int) tea.Cmd {
+	m.width, m.height = max(w, 10), max(h, 3)
+	m.composer.SetWidth(m.width)
+	m.fitComposer()
+	m.resizeSeq++
+	if m.layoutWidth == 0 || m.layoutWidth == m.width || m.tr.lineCount() < bigTranscript {
+		m.layoutWidth = m.width
+		return nil
+	}
+	return m.jobs.after(relayoutDelay, relayoutMsg{seq: m.resizeSeq})
+}
+
+// fitComposer grows the composer with its content, up to maxComposer lines
+// (or a third of the screen). It is called after every change to the
+// composer and drops the cached view.
+func (m *Model) fitComposer() {
+	m.composerView = ""
+	w := max(1, m.width-2)
+	rows := 0
+	for _, ln := range strings.Split(m.composer.Value(), "\n") {
+		rows += max(1, (len([]rune(ln))+w)/w)
+	}
+	m.composer.SetHeight(min(rows, maxComposer, max(1, m.height/3)))
+}
+
+// View draws the transcript window above the bottom pane (queued messages,
+// status line, composer or approval prompt). Only the visible transcript
+// lines are assembled.
+func (m *Model) View() string {
+	bottom := m.bottomPane()
+	h := m.height - len(bottom)
+	if h < 0 {
+		bottom, h = bottom[len(bottom)-m.height:], 0
+	}
+	m.tr.layout(m.layoutWidth, m.look)
+	top := m.windowTop(h)
+	lines := m.tr.window(top, h)
+	if m.layoutWidth > m.width { // a resize is settling
+		for i, ln := range lines {
+			lines[i] = truncate(ln, m.width)
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(append(lines, bottom...), "\n")
+}
+
+// windowTop is the first transcript line shown in a window of h lines.
+func (m *Model) windowTop(h int) int {
+	last := max(0, m.tr.lineCount()-h)
+	if m.follow {
+		return last
+	}
+	return min(max(0, m.top), last)
+}
+
+// bottomPane is everything under the transcript, as lines.
+func (m *Model) bottomPane() []string {
+	var out []string
+	out = append(out, m.queueLines()...)
+	if len(m.approvals) > 0 {
+		out = append(out, m.statusLine())
+		return append(out, m.approvalView()...)
+	}
+	out = append(out, m.statusLine())
+	if m.composerView == "" {
+		m.composerView = m.composer.View()
+	}
+	return append(out, strings.Split(m.composerView, "\n")...)
+}
+
+// queueLines shows the messages waiting for the running turn to end.
+func (m *Model) queueLines() []string {
+	const shown = 3
+	var out []string
+	for i, q := range m.queue {
+		if i == shown {
+			out = append(out, m.look.dim.Render(truncateN(len(m.queue)-shown)))
+			break
+		}
+		first, _, _ := strings.Cut(q, "\n")
+		out = append(out, m.look.dim.Render(truncate("↳ queued: "+first, m.width)))
+	}
+	return out
+}
+
+func truncateN(n int) string {
+	if n == 1 {
+		return "  +1 more queued"
+	}
+	return "  +" + strconv.Itoa(n) + " more queued"
+}

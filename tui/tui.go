@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/session"
+)
+
+// Engine runs turns. *session.Session satisfies it.
+type Engine interface {
+	// Turn runs one user turn synchronously, calling emit (on the calling
+	// goroutine) for every event, and returns when the turn has ended. The
+	// chat calls it from its own goroutine, one turn at a time, and cancels
+	// ctx when the user interrupts.
+	Turn(ctx context.Context, input string, emit func(session.Event)) error
+}
+
+// A *session.Session is an Engine.
+var _ Engine = (*session.Session)(nil)
+
+// Options configure [Run]. Only Engine is required.
+type Options struct {
+	// Engine runs the turns (required).
+	Engine Engine
+	// Approver routes the engine's approval requests to the chat's prompt;
+	// nil means no request ever reaches the chat. Plug the same Approver's
+	// Approve into session.Options.Approve.
+	Approver *Approver
+	// Model, Provider and Transport are shown in the status line and by
+	// /status.
+	Model, Provider, Transport string
+	// ContextWindow is the model's context window in tokens; 0 hides the
+	// "used / window" figure.
+	ContextWindow int64
+	// HistoryPath is the composer history file (JSON lines, appended with
+	// O_APPEND, created 0600); empty keeps history in memory only.
+	HistoryPath string
+	// Commands are the slash-command hooks; a nil hook makes its command
+	// answer that it is not available.
+	Commands Commands
+	// NoColor turns every colour off (set it when NO_COLOR is set).
+	NoColor bool
+	// LightBackground picks the light markdown theme; the default is dark.
+	LightBackground bool
+	// Dir is where /diff runs git; empty means the current directory.
+	Dir string
+	// Input and Output default to the terminal (os.Stdin, os.Stdout).
+	Input  io.Reader
+	Output io.Writer
+	// Now is the clock; nil means time.Now. Tests inject a fake one.
+	Now func() time.Time
+}
+
+// Commands are the hooks slash commands need from the outside world. Hooks
+// run on a goroutine of their own, never in Update. New, Model, Compact and
+// Resume are called only while no turn runs; Status and Approvals may be
+// called during a turn, so they must be safe for use concurrently with
+// [Engine.Turn]. Each ctx is cancelled when the user presses Esc or quits.
+type Commands struct {
+	// New starts a fresh conversation (/new) and returns its engine.
+	New func(ctx context.Context) (Engine, error)
+	// Model switches to the model called name (/model NAME); it may return
+	// a new engine, or nil to keep the current one.
+	Model func(ctx context.Context, name string) (Engine, error)
+	// Status returns lines for /status: config file, provider, transport in
+	// use, and anything else worth knowing. The chat adds tokens and retries.
+	Status func() []string
+	// Compact compacts the conversation (/compact) and returns a one-line
+	// summary of what it did.
+	Compact func(ctx context.Context) (string, error)
+	// Resume loads a saved conversation (/resume [ID]; empty ID means the
+	// most recent one).
+	Resume func(ctx context.Context, id string) (Resumed, error)
+	// Approvals shows (policy "") or changes the approval policy
+	// (/approvals [POLICY]) and returns the line to show.
+	Approvals func(ctx context.Context, policy string) (string, error)
+}
+
+// Resumed is a conversation loaded by [Commands.Resume].
+type Resumed struct {
+	// Engine continues the conversation.
+	Engine Engine
+	// Messages are shown in the transcript, oldest first.
+	Messages []Message
+}
+
+// Message is one past message shown after /resume.
+type Message struct {
+	// Role is "user" or "assistant".
+	Role string
+	// Text is the message text (markdown for the assistant).
+	Text string
+}
+
+// Run runs the interactive chat until the user quits (/quit, Ctrl-D on an
+// empty composer, Ctrl-C twice within a second) or ctx is cancelled. It
+// takes over the terminal (alternate screen, mouse wheel) and restores it
+// on return; nothing else may write to the terminal meanwhile.
+// Before returning it cancels the running turn and waits for every
+// goroutine it started, including the engine's Turn. It returns nil when the
+// user quit, ctx's error when ctx ended the chat.
+func Run(ctx context.Context, opts Options) error {
+	// The wheel scrolls the transcript; text is selected with Shift held,
+	// as in other full-screen terminal programs.
+	_, err := run(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
+	return err
+}
+
+// run is Run with extra program options; it returns the final model, for
+// tests.
+func run(ctx context.Context, opts Options, popts ...tea.ProgramOption) (*Model, error) {
+	if opts.Engine == nil {
+		return nil, errors.New("tui: no engine")
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	j := newJobs()
+	m := newModel(ctx, opts, j)
+	popts = append([]tea.ProgramOption{tea.WithContext(ctx)}, popts...)
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	cancel()
+	j.stop()
+	// Messages sent while the last history write was in flight are written
+	// now: the program no longer runs, and that write has ended.
+	if p := m.hist.pending; len(p) > 0 && opts.HistoryPath != "" {
+		_ = appendHistory(opts.HistoryPath, p...) // best effort: the user is leaving
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
+		return m, parent.Err()
+	}
+	return m, err
+}

@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// updateKey handles a key press. The approval prompt, when open, takes
+// every key; otherwise the chat's keys come first and the rest edit the
+// composer.
+func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
+	if len(m.approvals) > 0 {
+		return m.approvalKey(k)
+	}
+	if k.Paste {
+		return m.edit(k)
+	}
+	switch k.String() {
+	case "ctrl+c":
+		return m.ctrlC()
+	case "esc":
+		return m.esc()
+	case "ctrl+d":
+		if m.composer.Value() == "" {
+			return m.quit()
+		}
+	case "enter":
+		return m.submit()
+	case "up":
+		if m.composer.Line() == 0 && m.composer.LineInfo().RowOffset == 0 {
+			if text, ok := m.hist.prev(m.composer.Value()); ok {
+				m.setComposer(text)
+			}
+			return nil
+		}
+	case "down":
+		if m.composer.Line() == m.composer.LineCount()-1 && m.onLastRow() {
+			if text, ok := m.hist.next(); ok {
+				m.setComposer(text)
+			}
+			return nil
+		}
+	case "pgup":
+		m.scroll(-m.page())
+		return nil
+	case "pgdown":
+		m.scroll(m.page())
+		return nil
+	}
+	return m.edit(k)
+}
+
+// edit passes k to the composer.
+func (m *Model) edit(k tea.KeyMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.composer, cmd = m.composer.Update(k)
+	m.fitComposer()
+	return cmd
+}
+
+// onLastRow reports whether the cursor is on the last screen row of its
+// (soft-wrapped) line.
+func (m *Model) onLastRow() bool {
+	li := m.composer.LineInfo()
+	return li.RowOffset >= li.Height-1
+}
+
+// setComposer replaces the composer's text, cursor at the end.
+func (m *Model) setComposer(text string) {
+	m.composer.SetValue(text)
+	m.fitComposer()
+}
+
+// ctrlC interrupts the running turn (or clears the composer); a second
+// Ctrl-C within quitWindow quits.
+func (m *Model) ctrlC() tea.Cmd {
+	now := m.now()
+	if !m.quitArmed.IsZero() && now.Sub(m.quitArmed) <= quitWindow {
+		return m.quit()
+	}
+	m.quitArmed = now
+	var cmd tea.Cmd
+	switch {
+	case m.turn != nil:
+		cmd = m.interrupt()
+	case m.busy != nil:
+		m.busy.cancel()
+	default:
+		m.composer.Reset()
+		m.fitComposer()
+	}
+	return tea.Batch(cmd, m.startTicking())
+}
+
+// esc interrupts what runs; otherwise it returns to the end of the
+// transcript.
+func (m *Model) esc() tea.Cmd {
+	switch {
+	case m.turn != nil:
+		return m.interrupt()
+	case m.busy != nil:
+		m.busy.cancel()
+	default:
+		m.follow = true
+	}
+	return nil
+}
+
+// quit ends the program. Run cancels the turn and waits for it.
+func (m *Model) quit() tea.Cmd {
+	if m.turn != nil {
+		m.turn.interrupted = true
+		m.turn.cancel()
+	}
+	if m.busy != nil {
+		m.busy.cancel()
+	}
+	return tea.Batch(m.abortApprovals(), tea.Quit)
+}
+
+// submit sends the composer's text: a slash command runs, a message starts
+// a turn, or waits in the queue while one runs.
+func (m *Model) submit() tea.Cmd {
+	text := m.composer.Value()
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	m.composer.Reset()
+	m.fitComposer()
+	m.hist.add(text)
+	save := m.saveHistory(text)
+	if strings.HasPrefix(text, "/") {
+		return tea.Batch(save, m.slash(text))
+	}
+	if m.turn != nil || m.busy != nil {
+		m.queue = append(m.queue, text)
+		return save
+	}
+	return tea.Batch(save, m.startTurn(text))
+}
+
+// restoreQueue moves the queued messages back into the composer, before
+// whatever is being typed, so none is lost and none is sent unasked.
+func (m *Model) restoreQueue() {
+	parts := append([]string(nil), m.queue...)
+	if d := m.composer.Value(); d != "" {
+		parts = append(parts, d)
+	}
+	m.queue = nil
+	m.setComposer(strings.Join(parts, "\n\n"))
+}
+
+// page is how far PgUp and PgDn scroll.
+func (m *Model) page() int {
+	return max(1, m.transcriptHeight()-2)
+}
+
+// transcriptHeight is the number of lines the transcript gets.
+func (m *Model) transcriptHeight() int {
+	return max(0, m.height-len(m.bottomPane()))
+}
+
+// scroll moves the transcript window by n lines; reaching the end follows
+// it again.
+func (m *Model) scroll(n int) {
+	h := m.transcriptHeight()
+	m.tr.layout(m.layoutWidth, m.look)
+	last := max(0, m.tr.lineCount()-h)
+	top := m.windowTop(h) + n
+	if top >= last {
+		m.follow = true
+		return
+	}
+	m.follow, m.top = false, max(0, top)
+}

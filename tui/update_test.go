@@ -1,0 +1,546 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/transport"
+)
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		run   func(t *testing.T, m *Model, c *clock) bool // reports quit
+		check func(t *testing.T, m *Model, quit bool)
+	}{
+		{
+			name: "enter sends and starts a turn",
+			run:  func(t *testing.T, m *Model, c *clock) bool { return isQuit(submit(m, "hello")) },
+			check: func(t *testing.T, m *Model, quit bool) {
+				if m.turn == nil || m.composer.Value() != "" {
+					t.Fatalf("turn=%v composer=%q, want a turn and an empty composer", m.turn, m.composer.Value())
+				}
+				if got := plain(m.View()); !strings.Contains(got, "› hello") {
+					t.Errorf("view lacks the user message:\n%s", got)
+				}
+				if diff := cmp.Diff([]string{"hello"}, m.hist.entries); diff != "" {
+					t.Errorf("history (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "enter on an empty composer does nothing",
+			run:  func(t *testing.T, m *Model, c *clock) bool { return isQuit(submit(m, "  ")) },
+			check: func(t *testing.T, m *Model, quit bool) {
+				if m.turn != nil || m.tr.lineCount() != 0 {
+					t.Errorf("a blank message started a turn")
+				}
+			},
+		},
+		{
+			name: "alt+enter and ctrl+j insert newlines",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				typeText(m, "a")
+				send(m, press("alt+enter"))
+				typeText(m, "b")
+				send(m, press("ctrl+j"))
+				typeText(m, "c")
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if got := m.composer.Value(); got != "a\nb\nc" {
+					t.Errorf("composer = %q, want %q", got, "a\nb\nc")
+				}
+				if m.turn != nil {
+					t.Error("a newline sent the message")
+				}
+			},
+		},
+		{
+			name: "up and down walk the history and restore the draft",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				m.hist.entries = []string{"one", "two"}
+				m.hist.pos = 2
+				typeText(m, "draft")
+				send(m, press("up"))
+				if got := m.composer.Value(); got != "two" {
+					t.Fatalf("after up: %q, want two", got)
+				}
+				send(m, press("up"), press("up")) // the second stops at the oldest
+				if got := m.composer.Value(); got != "one" {
+					t.Fatalf("after up up up: %q, want one", got)
+				}
+				send(m, press("down"), press("down"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if got := m.composer.Value(); got != "draft" {
+					t.Errorf("after down down: %q, want the draft", got)
+				}
+			},
+		},
+		{
+			name: "up inside a multi-line message moves the cursor, not the history",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				m.hist.entries, m.hist.pos = []string{"old"}, 1
+				typeText(m, "a")
+				send(m, press("ctrl+j"))
+				typeText(m, "b")
+				send(m, press("up"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if got := m.composer.Value(); got != "a\nb" || m.composer.Line() != 0 {
+					t.Errorf("composer %q line %d, want a\\nb on line 0", got, m.composer.Line())
+				}
+			},
+		},
+		{
+			name: "ctrl-d on an empty composer quits",
+			run:  func(t *testing.T, m *Model, c *clock) bool { return isQuit(send(m, press("ctrl+d"))) },
+			check: func(t *testing.T, m *Model, quit bool) {
+				if !quit {
+					t.Error("did not quit")
+				}
+			},
+		},
+		{
+			name: "ctrl-d with text deletes instead",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				typeText(m, "ab")
+				send(m, press("up")) // no history: stays; move to start
+				m.composer.CursorStart()
+				return isQuit(send(m, press("ctrl+d")))
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if quit || m.composer.Value() != "b" {
+					t.Errorf("quit=%v composer=%q, want no quit and %q", quit, m.composer.Value(), "b")
+				}
+			},
+		},
+		{
+			name: "esc interrupts the turn: its ctx is cancelled",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				submit(m, "hello")
+				send(m, press("esc"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if m.turn == nil || m.turn.ctx.Err() == nil || !m.turn.interrupted {
+					t.Fatal("the turn's ctx was not cancelled")
+				}
+				if !strings.Contains(m.statusLine(), "Interrupting") {
+					t.Errorf("status = %q", m.statusLine())
+				}
+			},
+		},
+		{
+			name: "ctrl-c interrupts without quitting",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				submit(m, "hello")
+				send(m, press("ctrl+c"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if m.turn.ctx.Err() == nil {
+					t.Error("ctrl-c did not cancel the turn")
+				}
+				if !strings.Contains(plain(m.View()), "ctrl-c again to quit") {
+					t.Errorf("no quit hint:\n%s", plain(m.View()))
+				}
+			},
+		},
+		{
+			name: "ctrl-c twice within a second quits",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				submit(m, "hello")
+				send(m, press("ctrl+c"))
+				c.advance(900 * time.Millisecond)
+				return isQuit(send(m, press("ctrl+c")))
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if !quit {
+					t.Error("did not quit")
+				}
+			},
+		},
+		{
+			name: "ctrl-c twice a second and more apart does not quit",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				send(m, press("ctrl+c"))
+				c.advance(1500 * time.Millisecond)
+				return isQuit(send(m, press("ctrl+c")))
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if quit {
+					t.Error("quit")
+				}
+			},
+		},
+		{
+			name: "ctrl-c clears the composer when idle",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				typeText(m, "draft")
+				send(m, press("ctrl+c"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if m.composer.Value() != "" {
+					t.Errorf("composer = %q", m.composer.Value())
+				}
+			},
+		},
+		{
+			name: "pgup scrolls back and pgdown follows again",
+			run: func(t *testing.T, m *Model, c *clock) bool {
+				for range 40 {
+					m.info("line", nil)
+				}
+				send(m, press("pgup"))
+				if m.follow {
+					t.Fatal("pgup kept following")
+				}
+				send(m, press("pgdown"), press("pgdown"), press("pgdown"), press("pgdown"))
+				return false
+			},
+			check: func(t *testing.T, m *Model, quit bool) {
+				if !m.follow {
+					t.Error("pgdown to the end did not follow")
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, c := newTestModel(t, Options{})
+			quit := tt.run(t, m, c)
+			tt.check(t, m, quit)
+		})
+	}
+}
+
+func TestStreamEvents(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		events []session.Event
+		want   []string // substrings of the view, in order
+		absent []string
+	}{
+		{
+			name: "deltas stream into one message, markdown when done",
+			events: []session.Event{
+				session.TurnStarted{},
+				session.TextDelta{ItemID: "m1", Delta: "Hello "},
+				session.TextDelta{ItemID: "m1", Delta: "**world**"},
+				session.MessageDone{ItemID: "m1", Text: "Hello **world**"},
+			},
+			want:   []string{"› hi", "Hello world"},
+			absent: []string{"**"},
+		},
+		{
+			name: "retracted partial text is removed; the retry's text appears once",
+			events: []session.Event{
+				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},
+				session.Retracted{ItemIDs: []string{"m1"}},
+				retry503(1, 2*time.Second),
+				session.TextDelta{ItemID: "m2", Delta: "Full answer"},
+				session.MessageDone{ItemID: "m2", Text: "Full answer"},
+			},
+			want:   []string{"↻ Reconnecting... 1/5 (503 Service Unavailable)", "partial answer was discarded", "Full answer"},
+			absent: []string{"Partial ans"},
+		},
+		{
+			name: "a fallback (no retry event) also removes the retracted text",
+			events: []session.Event{
+				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},
+				session.Retracted{ItemIDs: []string{"m1"}},
+				session.Warning{Message: "Falling back from WebSockets to HTTPS transport: closed"},
+				session.TextDelta{ItemID: "m2", Delta: "Full answer"},
+			},
+			want:   []string{"⚠ Falling back", "Full answer"},
+			absent: []string{"Partial ans"},
+		},
+		{
+			name: "when the retries run out the partial text stays, marked",
+			events: []session.Event{
+				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},
+				session.Retracted{ItemIDs: []string{"m1"}},
+				session.TurnFailed{Err: &session.TurnError{Exhausted: true, Retries: 5,
+					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}},
+			},
+			want: []string{"Partial ans", "(the connection failed: this partial answer was not kept)", "✗ gave up"},
+		},
+		{
+			name: "retracted reasoning is removed too",
+			events: []session.Event{
+				session.ReasoningDelta{ItemID: "r1", Delta: "thinking hard"},
+				session.Retracted{ItemIDs: []string{"r1"}},
+				session.ReasoningDone{ItemID: "r2", Text: "thought"},
+			},
+			want:   []string{"thought"},
+			absent: []string{"thinking hard"},
+		},
+		{
+			name:   "warnings are shown",
+			events: []session.Event{session.Warning{Message: "Falling back from WebSockets to HTTPS transport: 426"}},
+			want:   []string{"⚠ Falling back from WebSockets to HTTPS transport: 426"},
+		},
+		{
+			name: "a command shows its exit code and the head of its output",
+			events: []session.Event{
+				session.ToolCallBegin{Call: execCall("c1", "ls")},
+				session.ToolCallEnd{Call: execCall("c1", "ls"), Result: tools.Result{
+					Command: "ls", ExitCode: new(2), Status: tools.StatusFailed,
+					Output: "Wall time: 0.1 seconds\nProcess exited with code 2\nOutput:\n1\n2\n3\n4\n5\n6\n7\n",
+				}},
+			},
+			want:   []string{"$ ls  ✗ exit 2", "│ 1", "│ 5", "… +2 lines"},
+			absent: []string{"Wall time", "│ 6"},
+		},
+		{
+			name: "a patch shows its diff",
+			events: []session.Event{
+				session.ToolCallEnd{Call: tools.Call{ID: "p1", Name: "apply_patch"}, Result: tools.Result{
+					Status: tools.StatusCompleted, Files: []string{"M a.go"},
+					Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n",
+				}},
+			},
+			want: []string{"✎ Edited M a.go  ✓", "@@ -1 +1 @@", "-old", "+new"},
+		},
+		{
+			name: "a failure says what to do",
+			events: []session.Event{
+				session.TurnFailed{Err: &session.TurnError{Exhausted: true, Retries: 5,
+					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}},
+			},
+			want: []string{"✗ gave up after retries: 503 Service Unavailable", "press ↑ and Enter"},
+		},
+		{
+			name: "a cancelled turn says interrupted, not failed",
+			events: []session.Event{
+				session.TurnFailed{Err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}},
+			},
+			want:   []string{"■ Interrupted"},
+			absent: []string{"✗"},
+		},
+		{
+			name: "usage reaches the status line",
+			events: []session.Event{
+				session.TurnCompleted{Last: transport.Usage{TotalTokens: 12345}, Total: transport.Usage{TotalTokens: 20000}},
+			},
+			want: []string{"12.3k / 272k tokens"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newTestModel(t, Options{ContextWindow: 272000})
+			submit(m, "hi")
+			emit(t, m, tt.events...)
+			got := plain(m.View())
+			rest := got
+			for _, w := range tt.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("view lacks %q (in order):\n%s", w, got)
+				}
+				rest = rest[i+len(w):]
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("view has %q:\n%s", a, got)
+				}
+			}
+		})
+	}
+}
+
+func TestRetryStatusCountsDown(t *testing.T) {
+	t.Parallel()
+	m, c := newTestModel(t, Options{})
+	submit(m, "hi")
+	emit(t, m, session.TextDelta{ItemID: "m1", Delta: "Hel"}, session.Retracted{ItemIDs: []string{"m1"}},
+		retry503(2, 3*time.Second))
+	steps := []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, "Reconnecting... 2/5 · next try in 3s · esc to cancel"},
+		{time.Second, "Reconnecting... 2/5 · next try in 2s · esc to cancel"},
+		{1500 * time.Millisecond, "Reconnecting... 2/5 · next try in 1s · esc to cancel"},
+		{time.Second, "Reconnecting... 2/5 · trying now · esc to cancel"},
+	}
+	for _, s := range steps {
+		c.advance(s.after)
+		send(m, tickMsg{})
+		if got := plain(m.statusLine()); !strings.Contains(got, s.want) {
+			t.Errorf("after +%v: status %q, want %q", s.after, got, s.want)
+		}
+	}
+	emit(t, m, session.TextDelta{ItemID: "m2", Delta: "Hello"})
+	if got := plain(m.statusLine()); strings.Contains(got, "Reconnecting") || !strings.Contains(got, "Working") {
+		t.Errorf("after the retry streamed: status %q", got)
+	}
+}
+
+func TestRetryLabels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		r    modelclient.Retry
+		want string
+	}{
+		{modelclient.Retry{Layer: modelclient.LayerStream, Attempt: 2, Max: 5}, "Reconnecting... 2/5"},
+		{modelclient.Retry{Layer: modelclient.LayerConnection, Attempt: 7, Max: -1}, "Reconnecting... waiting for network"},
+		{modelclient.Retry{Layer: modelclient.LayerHTTP, Attempt: 1, Max: 4}, "Retrying request... 1/4"},
+		{modelclient.Retry{Layer: modelclient.LayerStream, Attempt: 1, Max: 3,
+			Failure: modelclient.Failure{Kind: modelclient.KindOverloaded}}, "Model at capacity; retrying 1/3"},
+	}
+	for _, tt := range tests {
+		if got := retryLabel(tt.r); got != tt.want {
+			t.Errorf("retryLabel(%+v) = %q, want %q", tt.r, got, tt.want)
+		}
+	}
+}
+
+func TestStaleTurnEventsAreIgnored(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	submit(m, "hi")
+	old := m.turn.id
+	if cmd := send(m, streamMsg{turn: old + 7, ev: session.TextDelta{ItemID: "x", Delta: "ghost"}}); cmd != nil {
+		t.Error("a stale event re-armed the reader")
+	}
+	if strings.Contains(plain(m.View()), "ghost") {
+		t.Error("a stale event was shown")
+	}
+}
+
+func TestInterruptKeepsPartialTextMarked(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	submit(m, "hi")
+	emit(t, m, session.TextDelta{ItemID: "m1", Delta: "half an answ"})
+	send(m, press("esc"))
+	emit(t, m, session.Retracted{ItemIDs: []string{"m1"}},
+		session.TurnFailed{Err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}})
+	done(t, m, context.Canceled)
+	got := plain(m.View())
+	for _, w := range []string{"half an answ", "not kept", "■ Interrupted"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("view lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Count(got, "Interrupted") != 1 {
+		t.Errorf("interrupted shown %d times:\n%s", strings.Count(got, "Interrupted"), got)
+	}
+}
+
+func TestQueue(t *testing.T) {
+	t.Parallel()
+	failure := &session.TurnError{Exhausted: true, Retries: 5,
+		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}
+	tests := []struct {
+		name      string
+		end       func(t *testing.T, m *Model)
+		wantTurn  string // the input of the turn running after the end; "" for none
+		composer  string
+		wantQueue int
+	}{
+		{
+			name: "sent after the turn completes",
+			end: func(t *testing.T, m *Model) {
+				emit(t, m, session.TurnCompleted{})
+				done(t, m, nil)
+			},
+			wantTurn: "second",
+		},
+		{
+			name: "survives a failure and is sent after it",
+			end: func(t *testing.T, m *Model) {
+				emit(t, m, session.TurnFailed{Err: failure})
+				done(t, m, failure)
+			},
+			wantTurn: "second",
+		},
+		{
+			name: "survives an engine error without events",
+			end: func(t *testing.T, m *Model) {
+				done(t, m, errors.New("engine broke"))
+			},
+			wantTurn: "second",
+		},
+		{
+			name: "goes back to the composer after an interrupt",
+			end: func(t *testing.T, m *Model) {
+				send(m, press("esc"))
+				done(t, m, context.Canceled)
+			},
+			composer: "second",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, _ := newTestModel(t, Options{})
+			submit(m, "first")
+			first := m.turn.id
+			submit(m, "second")
+			if diff := cmp.Diff([]string{"second"}, m.queue); diff != "" {
+				t.Fatalf("queue (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(plain(m.View()), "↳ queued: second") {
+				t.Fatalf("queued message not shown:\n%s", plain(m.View()))
+			}
+			tt.end(t, m)
+			switch {
+			case tt.wantTurn != "":
+				if m.turn == nil || m.turn.id == first {
+					t.Fatal("the queued message did not start a turn")
+				}
+				if !strings.Contains(plain(m.View()), "› "+tt.wantTurn) {
+					t.Errorf("view lacks the sent message:\n%s", plain(m.View()))
+				}
+			default:
+				if m.turn != nil {
+					t.Error("a turn started")
+				}
+			}
+			if got := m.composer.Value(); got != tt.composer {
+				t.Errorf("composer = %q, want %q", got, tt.composer)
+			}
+			if len(m.queue) != tt.wantQueue {
+				t.Errorf("queue = %q", m.queue)
+			}
+		})
+	}
+}
+
+func TestMouseWheelScrolls(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	for range 40 {
+		m.info("line", nil)
+	}
+	send(m, tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if m.follow {
+		t.Fatal("the wheel did not scroll back")
+	}
+	for range 20 {
+		send(m, tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	}
+	if !m.follow {
+		t.Error("scrolling to the end did not follow")
+	}
+}
