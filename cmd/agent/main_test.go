@@ -4,10 +4,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/agentcli/agent/tools/sandbox"
 )
 
-// TestMain fails the package if any goroutine outlives its tests: streams,
-// watchdog timers and connections all have owners that must end them.
+// TestMain lets the sandbox re-execute this test binary as its helper, then
+// fails the package if any goroutine outlives its tests.
 func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
 	goleak.VerifyTestMain(m)
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/tools/sandbox"
+)
+
+func execCallStep(cmd string) rt.Step {
+	args, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args))
+}
+
+// callOutput returns the output the second request carried for call_1.
+func callOutput(t *testing.T, srv *rt.Server) string {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests; want 2", len(reqs))
+	}
+	for _, it := range reqs[1].JSON["input"].([]any) {
+		m := it.(map[string]any)
+		if m["type"] == "function_call_output" && m["call_id"] == "call_1" {
+			return m["output"].(string)
+		}
+	}
+	t.Fatal("no function_call_output for call_1")
+	return ""
+}
+
+// TestE2ESandboxedCommands: a scripted model runs `echo hi > f` through
+// the real binary under each sandbox mode.
+func TestE2ESandboxedCommands(t *testing.T) {
+	bin := buildAgent(t)
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("the kernel cannot sandbox here: %v", err)
+	}
+	outside := t.TempDir()
+	tests := []struct {
+		name    string
+		mode    string
+		cmd     string
+		file    string // path checked afterwards, relative to the workspace unless absolute
+		written bool
+		output  string
+	}{
+		{"read-only denies the write and tells the model", "read-only", "echo hi > f", "f", false, "the sandbox (read-only) denied this"},
+		{"workspace-write writes in the workspace", "workspace-write", "echo hi > f", "f", true, "Process exited with code 0"},
+		{"workspace-write denies writing outside", "workspace-write", "echo hi > " + filepath.Join(outside, "f"), filepath.Join(outside, "f"), false, "denied"},
+		{"workspace-write keeps .git read-only", "workspace-write", "mkdir -p .git && echo x > .git/config", ".git/config", false, "Read-only file system"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{
+				rt.Stream(rt.Created("r1"), execCallStep(tt.cmd), rt.Completed("r1")),
+				rt.Reply("r2", "m2", "done"),
+			})
+			home := writeConfig(t, srv.URL, "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n")
+			work := t.TempDir()
+			if strings.Contains(tt.cmd, ".git") {
+				os.Mkdir(filepath.Join(work, ".git"), 0o755)
+			}
+			cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "-s", tt.mode, "-C", work, "do it")
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
+			}
+			if stdout.String() != "done\n" {
+				t.Errorf("stdout = %q", stdout)
+			}
+			path := tt.file
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(work, path)
+			}
+			b, err := os.ReadFile(path)
+			if tt.written && (err != nil || string(b) != "hi\n") {
+				t.Errorf("%s = %q, %v; want hi", path, b, err)
+			}
+			if !tt.written && err == nil && len(b) > 0 {
+				t.Errorf("%s was written: %q", path, b)
+			}
+			if out := callOutput(t, srv); !strings.Contains(out, tt.output) {
+				t.Errorf("the model was told:\n%s\nwant it to contain %q", out, tt.output)
+			}
+		})
+	}
+}
