@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/agentcli/agent/agentsmd"
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/demo"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -117,4 +122,130 @@ func (w workspace) context(cfg config.Config, home string, now time.Time) ([]tra
 		items = append(items, transport.UserMessage(doc.Message(w.cwd)))
 	}
 	return items, nil
+}
+
+// engineOptions are what differs between the front ends building an engine.
+type engineOptions struct {
+	originator     string // "agent_exec", "agent_cli"
+	cd, sandbox    string // -C and -s; "" means config's
+	approval       string // approval policy; "" means config's
+	noAutoContinue bool
+	outputSchema   json.RawMessage
+	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+}
+
+// engine is everything a session needs, built once from config and flags.
+type engine struct {
+	cfg       config.Config
+	home      string
+	sessionID string
+	client    *modelclient.Client
+	tools     *tools.Set
+	logger    *slog.Logger
+	ws        workspace
+	opts      session.Options
+	// notices are one-line facts for the user (the demo provider, ...).
+	notices []string
+	closers []func()
+}
+
+// newEngine loads config, resolves the provider and its credentials, and
+// builds the model client, the workspace's tools and the initial context.
+// Its errors are *exitError with the exit code they deserve.
+func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_ *engine, err error) {
+	e := &engine{}
+	defer func() {
+		if err != nil {
+			e.Close()
+		}
+	}()
+	if e.home, err = agentHome(env.Getenv); err != nil {
+		return nil, usageError(err)
+	}
+	e.cfg, err = config.Load(config.Options{Home: e.home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	if err != nil {
+		return nil, usageError(err)
+	}
+	cfg := e.cfg
+	var closeLog func()
+	e.logger, closeLog = openLog(e.home, g.logLevel, env)
+	e.closers = append(e.closers, closeLog)
+
+	p := cfg.Provider
+	switch g.transport {
+	case "":
+	case provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS:
+		p.Transport = g.transport
+	default:
+		return nil, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", g.transport))
+	}
+	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	var creds modelclient.Credentials
+	if p.Demo {
+		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
+		if err != nil {
+			return nil, &exitError{code: exitFailed, err: err}
+		}
+		e.closers = append(e.closers, stop)
+		p.BaseURL = base
+		e.notices = append(e.notices, "using the offline demo provider (scripted answers, no API key, no network)")
+	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger); err != nil {
+		return nil, &exitError{code: exitAuth, err: err}
+	}
+	if p.BaseURL == "" {
+		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
+	}
+	e.sessionID = newSessionID()
+	e.client = modelclient.New(modelclient.Options{
+		Provider:         p,
+		Model:            cfg.Model,
+		ReasoningEffort:  cfg.ModelReasoningEffort,
+		ReasoningSummary: cfg.ModelReasoningSummary,
+		Auth:             creds,
+		SessionID:        e.sessionID,
+		Originator:       o.originator,
+		Version:          version,
+		Getenv:           env.Getenv,
+		HTTPClient:       httpClient,
+		Sleep:            env.Sleep,
+		Rand:             env.Rand,
+		Logger:           e.logger,
+	})
+	e.closers = append(e.closers, func() { e.client.Close() })
+	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv); err != nil {
+		return nil, usageError(err)
+	}
+	if e.tools, err = e.ws.tools(); err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	e.closers = append(e.closers, func() { e.tools.Close() })
+	initial, err := e.ws.context(cfg, e.home, time.Now())
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	e.opts = session.Options{
+		Client:                     e.client,
+		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
+		OutputSchema:               o.outputSchema,
+		Tools:                      e.tools,
+		Approve:                    o.approve,
+		Context:                    initial,
+		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.noAutoContinue,
+			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
+	}
+	return e, nil
+}
+
+// newSession starts a session on the engine.
+func (e *engine) newSession() *session.Session { return session.New(e.opts) }
+
+// Close releases what the engine holds, in reverse order.
+func (e *engine) Close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+	e.closers = nil
 }

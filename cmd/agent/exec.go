@@ -9,15 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/demo"
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 )
@@ -69,90 +65,23 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return usageError(err)
 	}
-	home, err := agentHome(env.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	cfg, err := config.Load(config.Options{
-		Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model,
+	e, err := newEngine(ctx, env, g, engineOptions{
+		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox,
+		// exec never asks: the approval policy is "never" and the sandbox
+		// (read-only unless -s or config says otherwise) is the protection.
+		approval:       tools.PolicyNever,
+		noAutoContinue: f.noAutoContinue,
+		outputSchema:   schema,
 	})
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	logger, closeLog := openLog(home, g.logLevel, env)
-	defer closeLog()
-
-	p := cfg.Provider
-	switch g.transport {
-	case "":
-	case provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS:
-		p.Transport = g.transport
-	default:
-		return usageError(fmt.Errorf("--transport %q: want auto, websocket or https", g.transport))
+	defer e.Close()
+	for _, n := range e.notices {
+		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
-	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
-	if err != nil {
-		return usageError(err)
-	}
-	var tokens modelclient.Credentials
-	if p.Demo {
-		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
-		if err != nil {
-			return &exitError{code: exitFailed, err: err}
-		}
-		defer stop()
-		p.BaseURL = base
-		fmt.Fprintln(env.Stderr, "agent: using the offline demo provider (scripted answers, no API key, no network)")
-	} else {
-		if tokens, err = resolveCredentials(env, cfg, &p, home, httpClient, logger); err != nil {
-			return &exitError{code: exitAuth, err: err}
-		}
-	}
-	if p.BaseURL == "" {
-		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
-	}
-	sessionID := newSessionID()
-	client := modelclient.New(modelclient.Options{
-		Provider:         p,
-		Model:            cfg.Model,
-		ReasoningEffort:  cfg.ModelReasoningEffort,
-		ReasoningSummary: cfg.ModelReasoningSummary,
-		Auth:             tokens,
-		SessionID:        sessionID,
-		Originator:       "agent_exec",
-		Version:          version,
-		Getenv:           env.Getenv,
-		HTTPClient:       httpClient,
-		Sleep:            env.Sleep,
-		Rand:             env.Rand,
-		Logger:           logger,
-	})
-	defer client.Close()
-	// exec never asks: the approval policy is "never" and the sandbox
-	// (read-only unless -s or config says otherwise) is the protection.
-	ws, err := newWorkspace(cfg, f.cd, f.sandbox, tools.PolicyNever, env.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	toolSet, err := ws.tools()
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	defer toolSet.Close()
-	initial, err := ws.context(cfg, home, time.Now())
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	cont := session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !f.noAutoContinue,
-		Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt}
-	sess := session.New(session.Options{
-		Client:                     client,
-		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
-		OutputSchema:               schema,
-		Tools:                      toolSet,
-		Context:                    initial,
-		Continue:                   cont,
-	})
+	sess := e.newSession()
+	sessionID := e.sessionID
 	var last string
 	handle := func(ev session.Event) {
 		if m, ok := ev.(session.MessageDone); ok {
