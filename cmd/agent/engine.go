@@ -58,6 +58,13 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 	if approval == "" {
 		approval = cfg.ApprovalPolicy
 	}
+	switch approval {
+	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
+	case tools.PolicyOnFailure:
+		approval = tools.PolicyOnRequest // an alias, as in the reference client
+	default:
+		return workspace{}, fmt.Errorf("approval policy %q: want untrusted, on-request or never", approval)
+	}
 	shell := getenv("SHELL")
 	if shell == "" {
 		shell = "/bin/bash"

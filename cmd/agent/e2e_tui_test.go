@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// tmuxChat drives the real binary's interactive chat in a tmux pane.
+type tmuxChat struct {
+	t    *testing.T
+	name string
+}
+
+func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	c := &tmuxChat{t: t, name: "agent-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	c.name = c.name + " -S " + sock // keep each test's server private
+	cmdline := "cd " + dir + " && AGENT_HOME=" + home + " FAKE_KEY=" + fakeKey + " NO_COLOR=1 " + bin + " " + strings.Join(args, " ")
+	if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmdline).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	c.name = sock
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	c.waitFor("Ask anything")
+	return c
+}
+
+func (c *tmuxChat) keys(keys ...string) {
+	c.t.Helper()
+	args := append([]string{"-S", c.name, "send-keys", "-t", "e2e"}, keys...)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		c.t.Fatalf("send-keys: %v: %s", err, out)
+	}
+}
+
+func (c *tmuxChat) screen() string {
+	out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-t", "e2e").Output()
+	return string(out)
+}
+
+// waitFor polls the screen (bounded) until it contains want.
+func (c *tmuxChat) waitFor(want string) string {
+	c.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if s := c.screen(); strings.Contains(s, want) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("screen never showed %q:\n%s", want, c.screen())
+		}
+	}
+	return ""
+}
+
+func TestE2EChat(t *testing.T) {
+	bin := buildAgent(t)
+	args, _ := json.Marshal(map[string]string{"cmd": "touch approved.txt"})
+	srv := rt.NewServer(t, rt.Script{
+		// Turn 1: a 503, then the answer.
+		rt.Status(503), rt.Reply("r1", "m1", "first answer here"),
+		// Turn 2: a command that needs approval, then the answer.
+		rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc", "call_1", "exec_command", string(args)), rt.Completed("r2")),
+		rt.Reply("r3", "m3", "command done"),
+		// Turn 3: stalls until Esc.
+		rt.Stream(rt.Created("r4"), rt.TextDelta("m4", "thinking "), rt.Stall()),
+		// Turn 4: stalls while a message is queued, then ends; the queued
+		// message is turn 5.
+		rt.Stream(rt.Created("r5"), rt.TextDelta("m5", "slow "), rt.Barrier("slow"), rt.Stall(),
+			rt.MessageDone("m5", "slow done"), rt.Completed("r5")),
+		rt.Reply("r6", "m6", "queued one answered"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n")
+	dir := t.TempDir()
+	c := startChat(t, bin, home, dir)
+
+	c.keys("hello there", "Enter")
+	s := c.waitFor("first answer here")
+	if n := strings.Count(s, "first answer here"); n != 1 {
+		t.Errorf("answer shown %d times:\n%s", n, s)
+	}
+	if !strings.Contains(s, "503") && !strings.Contains(s, "Retrying") && !strings.Contains(s, "Reconnecting") {
+		t.Logf("no retry line on the final screen (it may have cleared):\n%s", s)
+	}
+
+	c.keys("run it", "Enter")
+	c.waitFor("touch approved.txt")
+	c.keys("y")
+	c.waitFor("command done")
+	if _, err := os.Stat(filepath.Join(dir, "approved.txt")); err != nil {
+		t.Errorf("approved command did not run: %v", err)
+	}
+
+	c.keys("think", "Enter")
+	c.waitFor("thinking")
+	c.keys("Escape")
+	c.waitFor("interrupted")
+
+	c.keys("slow one", "Enter")
+	<-srv.Reached("slow")
+	c.keys("queued question", "Enter")
+	c.waitFor("queued")
+	srv.Release()
+	c.waitFor("queued one answered")
+	reqs := srv.Requests()
+	if len(reqs) != 7 {
+		t.Errorf("%d requests; want 7", len(reqs))
+	}
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(string(last.Body), "queued question") {
+		t.Errorf("the queued message was not sent after the turn: %s", last.Body)
+	}
+	c.keys("C-d")
+}
