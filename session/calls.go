@@ -58,7 +58,7 @@ func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit fun
 		}
 	}
 	for i, c := range pending {
-		s.history = append(s.history, transport.CallOutput(c.CallID, results[i].Output, c.Type == "custom_tool_call"))
+		s.appendItems(transport.CallOutput(c.CallID, results[i].Output, c.Type == "custom_tool_call"))
 		abort = abort || results[i].AbortTurn
 	}
 	return len(pending), abort
@@ -86,6 +86,9 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 		Started: func() {
 			started = true
 			_ = s.ledger.set(c.CallID, c.Name, CallStarted)
+			if s.opts.Recorder != nil {
+				_ = s.opts.Recorder.Sync() // durable before the side effect
+			}
 		},
 	}
 	var res tools.Result

@@ -12,7 +12,10 @@ import (
 type Event interface{ isEvent() }
 
 // TurnStarted opens a turn.
-type TurnStarted struct{}
+type TurnStarted struct {
+	// Input is what the user submitted.
+	Input string
+}
 
 // TextDelta is streamed assistant text: display only, never recorded. It
 // may be retracted by a later [Retracted].

@@ -55,6 +55,24 @@ type Options struct {
 	// Continue is the auto-continue policy [Session.Turn] snapshots; the
 	// zero value disables auto-continue.
 	Continue ContinuePolicy
+	// Recorder persists the session (a rollout file); nil keeps it in
+	// memory only.
+	Recorder Recorder
+	// Resumed is the history of a resumed session; when set it replaces
+	// Context (which the resumed history already holds).
+	Resumed []transport.Item
+	// Usage is a resumed session's accumulated usage.
+	Usage transport.Usage
+}
+
+// Recorder is where a session persists what happens. Items are the
+// model-visible history, recorded as they are; events feed the transcript;
+// Sync makes everything recorded so far durable. The session syncs at turn
+// boundaries and before any tool call starts.
+type Recorder interface {
+	RecordItems(items ...transport.Item) error
+	RecordEvent(ev Event) error
+	Sync() error
 }
 
 // Session is one conversation. It is not safe for concurrent use: run one
@@ -77,9 +95,40 @@ func New(opts Options) *Session {
 	if opts.Ledger == nil {
 		opts.Ledger = NewLedger(nil)
 	}
-	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}}
-	s.history = append(s.history, opts.Context...)
+	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage}
+	if opts.Resumed != nil {
+		s.history = append(s.history, opts.Resumed...)
+	} else {
+		s.appendItems(opts.Context...)
+	}
 	return s
+}
+
+// appendItems adds items to the history and records them.
+func (s *Session) appendItems(items ...transport.Item) {
+	if len(items) == 0 {
+		return
+	}
+	s.history = append(s.history, items...)
+	if s.opts.Recorder != nil {
+		_ = s.opts.Recorder.RecordItems(items...) // a full disk must not end the turn
+	}
+}
+
+// tap persists each event through the recorder (syncing at turn ends)
+// before passing it on.
+func (s *Session) tap(emit func(Event)) func(Event) {
+	if s.opts.Recorder == nil {
+		return emit
+	}
+	return func(ev Event) {
+		_ = s.opts.Recorder.RecordEvent(ev)
+		switch ev.(type) {
+		case TurnCompleted, TurnFailed:
+			_ = s.opts.Recorder.Sync()
+		}
+		emit(ev)
+	}
 }
 
 // Ledger returns the session's tool-call ledger.
@@ -108,7 +157,8 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // policy's schedule; when the schedule runs out the turn is paused
 // ([TurnError].Paused), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
-	emit(TurnStarted{})
+	emit = s.tap(emit)
+	emit(TurnStarted{Input: input})
 	var last transport.Usage
 	retries := 0
 	c := &Coordinator{
@@ -124,7 +174,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		},
 	}
 	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
-		s.history = append(s.history, transport.UserMessage(prompt))
+		s.appendItems(transport.UserMessage(prompt))
 		for {
 			u, st, ran, err := s.sample(ctx, emit)
 			retries += st.total()
@@ -345,7 +395,7 @@ func (s *Session) consume(ctx context.Context, emit func(Event), hooks modelclie
 
 // record appends a completed item to history and announces it.
 func (s *Session) record(it transport.Item, emit func(Event)) {
-	s.history = append(s.history, it)
+	s.appendItems(it)
 	switch {
 	case it.Type == "message" && it.Role == "assistant":
 		emit(MessageDone{ItemID: it.ID, Text: it.Text()})

@@ -94,6 +94,7 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 	}
 	m.composer = newComposer(m.look)
 	m.composer.SetWidth(m.width)
+	m.applyCommand(commandMsg{resume: opts.Messages})
 	return m
 }
 

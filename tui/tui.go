@@ -27,6 +27,9 @@ var _ Engine = (*session.Session)(nil)
 type Options struct {
 	// Engine runs the turns (required).
 	Engine Engine
+	// Messages are shown in the transcript before anything else (the
+	// history of a resumed conversation), oldest first.
+	Messages []Message
 	// Approver routes the engine's approval requests to the chat's prompt;
 	// nil means no request ever reaches the chat. Plug the same Approver's
 	// Approve into session.Options.Approve.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
-	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -15,8 +15,17 @@ type chatFlags struct {
 	sandbox, cd, approval string
 }
 
-// runChat opens the interactive chat.
+// runChat opens the interactive chat on a new session.
 func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
+	return runChatOn(ctx, env, g, f, func(e *engine) (tui.Engine, []tui.Message, error) {
+		s, err := e.newSession()
+		return s, nil, err
+	})
+}
+
+// runChatOn opens the interactive chat on the session start returns
+// (with the messages to show first, for a resumed one).
+func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start func(*engine) (tui.Engine, []tui.Message, error)) error {
 	if !env.StdinTTY || !env.StdoutTTY {
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}
@@ -28,28 +37,42 @@ func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
 		return err
 	}
 	defer e.Close()
+	first, shown, err := start(e)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
 	p := e.client.Provider()
-	transport := "https"
-	if e.client.WebSocketActive() {
-		transport = "websocket (falls back to https)"
-	}
-	var current *session.Session
-	mk := func() *session.Session {
-		current = e.newSession()
-		return current
-	}
 	err = tui.Run(ctx, tui.Options{
-		Engine:        mk(),
+		Engine:        first,
+		Messages:      shown,
 		Approver:      ap,
 		Model:         e.cfg.Model,
 		Provider:      p.Name,
-		Transport:     transport,
+		Transport:     currentTransport(e),
 		ContextWindow: e.cfg.ModelContextWindow,
 		HistoryPath:   filepath.Join(e.home, "history.jsonl"),
 		NoColor:       env.Getenv("NO_COLOR") != "",
 		Dir:           e.ws.cwd,
 		Commands: tui.Commands{
-			New: func(context.Context) (tui.Engine, error) { return mk(), nil },
+			New: func(context.Context) (tui.Engine, error) {
+				e.sessionID = newSessionID()
+				return e.newSession()
+			},
+			Resume: func(_ context.Context, id string) (tui.Resumed, error) {
+				path, err := e.findSession(id, id == "", false)
+				if err != nil {
+					return tui.Resumed{}, err
+				}
+				sess, ro, err := e.resume(path)
+				if err != nil {
+					return tui.Resumed{}, err
+				}
+				return tui.Resumed{Engine: sess, Messages: transcript(ro)}, nil
+			},
 			Status: func() []string {
 				lines := []string{
 					"config: " + orNone(e.cfg.Path),
@@ -81,3 +104,6 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// timeNow is the wall clock for new recordings.
+func timeNow() time.Time { return time.Now() }

@@ -137,20 +137,23 @@ type engineOptions struct {
 	cd, sandbox    string // -C and -s; "" means config's
 	approval       string // approval policy; "" means config's
 	noAutoContinue bool
+	ephemeral      bool // do not record the session
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
 }
 
 // engine is everything a session needs, built once from config and flags.
 type engine struct {
-	cfg       config.Config
-	home      string
-	sessionID string
-	client    *modelclient.Client
-	tools     *tools.Set
-	logger    *slog.Logger
-	ws        workspace
-	opts      session.Options
+	cfg        config.Config
+	home       string
+	sessionID  string
+	client     *modelclient.Client
+	tools      *tools.Set
+	logger     *slog.Logger
+	ws         workspace
+	opts       session.Options
+	originator string
+	ephemeral  bool
 	// notices are one-line facts for the user (the demo provider, ...).
 	notices []string
 	closers []func()
@@ -160,7 +163,7 @@ type engine struct {
 // builds the model client, the workspace's tools and the initial context.
 // Its errors are *exitError with the exit code they deserve.
 func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_ *engine, err error) {
-	e := &engine{}
+	e := &engine{originator: o.originator, ephemeral: o.ephemeral}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -246,8 +249,14 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	return e, nil
 }
 
-// newSession starts a session on the engine.
-func (e *engine) newSession() *session.Session { return session.New(e.opts) }
+// newSession starts a session on the engine, recorded unless ephemeral.
+func (e *engine) newSession() (*session.Session, error) {
+	opts := e.opts
+	if err := e.record(&opts); err != nil {
+		return nil, err
+	}
+	return session.New(opts), nil
+}
 
 // Close releases what the engine holds, in reverse order.
 func (e *engine) Close() {

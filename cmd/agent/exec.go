@@ -36,13 +36,15 @@ notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 			return runExec(ctx, env, g, f, args)
 		},
 	}
-	fl := cmd.Flags()
+	fl := cmd.PersistentFlags()
+	fl.BoolVar(&f.ephemeral, "ephemeral", false, "do not record the session on disk")
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout (schema: docs/exec-json.md)")
 	fl.StringVarP(&f.lastMessage, "output-last-message", "o", "", "write the final assistant message to FILE (only when the turn completed)")
 	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
 	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
+	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f))
 	return cmd
 }
 
@@ -54,6 +56,7 @@ type execFlags struct {
 	sandbox        string
 	cd             string
 	noAutoContinue bool
+	ephemeral      bool
 }
 
 func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
@@ -61,9 +64,23 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return usageError(err)
 	}
+	e, err := newExecEngine(ctx, env, g, f)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	sess, err := e.newSession()
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	return runExecTurn(ctx, env, f, sess, e.sessionID, prompt)
+}
+
+// newExecEngine builds the engine for exec and its subcommands.
+func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*engine, error) {
 	schema, err := readSchema(f.outputSchema)
 	if err != nil {
-		return usageError(err)
+		return nil, usageError(err)
 	}
 	e, err := newEngine(ctx, env, g, engineOptions{
 		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox,
@@ -71,23 +88,27 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		// (read-only unless -s or config says otherwise) is the protection.
 		approval:       tools.PolicyNever,
 		noAutoContinue: f.noAutoContinue,
+		ephemeral:      f.ephemeral,
 		outputSchema:   schema,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer e.Close()
 	for _, n := range e.notices {
 		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
-	sess := e.newSession()
-	sessionID := e.sessionID
+	return e, nil
+}
+
+// runExecTurn runs one turn of sess and prints it as exec does.
+func runExecTurn(ctx context.Context, env Env, f *execFlags, sess *session.Session, sessionID, prompt string) error {
 	var last string
 	handle := func(ev session.Event) {
 		if m, ok := ev.(session.MessageDone); ok {
 			last = m.Text
 		}
 	}
+	var err error
 	if f.json {
 		jp := newJSONPrinter(env.Stdout, sessionID)
 		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })

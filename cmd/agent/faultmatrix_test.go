@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
 )
 
 // faultRow is one scenario of the fault matrix. The table doubles as
@@ -222,13 +223,41 @@ func TestFaultMatrix(t *testing.T) {
 				if diff := cmp.Diff(row.waits, r.sleeps); diff != "" {
 					t.Errorf("waits (-want +got):\n%s", diff)
 				}
-				if entries, _ := os.ReadDir(r.home); len(entries) > 2 {
-					t.Errorf("unexpected files in AGENT_HOME: %v", entries)
-				}
+				checkRollout(t, r, row)
 			})
 		}
 	}
 	checkFailureDoc(t, rows)
+}
+
+// checkRollout checks what is on disk: the session's rollout says how the
+// turn ended, and holds every answer that reached stdout.
+func checkRollout(t *testing.T, r execRun, row faultRow) {
+	t.Helper()
+	ent, err := rollout.Latest(r.home, "", true)
+	if err != nil {
+		t.Fatalf("no rollout recorded: %v", err)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rollout.TurnCompleted
+	if row.exit != exitOK {
+		want = rollout.TurnFailed
+	}
+	if ro.LastTurn != want || len(ro.Warnings) != 0 {
+		t.Errorf("rollout last turn = %q (warnings %v); want %q", ro.LastTurn, ro.Warnings, want)
+	}
+	var texts []string
+	for _, it := range ro.History {
+		if it.Type == "message" && it.Role == "assistant" {
+			texts = append(texts, it.Text()+"\n")
+		}
+	}
+	if got := strings.Join(texts, ""); got != row.stdout {
+		t.Errorf("recorded answers = %.100q; want %.100q", got, row.stdout)
+	}
 }
 
 // checkFailureDoc compares docs/failure-behaviour.md with the table.
@@ -239,7 +268,8 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("Generated from the fault matrix in `cmd/agent/faultmatrix_test.go` (`go test ./cmd/agent -run TestFaultMatrix -update`);\n")
 	b.WriteString("every row is a test that runs `agent exec hi` against the in-repo fake server, over HTTPS (SSE) and\n")
 	b.WriteString("WebSocket unless the row says otherwise. Waits are the exact delays slept (jitter fixed at its midpoint);\n")
-	b.WriteString("stdout is what a script capturing standard output receives. Nothing is written to `$AGENT_HOME` but the log.\n")
+	b.WriteString("stdout is what a script capturing standard output receives. On disk, every row leaves one readable rollout\n")
+	b.WriteString("(`$AGENT_HOME/sessions/...`) whose last turn is marked completed (exit 0) or failed, holding exactly the answers printed.\n")
 	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests.\n")
 	group := ""
 	for _, r := range rows {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
+)
+
+// inputOf returns the recorded input items of request i, re-encoded.
+func inputOf(t *testing.T, srv *rt.Server, i int) []string {
+	t.Helper()
+	var out []string
+	for _, it := range srv.Requests()[i].JSON["input"].([]any) {
+		b, _ := json.Marshal(it)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func TestExecResumeRoundTrip(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "second answer")})
+	home := t.TempDir()
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	os.WriteFile(home+"/config.toml", []byte(cfg), 0o600)
+	env := map[string]string{"AGENT_HOME": home}
+	r := runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "one")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "resume", "--last", "two")
+	if r.code != 0 || r.stdout != "second answer\n" {
+		t.Fatalf("resume: exit %d stdout %q: %s", r.code, r.stdout, r.stderr)
+	}
+	// The resumed prompt is exactly the history before, plus the new message.
+	first, second := inputOf(t, srv, 0), inputOf(t, srv, 1)
+	if len(second) != len(first)+2 {
+		t.Fatalf("resumed input has %d items; want %d", len(second), len(first)+2)
+	}
+	if diff := cmp.Diff(first, second[:len(first)]); diff != "" {
+		t.Errorf("resumed history differs (-before +resumed):\n%s", diff)
+	}
+	if !strings.Contains(second[len(first)], "first answer") || !strings.Contains(second[len(first)+1], `"two"`) {
+		t.Errorf("tail = %v", second[len(first):])
+	}
+	entries, _ := rollout.List(home, "", true, 10)
+	if len(entries) != 1 {
+		t.Errorf("%d sessions recorded; want 1 (resume appends to the same file)", len(entries))
+	}
+	r = runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "resume", "--last")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "last turn completed") {
+		t.Errorf("resume without prompt after a completed turn: exit %d %q", r.code, r.stderr)
+	}
+}
+
+func TestExecEphemeral(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "x")})
+	r := runCLI(t, srv, runOpts{}, "exec", "--ephemeral", "hi")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if _, err := os.Stat(r.home + "/sessions"); !os.IsNotExist(err) {
+		t.Errorf("an ephemeral run recorded a session: %v", err)
+	}
+}
+
+// TestE2EKillMidToolThenResume kills agent exec with SIGKILL while a
+// command runs; the rollout is readable, the ledger shows the call
+// started (so unknown), and resuming tells the model the outcome is
+// unknown instead of running the command again.
+func TestE2EKillMidToolThenResume(t *testing.T) {
+	bin := buildAgent(t)
+	dir := t.TempDir()
+	args, _ := json.Marshal(map[string]any{"cmd": "echo ran >> count.txt; sleep 60", "yield_time_ms": 30000})
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m0", "working "), rt.MessageDone("m0", "working on it"),
+			rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args)), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "resumed fine"),
+	})
+	home := writeConfig(t, srv.URL, "sandbox_mode = \"danger-full-access\"\n")
+	cmd, _, stderr := agentCmd(t, bin, home, "exec", "-C", dir, "count things")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, _ := os.ReadFile(dir + "/count.txt"); string(b) == "ran\n" {
+			break
+		}
+		select {
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("the command never ran; stderr:\n%s", stderr)
+		case <-tick.C:
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	ent, err := rollout.Latest(home, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatalf("rollout unreadable after SIGKILL: %v", err)
+	}
+	if !ro.Interrupted {
+		t.Errorf("last turn = %q; want it marked interrupted", ro.LastTurn)
+	}
+	var states []string
+	for _, e := range ro.Ledger {
+		states = append(states, e.CallID+":"+e.State)
+	}
+	if diff := cmp.Diff([]string{"call_1:started"}, states); diff != "" {
+		t.Errorf("ledger (-want +got):\n%s", diff)
+	}
+
+	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "-C", dir, "resume", "--last")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr)
+	}
+	if stdout.String() != "resumed fine\n" {
+		t.Errorf("stdout = %q", stdout)
+	}
+	if b, _ := os.ReadFile(dir + "/count.txt"); string(b) != "ran\n" {
+		t.Errorf("count.txt = %q; the command ran again", b)
+	}
+	in := strings.Join(inputOf(t, srv, 1), "\n")
+	if !strings.Contains(in, "the outcome of this call is unknown") {
+		t.Errorf("the model was not told the call's outcome is unknown:\n%s", in)
+	}
+	if strings.Count(in, "working on it") != 1 || strings.Count(in, "count things") != 1 {
+		t.Errorf("history duplicated:\n%s", in)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/transport"
+)
+
+// rolloutRecorder persists a session into its rollout file.
+type rolloutRecorder struct{ r *rollout.Recorder }
+
+func (a rolloutRecorder) RecordItems(items ...transport.Item) error { return a.r.AppendItems(items...) }
+
+func (a rolloutRecorder) Sync() error { return a.r.Sync() }
+
+// RecordEvent keeps the events a transcript and a resume need.
+func (a rolloutRecorder) RecordEvent(ev session.Event) error {
+	add := func(e rollout.EventMsg) error { return a.r.AppendEvent(e) }
+	switch ev := ev.(type) {
+	case session.TurnStarted:
+		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTurnStarted}),
+			add(rollout.EventMsg{Type: rollout.EventUserMessage, Message: ev.Input}))
+	case session.MessageDone:
+		return add(rollout.EventMsg{Type: rollout.EventAgentMessage, Message: ev.Text})
+	case session.Retry:
+		return add(rollout.EventMsg{Type: rollout.EventRetry, Message: retryNotice(ev.Retry)})
+	case session.TurnCompleted:
+		total, last := ev.Total, ev.Last
+		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last}),
+			add(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
+	case session.TurnFailed:
+		if ev.Err.Failure.Kind == modelclient.KindCanceled {
+			return add(rollout.EventMsg{Type: rollout.EventTurnInterrupted})
+		}
+		return add(rollout.EventMsg{Type: rollout.EventTurnFailed, Message: ev.Err.Error()})
+	}
+	return nil
+}
+
+// ledgerSink records each tool-call transition in the rollout.
+func ledgerSink(r *rollout.Recorder) func(session.LedgerEntry) error {
+	return func(e session.LedgerEntry) error {
+		return r.AppendLedger(rollout.LedgerEntry{CallID: e.CallID, Name: e.Name, State: string(e.State)})
+	}
+}
+
+// record starts persisting a new session (unless ephemeral).
+func (e *engine) record(opts *session.Options) error {
+	if e.ephemeral {
+		return nil
+	}
+	r, err := rollout.Create(e.home, rollout.SessionMeta{
+		ID: e.sessionID, Cwd: e.ws.cwd, Originator: e.originator, CLIVersion: version,
+		ModelProvider: e.client.Provider().ID, Model: e.cfg.Model, Instructions: session.DefaultInstructions,
+	}, time.Now())
+	if err != nil {
+		return fmt.Errorf("record the session: %w", err)
+	}
+	e.closers = append(e.closers, func() { r.Close() })
+	opts.Recorder = rolloutRecorder{r}
+	opts.Ledger = session.NewLedger(ledgerSink(r))
+	return nil
+}
+
+// resume loads a recorded session and keeps appending to its file.
+func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error) {
+	ro, err := rollout.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := rollout.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.closers = append(e.closers, func() { r.Close() })
+	opts := e.opts
+	opts.Recorder = rolloutRecorder{r}
+	opts.Resumed, opts.Usage = ro.History, ro.Total
+	opts.Ledger = session.NewLedger(ledgerSink(r))
+	var entries []session.LedgerEntry
+	for _, le := range ro.Ledger {
+		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})
+	}
+	opts.Ledger.Restore(entries)
+	return session.New(opts), ro, nil
+}
+
+// findSession resolves --last / an id (or prefix) to a rollout path.
+func (e *engine) findSession(id string, last, all bool) (string, error) {
+	var (
+		ent rollout.Entry
+		err error
+	)
+	switch {
+	case id != "":
+		ent, err = rollout.Find(e.home, id)
+	case last:
+		ent, err = rollout.Latest(e.home, e.ws.cwd, all)
+	default:
+		return "", errors.New("say which session: an ID or --last")
+	}
+	if errors.Is(err, rollout.ErrNotFound) {
+		if id != "" {
+			return "", fmt.Errorf("no session %q", id)
+		}
+		return "", errors.New("no recorded session in this directory (try --all)")
+	}
+	return ent.Path, err
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/tui"
+)
+
+// pickFlags select a recorded session.
+type pickFlags struct {
+	last, all bool
+}
+
+func (p *pickFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&p.last, "last", false, "the most recent session (in this directory unless --all)")
+	cmd.Flags().BoolVar(&p.all, "all", false, "with --last, look in every directory")
+}
+
+func newExecResumeCmd(ctx context.Context, env Env, g *globalFlags, f *execFlags) *cobra.Command {
+	p := &pickFlags{}
+	cmd := &cobra.Command{
+		Use:   "resume [--last | ID] [PROMPT]",
+		Short: "Continue a recorded session without the interactive UI",
+		Long: `Continue a recorded session, appending to its rollout file. With a PROMPT
+(or "-" for standard input) a new turn is run; without one, a turn that was
+interrupted, failed or paused is continued with the continuation prompt.`,
+		Args: cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if !p.last {
+				if len(args) == 0 {
+					return usageError(errors.New("say which session: an ID or --last"))
+				}
+				id, args = args[0], args[1:]
+			}
+			if len(args) > 1 {
+				return usageError(errors.New("too many arguments"))
+			}
+			e, err := newExecEngine(ctx, env, g, f)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			path, err := e.findSession(id, p.last, p.all)
+			if err != nil {
+				return usageError(err)
+			}
+			sess, ro, err := e.resume(path)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			prompt := ""
+			if len(args) == 1 || !env.StdinTTY && stdinHasData(env.Stdin) {
+				if prompt, err = readPrompt(env, args); err != nil {
+					return usageError(err)
+				}
+			} else {
+				if ro.LastTurn == rollout.TurnCompleted || ro.LastTurn == rollout.TurnNone {
+					return usageError(errors.New("the session's last turn completed; give a PROMPT to continue it"))
+				}
+				prompt = e.opts.Continue.Snapshot().Prompt
+			}
+			return runExecTurn(ctx, env, f, sess, ro.Meta.ID, prompt)
+		},
+	}
+	p.add(cmd)
+	return cmd
+}
+
+// newResumeCmd is `agent resume`: the chat, on a recorded session.
+func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *cobra.Command {
+	p := &pickFlags{}
+	cmd := &cobra.Command{
+		Use:   "resume [--last | ID]",
+		Short: "Open the chat on a recorded session",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			return runChatOn(ctx, env, g, cf, func(e *engine) (tui.Engine, []tui.Message, error) {
+				path, err := e.findSession(id, p.last || id == "", p.all)
+				if err != nil {
+					return nil, nil, usageError(err)
+				}
+				sess, ro, err := e.resume(path)
+				if err != nil {
+					return nil, nil, err
+				}
+				return sess, transcript(ro), nil
+			})
+		},
+	}
+	p.add(cmd)
+	return cmd
+}
+
+// newForkCmd is `agent fork ID`: a new session starting from a copy of
+// another's history.
+func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "fork ID",
+		Short: "Open the chat on a new session forked from a recorded one",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runChatOn(ctx, env, g, cf, func(e *engine) (tui.Engine, []tui.Message, error) {
+				path, err := e.findSession(args[0], false, false)
+				if err != nil {
+					return nil, nil, usageError(err)
+				}
+				src, err := rollout.Load(path)
+				if err != nil {
+					return nil, nil, err
+				}
+				r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
+				if err != nil {
+					return nil, nil, err
+				}
+				r.Close()
+				sess, ro, err := e.resume(r.Path())
+				if err != nil {
+					return nil, nil, err
+				}
+				return sess, transcript(ro), nil
+			})
+		},
+	}
+}
+
+// transcript turns a rollout's recorded messages into chat messages.
+func transcript(ro *rollout.Rollout) []tui.Message {
+	var out []tui.Message
+	for _, ev := range ro.Events {
+		switch ev.Type {
+		case rollout.EventUserMessage:
+			out = append(out, tui.Message{Role: "user", Text: ev.Message})
+		case rollout.EventAgentMessage:
+			out = append(out, tui.Message{Role: "assistant", Text: ev.Message})
+		}
+	}
+	return out
+}
