@@ -1,0 +1,236 @@
+// Command benchrun measures the agent binary, whole, against a loopback
+// fake Responses server (internal/responsestest/cmd/fakeresponses) and,
+// with --with-reference, the reference client (Codex CLI, its native
+// binary, installed with npm into bench/.cache) in the same run, and prints
+// a Markdown report with the ratios the targets are stated in. Run it
+// through bench/run.sh from anywhere in the module.
+//
+// What is measured, per client, over --runs runs interleaved between the
+// clients (after one warm-up run each, not counted):
+//
+//   - spawn → first request: from just before fork/exec to the arrival of
+//     the request's headers at the fake server, which logs it with the
+//     wall clock;
+//   - whole run: spawn to exit of a one-turn `exec`;
+//   - peak RSS and CPU (user+sys): the child's rusage from wait4;
+//   - a --deltas stream (default 50,000 deltas): CPU and wall, against the
+//     wall of `curl -sN` reading the same stream into /dev/null.
+//
+// Children run in a temporary directory, with HOME and AGENT_HOME (or
+// CODEX_HOME) in a temporary directory holding a config.toml that selects
+// the fake provider, stdin from /dev/null, and stdout and stderr on pipes
+// the harness drains (never a terminal).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	withReference bool
+	codex         string
+	agent         string
+	compare       string
+	runs          int
+	deltas        int
+	cache         string
+}
+
+func main() {
+	var o options
+	flag.BoolVar(&o.withReference, "with-reference", false, "also measure Codex CLI "+referenceVersion+" (npm install into --cache on first use)")
+	flag.StringVar(&o.codex, "codex", "", "path of an installed codex native binary (implies --with-reference, skips npm)")
+	flag.StringVar(&o.agent, "agent", "", "path of an agent binary to measure instead of building ./cmd/agent")
+	flag.StringVar(&o.compare, "compare", "", "path of a second agent binary to measure alongside (an A/B of a change)")
+	flag.IntVar(&o.runs, "runs", 10, "measured runs per client and scenario (medians are reported)")
+	flag.IntVar(&o.deltas, "deltas", 50000, "text deltas in the streaming scenario")
+	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
+	flag.Parse()
+	if o.runs < 1 || o.deltas < 1 {
+		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive")
+		os.Exit(2)
+	}
+	if err := run(o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+// results are the samples per client name; clients[0] is agent.
+type results struct {
+	clients []string
+	ref     string // the reference client's name, "" if not run
+	turn    map[string][]sample
+	stream  map[string][]sample
+	curl    []sample
+	served  []time.Duration // the fake server's handler time for each curl read
+}
+
+func run(o options, w io.Writer) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "benchrun-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	load0 := loadAverage()
+
+	agentBin := o.agent
+	if agentBin == "" {
+		if agentBin, err = buildAgent(root, tmp); err != nil {
+			return err
+		}
+	}
+	fakeBin, err := buildFake(root, tmp)
+	if err != nil {
+		return err
+	}
+	clients := []client{}
+	res := &results{turn: map[string][]sample{}, stream: map[string][]sample{}}
+	dirs := map[string]string{}
+	for _, d := range []string{"agent-home", "codex-home", "work"} {
+		dirs[d] = filepath.Join(tmp, d)
+		if err := os.Mkdir(dirs[d], 0o700); err != nil {
+			return err
+		}
+	}
+	clients = append(clients, agentClient(agentBin, dirs["agent-home"], dirs["work"]))
+	if o.compare != "" {
+		alt := agentClient(o.compare, dirs["agent-home"], dirs["work"])
+		alt.name = "agent (--compare)"
+		clients = append(clients, alt)
+	}
+	if o.withReference || o.codex != "" {
+		bin := o.codex
+		if bin == "" {
+			cache := o.cache
+			if !filepath.IsAbs(cache) {
+				cache = filepath.Join(root, cache)
+			}
+			if bin, err = installReference(cache); err != nil {
+				return err
+			}
+		}
+		ref := referenceClient(bin, dirs["codex-home"], dirs["work"])
+		clients = append(clients, ref)
+		res.ref = ref.name
+	}
+	homes := []string{dirs["agent-home"], dirs["codex-home"]}
+
+	for _, c := range clients {
+		res.clients = append(res.clients, c.name)
+	}
+	const reply = "hello from the fake server"
+	fmt.Fprintf(os.Stderr, "benchrun: one-turn runs (%d per client)\n", o.runs)
+	if err := scenario(fakeBin, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "benchrun: %d-delta stream runs (%d per client, and curl)\n", o.deltas, o.runs)
+	curl, err := curlClient(dirs["work"])
+	if err != nil {
+		return err
+	}
+	want := strings.Repeat("tok ", 8)
+	if err := scenario(fakeBin, []string{"--deltas", fmt.Sprint(o.deltas)}, homes, clients, o.runs, want, res.stream, &curlRuns{c: curl, out: res}); err != nil {
+		return err
+	}
+	report(w, o, res, load0, loadAverage())
+	return nil
+}
+
+// curlRuns asks scenario to interleave curl reads of the stream.
+type curlRuns struct {
+	c   client
+	out *results
+}
+
+// scenario starts a fake server with args, points every home's config at
+// it, warms each client up once and then runs each client n times,
+// interleaved, recording the samples in into.
+func scenario(fakeBin string, args, homes []string, clients []client, n int, want string, into map[string][]sample, curl *curlRuns) (err error) {
+	srv, err := startServer(fakeBin, args...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := srv.Stop(); serr != nil && err == nil {
+			err = fmt.Errorf("fake server: %w", serr)
+		}
+	}()
+	for _, h := range homes {
+		if err := writeConfig(h, srv.URL); err != nil {
+			return err
+		}
+	}
+	if curl != nil {
+		curl.c.args = append(curl.c.args, srv.URL+"/responses")
+	}
+	for _, c := range clients { // warm-up: page cache, first-run state files
+		if _, err := runOnce(c, srv, want); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	for range n {
+		for _, c := range clients {
+			s, err := runOnce(c, srv, want)
+			if err != nil {
+				return err
+			}
+			into[c.name] = append(into[c.name], s)
+		}
+		if curl != nil {
+			from := srv.count()
+			s, err := runOnce(curl.c, srv, "")
+			if err != nil {
+				return err
+			}
+			reqs, err := srv.requestsFrom(from, 1, 5*time.Second)
+			if err != nil {
+				return err
+			}
+			curl.out.curl = append(curl.out.curl, s)
+			curl.out.served = append(curl.out.served, reqs[0].end.Sub(reqs[0].at))
+		}
+	}
+	return nil
+}
+
+// curlClient reads the stream like a bare HTTP client: curl -sN into
+// /dev/null. The URL is appended per scenario.
+func curlClient(work string) (client, error) {
+	bin, err := exec.LookPath("curl")
+	if err != nil {
+		return client{}, fmt.Errorf("the curl floor needs curl: %w", err)
+	}
+	return client{
+		name: "curl",
+		bin:  bin,
+		args: []string{"-sSfN", "-X", "POST", "-H", "Content-Type: application/json", "--data", "{}", "-o", "/dev/null"},
+		env:  []string{"PATH=" + os.Getenv("PATH")},
+		dir:  work,
+	}, nil
+}
+
+// moduleRoot is the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("run benchrun inside the agent module (bench/run.sh does)")
+	}
+	return filepath.Dir(mod), nil
+}

@@ -1,0 +1,175 @@
+// Command fakeresponses serves the in-repo fake Responses API
+// (internal/responsestest) as a standalone process, for whole-binary
+// benchmarks of agent and of other clients. agent never needs it at run
+// time.
+//
+// Usage:
+//
+//	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N] [--repeat N]
+//
+// Every request to .../responses (SSE POST or WebSocket) is answered by the
+// same scenario: --reply TEXT streams TEXT one word per delta (the default
+// reply is "hello from the fake server"); --deltas N streams N deltas of
+// "tok " instead. The scenario is repeated --repeat times, after which
+// requests get a 500.
+//
+// Standard output is line-oriented, for a harness to read. The first line is
+// the base URL (clients POST to URL + "/responses"). After it comes one line
+// when each HTTP request arrives (its headers parsed) and one when its
+// handler returns, with wall-clock Unix nanoseconds:
+//
+//	http://127.0.0.1:40123/v1
+//	request 1 1767225600123456789 POST /v1/responses
+//	done 1 1767225600133456789
+//
+// Requests the script cannot answer are reported on standard error. The
+// server stops on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(2)
+	} else if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeresponses:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	listen string
+	reply  string
+	deltas int
+	repeat int
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("fakeresponses", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:0", "address to listen on")
+	fs.StringVar(&c.reply, "reply", "hello from the fake server", "reply text, streamed one word per delta")
+	fs.IntVar(&c.deltas, "deltas", 0, "stream this many \"tok \" deltas instead of --reply")
+	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.deltas < 0 || c.repeat < 1 {
+		return c, errors.New("--deltas must be >= 0 and --repeat >= 1")
+	}
+	return c, nil
+}
+
+// attempt is the scenario's answer to one request.
+func (c config) attempt() rt.Attempt {
+	if c.deltas == 0 {
+		return rt.Reply("resp_1", "msg_1", c.reply)
+	}
+	steps := make([]rt.Step, 0, c.deltas+4)
+	steps = append(steps, rt.Created("resp_1"), rt.OutputItemAdded(map[string]any{
+		"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []any{},
+	}))
+	delta := rt.TextDelta("msg_1", "tok ")
+	for range c.deltas {
+		steps = append(steps, delta)
+	}
+	text := strings.Repeat("tok ", c.deltas)
+	steps = append(steps, rt.MessageDone("msg_1", text), rt.Completed("resp_1"))
+	return rt.Stream(steps...)
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, c, ln, stdout, stderr)
+}
+
+// serve answers requests on ln with c's scenario until ctx ends, then shuts
+// down and returns; it closes ln. It prints the base URL first, then the
+// request log (see the package documentation) on stdout.
+func serve(ctx context.Context, c config, ln net.Listener, stdout, stderr io.Writer) error {
+	script := make(rt.Script, c.repeat)
+	a := c.attempt()
+	for i := range script {
+		script[i] = a
+	}
+	out := &lineWriter{w: stdout}
+	fake := rt.New(script, rt.Options{OnUnexpected: func(msg string) { out.printTo(stderr, "%s\n", msg) }})
+	defer fake.Close()
+	srv := &http.Server{Handler: logArrivals(fake.Handler(), out), ReadHeaderTimeout: 10 * time.Second}
+	out.printf("http://%s/v1\n", ln.Addr())
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		fake.Close() // releases streaming handlers so Shutdown can finish
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(sctx)
+		<-served
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// lineWriter serialises whole lines from concurrent handlers.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) printf(format string, args ...any) { l.printTo(l.w, format, args...) }
+
+// printTo writes to w under the same lock, so stderr lines never
+// interleave with each other either.
+func (l *lineWriter) printTo(w io.Writer, format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(w, format, args...)
+}
+
+// logArrivals reports each request's arrival and end on out.
+func logArrivals(h http.Handler, out *lineWriter) http.Handler {
+	var n atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := n.Add(1)
+		out.printf("request %d %d %s %s\n", id, time.Now().UnixNano(), r.Method, r.URL.Path)
+		defer func() { out.printf("done %d %d\n", id, time.Now().UnixNano()) }()
+		h.ServeHTTP(w, r)
+	})
+}
