@@ -87,6 +87,9 @@ type Info struct {
 	RequiresOpenAIAuth bool
 	// Demo marks the built-in offline demo provider.
 	Demo bool
+	// RemoteCompaction says the provider serves POST
+	// {base_url}/responses/compact (the OpenAI API does).
+	RemoteCompaction bool
 	// Retry holds the policy of each retry class, keyed by class name; it
 	// always has every class in [Classes].
 	Retry map[string]ClassPolicy
@@ -130,6 +133,7 @@ func Builtins() map[string]Info {
 			},
 			SupportsWebSockets: true,
 			RequiresOpenAIAuth: true,
+			RemoteCompaction:   true,
 		}),
 		"ollama": withDefaults(Info{
 			ID:      "ollama",

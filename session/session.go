@@ -63,6 +63,10 @@ type Options struct {
 	Resumed []transport.Item
 	// Usage is a resumed session's accumulated usage.
 	Usage transport.Usage
+	// AutoCompactTokens compacts the history when the last response used at
+	// least this many tokens (min(model_auto_compact_token_limit, 90% of the
+	// context window)); 0 turns auto-compaction off.
+	AutoCompactTokens int64
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -85,6 +89,7 @@ type Session struct {
 	ledger     *Ledger
 	approvedMu sync.Mutex
 	approved   map[string]bool // approve-for-session keys
+	lastTotal  int64           // total tokens of the last response
 }
 
 // New returns an empty session.
@@ -173,11 +178,23 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 			emit(Retry{r})
 		},
 	}
+	compacted := false
 	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
+		if err := s.maybeCompact(ctx, emit); err != nil {
+			emit(Warning{Message: "automatic compaction failed: " + err.Error()})
+		}
 		s.appendItems(transport.UserMessage(prompt))
 		for {
 			u, st, ran, err := s.sample(ctx, emit)
 			retries += st.total()
+			if err != nil && !compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
+				// The window is full: compact once and try again, rather
+				// than ending the turn.
+				compacted = true
+				if cerr := s.Compact(ctx, emit); cerr == nil {
+					continue
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -185,7 +202,11 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 			if ran == 0 {
 				return nil
 			}
-			// Tool outputs are recorded: sample again so the model sees them.
+			// Tool outputs are recorded: sample again so the model sees
+			// them, compacting first if the window is filling up.
+			if err := s.maybeCompact(ctx, emit); err != nil {
+				emit(Warning{Message: "automatic compaction failed: " + err.Error()})
+			}
 		}
 	})
 	if err != nil {
@@ -204,6 +225,16 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	}
 	emit(TurnCompleted{Last: last, Total: s.total})
 	return nil
+}
+
+// maybeCompact compacts when the last response used AutoCompactTokens or
+// more.
+func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
+	if s.opts.AutoCompactTokens <= 0 || s.lastTotal < s.opts.AutoCompactTokens {
+		return nil
+	}
+	s.lastTotal = 0
+	return s.Compact(ctx, emit)
 }
 
 // prompt rebuilds the request from recorded history. It runs before every
@@ -373,6 +404,7 @@ func (s *Session) consume(ctx context.Context, emit func(Event), hooks modelclie
 			if ev.Usage != nil {
 				u = *ev.Usage
 				s.total.Add(u)
+				s.lastTotal = u.TotalTokens
 			}
 			return u, calls, nil
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -46,6 +48,18 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return &exitError{code: exitFailed, err: err}
 	}
 	p := e.client.Provider()
+	// current is the engine the chat talks to; /new and /resume replace it
+	// (hooks run one at a time, on goroutines of their own).
+	var mu sync.Mutex
+	current := first
+	use := func(en tui.Engine, err error) (tui.Engine, error) {
+		if err == nil {
+			mu.Lock()
+			current = en
+			mu.Unlock()
+		}
+		return en, err
+	}
 	err = tui.Run(ctx, tui.Options{
 		Engine:        first,
 		Messages:      shown,
@@ -60,7 +74,29 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		Commands: tui.Commands{
 			New: func(context.Context) (tui.Engine, error) {
 				e.sessionID = newSessionID()
-				return e.newSession()
+				return use(e.newSession())
+			},
+			Compact: func(ctx context.Context) (string, error) {
+				mu.Lock()
+				s, ok := current.(*session.Session)
+				mu.Unlock()
+				if !ok {
+					return "", errors.New("nothing to compact")
+				}
+				var c session.Compacted
+				err := s.Compact(ctx, func(ev session.Event) {
+					if ev, ok := ev.(session.Compacted); ok {
+						c = ev
+					}
+				})
+				if err != nil {
+					return "", err
+				}
+				how := "summarised locally"
+				if c.Remote {
+					how = "compacted by the server"
+				}
+				return fmt.Sprintf("history %s: %d items → %d", how, c.Before, c.After), nil
 			},
 			Resume: func(_ context.Context, id string) (tui.Resumed, error) {
 				path, err := e.findSession(id, id == "", false)
@@ -71,6 +107,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 				if err != nil {
 					return tui.Resumed{}, err
 				}
+				use(sess, nil)
 				return tui.Resumed{Engine: sess, Messages: transcript(ro)}, nil
 			},
 			Status: func() []string {

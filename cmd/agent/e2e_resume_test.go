@@ -143,3 +143,43 @@ func TestE2EKillMidToolThenResume(t *testing.T) {
 		t.Errorf("history duplicated:\n%s", in)
 	}
 }
+
+// TestCompactionIsRecorded: a context overflow on a resumed session
+// compacts it; the rollout keeps the pre-compaction items and a reload
+// yields the compacted history.
+func TestCompactionIsRecorded(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r1", "m1", "first answer"),
+		rt.Stream(rt.Created("r2"), rt.Failed("r2", "context_length_exceeded", "full")),
+		rt.Reply("r3", "m3", "SUMMARY-XYZ"),
+		rt.Reply("r4", "m4", "second answer"),
+	})
+	home := t.TempDir()
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	os.WriteFile(home+"/config.toml", []byte(cfg), 0o600)
+	env := map[string]string{"AGENT_HOME": home}
+	if r := runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "resume", "--last", "two")
+	if r.code != 0 || r.stdout != "second answer\n" {
+		t.Fatalf("exit %d stdout %q: %s", r.code, r.stdout, r.stderr)
+	}
+	ent, _ := rollout.Latest(home, "", true)
+	raw, _ := os.ReadFile(ent.Path)
+	if !strings.Contains(string(raw), "first answer") || !strings.Contains(string(raw), `"type":"compacted"`) {
+		t.Errorf("the rollout lost the pre-compaction history or the compaction:\n%s", raw)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range ro.History {
+		got = append(got, it.Text())
+	}
+	joined := strings.Join(got, "|")
+	if strings.Contains(joined, "first answer") || !strings.Contains(joined, "SUMMARY-XYZ") || !strings.HasSuffix(joined, "second answer") {
+		t.Errorf("reloaded history = %q", got)
+	}
+}

@@ -245,8 +245,19 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Context:                    initial,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.noAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
+		AutoCompactTokens: autoCompactTokens(cfg),
 	}
 	return e, nil
+}
+
+// autoCompactTokens is min(model_auto_compact_token_limit, 90% of the
+// context window), from whichever of the two is configured.
+func autoCompactTokens(cfg config.Config) int64 {
+	limit := cfg.ModelAutoCompactTokenLimit
+	if w := cfg.ModelContextWindow * 9 / 10; w > 0 && (limit <= 0 || w < limit) {
+		limit = w
+	}
+	return limit
 }
 
 // newSession starts a session on the engine, recorded unless ephemeral.

@@ -18,6 +18,12 @@ func (a rolloutRecorder) RecordItems(items ...transport.Item) error { return a.r
 
 func (a rolloutRecorder) Sync() error { return a.r.Sync() }
 
+// RecordCompacted keeps the replaced history in the file and records the
+// replacement after it.
+func (a rolloutRecorder) RecordCompacted(message string, repl []transport.Item) error {
+	return a.r.AppendCompacted(rollout.Compacted{Message: message, ReplacementHistory: repl})
+}
+
 // RecordEvent keeps the events a transcript and a resume need.
 func (a rolloutRecorder) RecordEvent(ev session.Event) error {
 	add := func(e rollout.EventMsg) error { return a.r.AppendEvent(e) }

@@ -191,7 +191,8 @@ func (s *Server) Client() *http.Client {
 
 // Handler returns the http.Handler that serves the script. It answers
 // POST requests and WebSocket handshakes (GET with "Upgrade: websocket")
-// whose path ends in "/responses" (any prefix, any query); other routes
+// whose path ends in "/responses" or "/responses/compact" (any prefix, any
+// query); other routes
 // get 404 and are reported to [Options.OnUnexpected]. After Close it
 // answers 503.
 func (s *Server) Handler() http.Handler {
@@ -329,7 +330,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveHandshake(w, r)
 		return
 	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+	if r.Method != http.MethodPost || !(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/responses/compact")) {
 		msg := fmt.Sprintf("responsestest: no route for %s %s", r.Method, r.URL.Path)
 		s.unexpected(msg)
 		http.Error(w, msg, http.StatusNotFound)

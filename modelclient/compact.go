@@ -1,0 +1,115 @@
+package modelclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/transport"
+)
+
+// maxCompactBody bounds the compaction answer.
+const maxCompactBody = 64 << 20
+
+// SupportsRemoteCompaction reports whether the provider offers the unary
+// POST {base}/responses/compact endpoint (the OpenAI API does).
+func (c *Client) SupportsRemoteCompaction() bool {
+	return c.opts.Provider.RemoteCompaction
+}
+
+// Compact asks the server to compact p's input: POST {base}/responses/compact
+// with the request body minus the streaming fields; the answer's "output"
+// items replace the history. Failures before an answer are retried like
+// any request (the HTTP layer), bounded by ctx.
+func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, error) {
+	body, err := c.Body(p)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"stream", "store", "include", "tool_choice"} {
+		delete(m, k)
+	}
+	if body, err = json.Marshal(m); err != nil {
+		return nil, err
+	}
+	url := strings.TrimSuffix(c.url, "/responses") + "/responses/compact"
+	if i := strings.Index(c.url, "/responses?"); i >= 0 {
+		url = c.url[:i] + "/responses/compact" + c.url[i+len("/responses"):]
+	}
+	budget := c.opts.Provider.RequestMaxRetries
+	for n := 1; ; n++ {
+		items, err := c.compactOnce(ctx, url, body)
+		if err == nil {
+			return items, nil
+		}
+		f := Classify(err)
+		pol := c.Policy(f.Class)
+		if !f.Retryable || f.Class == provider.ClassOverloaded || !pol.Allows(n, budget) {
+			return nil, err
+		}
+		d := pol.Delay(n, c.opts.Rand())
+		if f.Delay > 0 {
+			d = pol.Cap(f.Delay)
+		}
+		c.LogRetry(ctx, "compact", Retry{Layer: LayerHTTP, Class: f.Class, Attempt: n, Max: budget, Delay: d, Failure: f})
+		if err := c.opts.Sleep(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Client) compactOnce(ctx context.Context, url string, body []byte) ([]transport.Item, error) {
+	h, err := c.header(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = h
+	req.Header.Set("Content-Type", "application/json")
+	hc := c.opts.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, &transport.ConnectError{Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxCompactBody))
+	if err != nil {
+		return nil, &transport.ReadError{Err: err}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: b}
+	}
+	var out struct {
+		Output []json.RawMessage `json:"output"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || out.Output == nil {
+		return nil, &transport.DecodeError{Type: "responses/compact", Err: fmt.Errorf("no output in the answer: %v", err)}
+	}
+	items := make([]transport.Item, 0, len(out.Output))
+	for _, raw := range out.Output {
+		it, err := transport.ParseItem(raw)
+		if err != nil {
+			return nil, &transport.DecodeError{Type: "responses/compact", Err: err}
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}

@@ -1,0 +1,180 @@
+package session_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/transport"
+)
+
+// fakeRecorder keeps what a session records.
+type fakeRecorder struct {
+	items     []transport.Item
+	compacted [][]transport.Item
+	syncs     int
+}
+
+func (f *fakeRecorder) RecordItems(items ...transport.Item) error {
+	f.items = append(f.items, items...)
+	return nil
+}
+func (f *fakeRecorder) RecordEvent(session.Event) error { return nil }
+func (f *fakeRecorder) Sync() error                     { f.syncs++; return nil }
+func (f *fakeRecorder) RecordCompacted(_ string, repl []transport.Item) error {
+	f.compacted = append(f.compacted, repl)
+	return nil
+}
+
+func withRecorder(r *fakeRecorder) option {
+	return func(_ *provider.Info, o *session.Options) {
+		o.Recorder = r
+		o.Context = []transport.Item{session.EnvironmentContext(session.Environment{Cwd: "/w"})}
+	}
+}
+
+func texts(items []transport.Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Role+":"+it.Text())
+	}
+	return out
+}
+
+func TestLocalCompaction(t *testing.T) {
+	rec := &fakeRecorder{}
+	h := newHarness(t, rt.Script{
+		rt.Reply("r1", "m1", "answer one"),
+		rt.Reply("r2", "m2", "the summary"),
+		rt.Reply("r3", "m3", "after compaction"),
+	}, withRecorder(rec))
+	if err := h.turn(t, "first question"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	got := texts(h.sess.History())
+	if len(got) != 3 || !strings.HasPrefix(got[0], "user:<environment_context>") || got[1] != "user:first question" ||
+		!strings.HasSuffix(got[2], "the summary") || !strings.HasPrefix(got[2], "user:"+session.SummaryPrefix) {
+		t.Errorf("compacted history = %q", got)
+	}
+	// The summary request carried the prompt; the summary exchange itself
+	// was not recorded as conversation.
+	if !strings.Contains(string(h.srv.Requests()[1].Body), "CONTEXT CHECKPOINT COMPACTION") {
+		t.Error("the summary request lacks the summary prompt")
+	}
+	for _, it := range rec.items {
+		if strings.Contains(it.Text(), "CONTEXT CHECKPOINT") || it.Text() == "the summary" {
+			t.Errorf("the summary exchange was recorded as conversation: %q", it.Text())
+		}
+	}
+	// The pre-compaction history stays recorded; the replacement follows.
+	if len(rec.compacted) != 1 || len(rec.items) != 3 {
+		t.Errorf("recorded %d items and %d compactions", len(rec.items), len(rec.compacted))
+	}
+	if err := h.turn(t, "next"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.srv.Requests()[2].JSON["input"].([]any)); n != 4 {
+		t.Errorf("the request after compaction has %d items; want 4", n)
+	}
+}
+
+func TestRemoteCompactionAndFallback(t *testing.T) {
+	compacted := `{"output":[{"type":"compaction","encrypted_content":"opaque"}]}`
+	tests := []struct {
+		name    string
+		script  rt.Script
+		remote  bool
+		warning bool
+	}{
+		{"remote", rt.Script{rt.Reply("r1", "m1", "a"), rt.StatusBody(200, compacted)}, true, false},
+		{"remote fails, local summary", rt.Script{rt.Reply("r1", "m1", "a"), rt.Status(404), rt.Reply("r2", "m2", "local summary")}, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &fakeRecorder{}
+			h := newHarness(t, tt.script, withRecorder(rec), func(p *provider.Info, _ *session.Options) { p.RemoteCompaction = true })
+			if err := h.turn(t, "q"); err != nil {
+				t.Fatal(err)
+			}
+			var events []session.Event
+			if err := h.sess.Compact(t.Context(), func(ev session.Event) { events = append(events, ev) }); err != nil {
+				t.Fatal(err)
+			}
+			reqs := h.srv.Requests()
+			if reqs[1].Path != "/v1/responses/compact" {
+				t.Errorf("compaction went to %s", reqs[1].Path)
+			}
+			if _, ok := reqs[1].JSON["stream"]; ok {
+				t.Error("the compaction request must not ask for a stream")
+			}
+			var c session.Compacted
+			warned := false
+			for _, ev := range events {
+				switch e := ev.(type) {
+				case session.Compacted:
+					c = e
+				case session.Warning:
+					warned = true
+				}
+			}
+			if c.Remote != tt.remote || warned != tt.warning {
+				t.Errorf("compacted = %+v warned = %v", c, warned)
+			}
+			hist := h.sess.History()
+			if tt.remote && hist[len(hist)-1].Type != "compaction" {
+				t.Errorf("history after remote compaction = %q", texts(hist))
+			}
+			if len(rec.compacted) != 1 {
+				t.Errorf("%d compactions recorded", len(rec.compacted))
+			}
+		})
+	}
+}
+
+// TestContextOverflowCompactsAndRetries: the window fills mid-session;
+// one compaction, then the same turn goes on.
+func TestContextOverflowCompactsAndRetries(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Reply("r1", "m1", "answer one"),
+		rt.Stream(rt.Created("r2"), rt.Failed("r2", "context_length_exceeded", "too long")),
+		rt.Reply("r3", "m3", "summary text"),
+		rt.Reply("r4", "m4", "answer two"),
+	}, withRecorder(&fakeRecorder{}))
+	if err := h.turn(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.turn(t, "two"); err != nil {
+		t.Fatalf("turn two: %v", err)
+	}
+	if diff := cmp.Diff([]string{"answer one", "answer two"}, h.messages()); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	last := texts(h.sess.History())
+	if !strings.Contains(strings.Join(last, "|"), "summary text") {
+		t.Errorf("history = %q", last)
+	}
+}
+
+func TestAutoCompactThreshold(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.MessageDone("m1", "big"), rt.CompletedUsage("r1", 900, 0, 100, 0)),
+		rt.Reply("r2", "m2", "summary"),
+		rt.Reply("r3", "m3", "small"),
+	}, withRecorder(&fakeRecorder{}), func(_ *provider.Info, o *session.Options) { o.AutoCompactTokens = 800 })
+	if err := h.turn(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.turn(t, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h.srv.Requests()[1].Body), "CONTEXT CHECKPOINT COMPACTION") {
+		t.Error("the threshold did not trigger a compaction before turn two")
+	}
+}
