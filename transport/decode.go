@@ -54,6 +54,14 @@ type wireResponse struct {
 // both end the stream. Unknown types yield [Unknown]. Malformed JSON yields
 // a [*DecodeError], which callers may skip for non-terminal events.
 func Decode(typ string, data []byte) (Event, error) {
+	if ev, ok := decodeDelta(data); ok {
+		return ev, nil
+	}
+	return decodeGeneral(typ, data)
+}
+
+// decodeGeneral is Decode by way of encoding/json.
+func decodeGeneral(typ string, data []byte) (Event, error) {
 	var w wireEvent
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, &DecodeError{Type: typ, Err: err}

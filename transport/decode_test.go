@@ -133,3 +133,40 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeDelta holds the fast path equal to the general one.
+func FuzzDecodeDelta(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"hi"}`,
+		`{"delta":"a\nb \"q\" \u00e9 \ud83d\ude00","type":"response.output_text.delta","item_id":"m1"}`,
+		`{"type":"response.reasoning_summary_text.delta","item_id":"r","summary_index":2,"delta":"x"}`,
+		`{"type":"response.output_text.delta","item_id":"m","delta":"x","obfuscation":"abc","sequence_number":12}`,
+		`{"type":"response.output_text.delta","delta":"\u0000"}`,
+		`{"type":"response.output_text.delta","item_id":"m","delta":"x",}`,
+		`{"type":"response.output_text.delta","item_id":"m","delta":"x"} trailing`,
+		`{"type":"response.output_text.delta","n":1.5}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := transport.DecodeDeltaForTest(data)
+		if !ok {
+			return
+		}
+		slow, err := transport.DecodeSlowForTest(data)
+		if err != nil {
+			t.Fatalf("fast path accepted %q, general path failed: %v", data, err)
+		}
+		if fast != slow {
+			t.Fatalf("%q: fast %#v, general %#v", data, fast, slow)
+		}
+	})
+}
+
+func TestDecodeDeltaCaseFolding(t *testing.T) {
+	data := []byte(`{"type":"response.output_text.delta","item_id":"m","Delta":"folded"}`)
+	ev, err := transport.Decode("", data)
+	if err != nil || ev != (transport.TextDelta{ItemID: "m", Delta: "folded"}) {
+		t.Errorf("Decode = %#v, %v; want the case-folded delta, as encoding/json reads it", ev, err)
+	}
+}
