@@ -11,6 +11,7 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 )
 
 func withWS(p *provider.Info, _ *session.Options) { p.SupportsWebSockets = true }
@@ -216,5 +217,29 @@ func TestTransportSetting(t *testing.T) {
 				t.Errorf("requests = %v; want [%s]", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPreviousResponseIDWithinAToolTurn: a two-request turn (a function
+// call, then its output) sends previous_response_id with only the new items.
+func TestPreviousResponseIDWithinAToolTurn(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Stream(rt.Created("r1"), execCall("fc1", "call_1", "echo hi"), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "done"),
+	}, withWS, withTools(t, t.TempDir(), tools.PolicyNever, nil))
+	if err := h.turn(t, "run"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 2 || reqs[0].Conn != reqs[1].Conn {
+		t.Fatalf("want two requests on one connection, got %+v", reqs)
+	}
+	follow := decode(t, reqs[1].Body)
+	if follow["previous_response_id"] != "r1" {
+		t.Errorf("previous_response_id = %v; want r1", follow["previous_response_id"])
+	}
+	in := follow["input"].([]any)
+	if len(in) != 1 || in[0].(map[string]any)["type"] != "function_call_output" {
+		t.Errorf("input = %v; want only the call's output", in)
 	}
 }
