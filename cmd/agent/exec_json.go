@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -14,7 +16,7 @@ import (
 type jsonEvent struct {
 	Type     string     `json:"type"`
 	ThreadID string     `json:"thread_id,omitempty"`
-	Item     *jsonItem  `json:"item,omitempty"`
+	Item     any        `json:"item,omitempty"`
 	Usage    *jsonUsage `json:"usage,omitempty"`
 	Error    *jsonError `json:"error,omitempty"`
 	Message  string     `json:"message,omitempty"`
@@ -50,11 +52,12 @@ type jsonError struct {
 type jsonPrinter struct {
 	enc   *json.Encoder
 	items int
-	err   error // the first write error; later events are dropped
+	calls map[string]string // call_id -> item id of a started tool item
+	err   error             // the first write error; later events are dropped
 }
 
 func newJSONPrinter(w io.Writer, threadID string) *jsonPrinter {
-	p := &jsonPrinter{enc: json.NewEncoder(w)}
+	p := &jsonPrinter{enc: json.NewEncoder(w), calls: map[string]string{}}
 	p.emit(jsonEvent{Type: "thread.started", ThreadID: threadID})
 	return p
 }
@@ -66,9 +69,74 @@ func (p *jsonPrinter) emit(e jsonEvent) {
 }
 
 func (p *jsonPrinter) item(typ, text string) {
+	p.emit(jsonEvent{Type: "item.completed", Item: &jsonItem{ID: p.newID(), Type: typ, Text: text}})
+}
+
+func (p *jsonPrinter) newID() string {
 	id := fmt.Sprintf("item_%d", p.items)
 	p.items++
-	p.emit(jsonEvent{Type: "item.completed", Item: &jsonItem{ID: id, Type: typ, Text: text}})
+	return id
+}
+
+// toolBegin opens the item of a command as it starts.
+func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
+	if ev.Call.Name != "exec_command" {
+		return // patches and plans are reported when they end
+	}
+	var args struct {
+		Cmd string `json:"cmd"`
+	}
+	_ = json.Unmarshal([]byte(ev.Call.Input), &args)
+	id := p.newID()
+	p.calls[ev.Call.ID] = id
+	p.emit(jsonEvent{Type: "item.started", Item: map[string]any{
+		"id": id, "type": "command_execution", "command": args.Cmd,
+		"aggregated_output": "", "exit_code": nil, "status": "in_progress",
+	}})
+}
+
+// toolEnd reports a finished tool call as its item.
+func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
+	r := ev.Result
+	status := string(r.Status)
+	switch ev.Call.Name {
+	case "exec_command", "write_stdin":
+		id, ok := p.calls[ev.Call.ID]
+		if !ok {
+			id = p.newID()
+		}
+		delete(p.calls, ev.Call.ID)
+		var code any
+		if r.ExitCode != nil {
+			code = *r.ExitCode
+		}
+		p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
+			"id": id, "type": "command_execution", "command": r.Command,
+			"aggregated_output": r.Output, "exit_code": code, "status": status,
+		}})
+	case "apply_patch":
+		changes := []map[string]string{}
+		for _, f := range r.Files {
+			kind := map[byte]string{'A': "add", 'M': "update", 'D': "delete"}[f[0]]
+			changes = append(changes, map[string]string{"path": strings.TrimSpace(f[1:]), "kind": kind})
+		}
+		if status == string(tools.StatusCompleted) || len(changes) > 0 {
+			p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
+				"id": p.newID(), "type": "file_change", "changes": changes, "status": status,
+			}})
+		} else {
+			p.item("error", "apply_patch: "+r.Output)
+		}
+	case "update_plan":
+		if len(r.Plan) == 0 {
+			return
+		}
+		items := []map[string]any{}
+		for _, s := range r.Plan {
+			items = append(items, map[string]any{"text": s.Step, "completed": s.Status == "completed"})
+		}
+		p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{"id": p.newID(), "type": "todo_list", "items": items}})
+	}
 }
 
 func (p *jsonPrinter) handle(ev session.Event) {
@@ -79,6 +147,10 @@ func (p *jsonPrinter) handle(ev session.Event) {
 		p.item("agent_message", ev.Text)
 	case session.ReasoningDone:
 		p.item("reasoning", ev.Text)
+	case session.ToolCallBegin:
+		p.toolBegin(ev)
+	case session.ToolCallEnd:
+		p.toolEnd(ev)
 	case session.Retry:
 		maxRetries, delay := ev.Max, ev.Delay.Milliseconds()
 		p.emit(jsonEvent{Type: "retry", Layer: ev.Layer, Class: ev.Class, Attempt: ev.Attempt,

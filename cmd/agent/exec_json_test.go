@@ -40,7 +40,10 @@ func execSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
-var threadRE = regexp.MustCompile(`"thread_id":"[^"]+"`)
+var (
+	threadRE = regexp.MustCompile(`"thread_id":"[^"]+"`)
+	wallRE   = regexp.MustCompile(`Wall time: [0-9.]+ seconds`)
+)
 
 func TestExecJSONGolden(t *testing.T) {
 	schema := execSchema(t)
@@ -50,19 +53,33 @@ func TestExecJSONGolden(t *testing.T) {
 		script rt.Script
 		config string
 		code   int
+		tools  bool // run in a temp workspace with -s workspace-write
 	}{
 		{name: "plain", script: rt.Script{rt.Reply("r1", "m1", "hello world")}},
 		{name: "retries-fallback", script: rt.Script{cut, cut, cut, rt.Reply("r2", "m2", "done over https")},
 			config: "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nsupports_websockets = true\nstream_max_retries = 2\n"},
 		{name: "http-retry-then-failure", script: rt.Script{rt.Status(502), rt.Stream(rt.Created("r"), rt.Failed("r", "context_length_exceeded", "too long"))},
 			code: exitFailed},
+		{name: "command-and-patch", tools: true, script: rt.Script{
+			rt.Stream(rt.Created("r1"),
+				rt.FunctionCallDone("fc1", "call_1", "exec_command", `{"cmd":"echo hello","login":false}`),
+				rt.FunctionCallDone("fc2", "call_2", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch\n"}`),
+				rt.FunctionCallDone("fc3", "call_3", "update_plan", `{"plan":[{"step":"write notes","status":"completed"},{"step":"review","status":"in_progress"}]}`),
+				rt.Completed("r1")),
+			rt.Reply("r2", "m2", "done")}},
+		{name: "continued-after-cuts", config: "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nstream_max_retries = 0\n",
+			script: rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Drop()), rt.Reply("r2", "m2", "continued answer")}},
 		{name: "overload", script: rt.Script{
 			rt.Error(503, "server_error", "server_is_overloaded", "busy"), rt.Reply("r", "m", "ok")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := rt.NewServer(t, tt.script)
-			r := runCLI(t, srv, runOpts{config: tt.config}, "exec", "--json", "hi")
+			args := []string{"exec", "--json"}
+			if tt.tools {
+				args = append(args, "-s", "workspace-write", "-C", t.TempDir())
+			}
+			r := runCLI(t, srv, runOpts{config: tt.config}, append(args, "hi")...)
 			if r.code != tt.code {
 				t.Fatalf("exit %d; want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
 			}
@@ -80,7 +97,8 @@ func TestExecJSONGolden(t *testing.T) {
 				if m["type"] == "error" {
 					t.Errorf("a transient notice was typed error: %s", line)
 				}
-				lines = append(lines, threadRE.ReplaceAllString(line, `"thread_id":"THREAD"`))
+				line = threadRE.ReplaceAllString(line, `"thread_id":"THREAD"`)
+				lines = append(lines, wallRE.ReplaceAllString(line, `Wall time: W seconds`))
 			}
 			got := []byte(strings.Join(lines, "\n") + "\n")
 			golden := filepath.Join("testdata", "json-"+tt.name+".golden")
