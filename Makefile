@@ -18,7 +18,15 @@ test:
 	$(GO) test -race -shuffle=on -count=1 -timeout=8m ./...
 
 # Short fuzz runs of every fuzz target (longer: make fuzz FUZZTIME=5m).
+# CI runs them briefly after the tests.
 FUZZTIME ?= 10s
+FUZZ_TARGETS = \
+	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport/sse:FuzzSSEStream \
+	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
+	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord
 fuzz:
-	$(GO) test ./transport/ -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME)
-	$(GO) test ./config/ -run='^$$' -fuzz=FuzzLoad -fuzztime=$(FUZZTIME)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test $$pkg -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME); \
+	done
