@@ -34,6 +34,9 @@ const (
 type Model struct {
 	ctx    context.Context
 	opts   Options
+	// paused says the last turn ran out of its auto-continue schedule:
+	// Ctrl+R continues it now.
+	paused bool
 	jobs   *jobs
 	engine Engine
 	now    func() time.Time

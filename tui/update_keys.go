@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/session"
 )
 
 // updateKey handles a key press. The approval prompt, when open, takes
@@ -27,6 +29,12 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case "enter":
 		return m.submit()
+	case "ctrl+r":
+		if m.paused && m.turn == nil && m.busy == nil {
+			m.paused = false
+			return m.startTurn(session.DefaultContinuePrompt)
+		}
+		return nil
 	case "up":
 		if m.composer.Line() == 0 && m.composer.LineInfo().RowOffset == 0 {
 			if text, ok := m.hist.prev(m.composer.Value()); ok {

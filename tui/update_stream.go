@@ -253,6 +253,7 @@ func (m *Model) failed(err *session.TurnError) {
 		m.tr.add(&notice{level: levelInterrupted, text: "Interrupted"})
 		return
 	}
+	m.paused = err.Paused
 	text := err.Error()
 	switch {
 	case err.Retries == 1:
@@ -266,6 +267,9 @@ func (m *Model) failed(err *session.TurnError) {
 // failureHints says what the user can do after a failure.
 func failureHints(err *session.TurnError, queued int) []string {
 	var h []string
+	if err.Paused {
+		h = append(h, "The turn is paused with its history kept: Ctrl+R continues it now.")
+	}
 	switch err.Failure.Kind {
 	case modelclient.KindContextWindow:
 		h = append(h, "/compact shrinks the conversation; /new starts over.")
