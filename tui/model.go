@@ -32,8 +32,8 @@ const (
 // [Run]: every turn and hook derives its context from it. It is used from
 // the program's goroutine only.
 type Model struct {
-	ctx    context.Context
-	opts   Options
+	ctx  context.Context
+	opts Options
 	// paused says the last turn ran out of its auto-continue schedule:
 	// Ctrl+R continues it now.
 	paused bool
