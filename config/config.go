@@ -161,9 +161,13 @@ type Config struct {
 	// Proxy is [proxy], the settings of `agent proxy`.
 	Proxy Proxy
 
+	// MCPServers holds every [mcp_servers.<name>] table by name, enabled
+	// or not.
+	MCPServers map[string]MCPServer
+
 	// Compat holds keys accepted so that a Codex config loads but not
-	// interpreted here, by top-level name: mcp_servers,
-	// shell_environment_policy, tui, otel, tools, notice and web_search.
+	// interpreted here, by top-level name: shell_environment_policy, tui,
+	// otel, tools, notice and web_search.
 	Compat map[string]any
 }
 
@@ -269,6 +273,7 @@ func Default() Config {
 		Proxy:              defaultProxy(),
 		Projects:           map[string]Project{},
 		Compat:             map[string]any{},
+		MCPServers:         map[string]MCPServer{},
 		AuthCommands:       map[string]AuthCommand{},
 	}
 }

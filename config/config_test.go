@@ -363,6 +363,7 @@ exporter = "none"
 		"sww":       c.SandboxWorkspaceWrite,
 		"features":  c.Features,
 		"compat":    c.Compat,
+		"mcp":       c.MCPServers,
 	}
 	want := map[string]any{
 		"verbosity": "high",
@@ -375,11 +376,12 @@ exporter = "none"
 			"enable_request_compression": true, "remote_compaction_v2": false,
 		}},
 		"compat": map[string]any{
-			"web_search":  "live",
-			"mcp_servers": map[string]any{"docs": map[string]any{"command": "other", "args": []any{"--stdio"}, "env": map[string]any{"A": "1"}}},
-			"tui":         map[string]any{"notifications": []map[string]any{{"x": int64(1)}}},
-			"otel":        map[string]any{"exporter": "none"},
+			"web_search": "live",
+			"tui":        map[string]any{"notifications": []map[string]any{{"x": int64(1)}}},
+			"otel":       map[string]any{"exporter": "none"},
 		},
+		"mcp": map[string]config.MCPServer{"docs": {Command: "other", Args: []string{"--stdio"}, Env: map[string]string{"A": "1"},
+			StartupTimeout: 10 * time.Second, ToolTimeout: time.Minute, Enabled: true}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)

@@ -248,8 +248,8 @@ func editDistance(a, b string) int {
 
 // knownKeys lists every key the loader accepts as a dotted pattern in which
 // "*" stands for a name the user chooses (a provider id, a profile name).
-// Tables whose content is free ([mcp_servers], query_params) are listed as
-// one key.
+// Tables whose content is free ([tui], query_params) are listed as one
+// key.
 func knownKeys() []string {
 	keys := keyPatterns(reflect.TypeFor[fileConfig](), "")
 	for _, f := range knownFeatures() {

@@ -35,6 +35,7 @@ func resolve(layers []layer, opts Options, probs *problems) Config {
 		c.applyRest(&l.f)
 	}
 	c.resolveProviders(layers, probs)
+	c.resolveMCP(layers, probs)
 
 	info, ok := c.Providers[c.ModelProvider]
 	if !ok {
@@ -174,7 +175,6 @@ func (c *Config) applyRest(f *fileConfig) {
 		c.Features.Other[name] = v
 	}
 	for name, t := range map[string]map[string]any{
-		"mcp_servers":              f.MCPServers,
 		"shell_environment_policy": f.ShellEnvironmentPolicy,
 		"tui":                      f.TUI,
 		"otel":                     f.OTel,

@@ -51,8 +51,9 @@ type fileConfig struct {
 	HideAgentReasoning    *bool                  `toml:"hide_agent_reasoning"`
 	ShowRawAgentReasoning *bool                  `toml:"show_raw_agent_reasoning"`
 
+	MCPServers map[string]mcpServerFile `toml:"mcp_servers"`
+
 	// Accepted for Codex compatibility, content not interpreted.
-	MCPServers             map[string]any `toml:"mcp_servers"`
 	ShellEnvironmentPolicy map[string]any `toml:"shell_environment_policy"`
 	TUI                    map[string]any `toml:"tui"`
 	OTel                   map[string]any `toml:"otel"`

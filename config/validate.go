@@ -143,6 +143,7 @@ func validate(l *layer, probs *problems) {
 	c.retry([]string{"retry"}, f.Retry)
 	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)
+	c.mcpServers(f.MCPServers)
 }
 
 // provider checks one [model_providers.<id>] table at path.

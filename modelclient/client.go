@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/sse"
 )
@@ -59,6 +60,11 @@ type Options struct {
 	// RetryOn selects what the HTTP layer retries; nil means everything
 	// retryable (429, 5xx and transport failures).
 	RetryOn *RetryOn
+	// Gate, when set, is the retry gate this client shares with others
+	// (agent exec --batch): every re-send waits for one of its slots, every
+	// request waits out its cooldowns, and [Client.Backoff] turns
+	// rate_limit and overloaded waits into cooldowns for all. Nil: none.
+	Gate *retrygate.Gate
 }
 
 // Close releases the cached WebSocket connection, if any.

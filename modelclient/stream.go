@@ -65,6 +65,10 @@ type Hooks struct {
 	Retry func(Retry)
 	// Fallback hears about the switch from WebSocket to HTTPS.
 	Fallback func(Fallback)
+	// Resend marks the call as the re-send of a request that already
+	// failed (a stream-layer retry): its first attempt, not only its
+	// HTTP-layer retries, then takes a slot of [Options].Gate.
+	Resend bool
 }
 
 // Stream sends p and returns the open event stream, over WebSocket while
@@ -75,7 +79,9 @@ type Hooks struct {
 // switches the session to HTTPS at once, spending no budget. A 401 (on the
 // POST or the handshake) runs the credentials' recovery ([Reloader], then
 // [Refresher]), each step at most once per call, and retries at once,
-// also spending no budget. The stream is
+// also spending no budget. With an [Options].Gate, every attempt first
+// waits out the gate's cooldowns, and re-sends (see [Hooks].Resend) hold
+// one of its slots until they are answered. The stream is
 // bound to ctx; the caller must Close it. The last attempt's error is
 // returned unchanged, for [Classify].
 func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.Stream, error) {
@@ -83,14 +89,20 @@ func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.
 	var auth authRecovery // 401 recovery: outside the budget, no wait
 	budget := c.opts.Provider.RequestMaxRetries
 	for n := 1; ; n++ {
+		release, err := c.enterGate(ctx, hooks.Resend || n > 1)
+		if err != nil {
+			return nil, err
+		}
 		h, err := c.header(ctx)
 		if err != nil {
+			release()
 			return nil, err
 		}
 		var s transport.Stream
 		if c.WebSocketActive() {
 			s, err = c.openWS(ctx, p, h)
 			if err != nil && wsUnavailable(err) {
+				release()
 				reason := Classify(err).Reason()
 				if c.FallBack(ctx, reason) && hooks.Fallback != nil {
 					hooks.Fallback(Fallback{Reason: reason})
@@ -101,11 +113,13 @@ func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.
 		} else {
 			if body == nil {
 				if body, err = c.Body(p); err != nil {
+					release()
 					return nil, err
 				}
 			}
 			s, err = c.transport.Open(ctx, &transport.Request{URL: c.url, Header: h, Body: body})
 		}
+		release() // the attempt is decided: a long stream holds no slot
 		if err == nil {
 			return s, nil
 		}
@@ -134,10 +148,31 @@ func (c *Client) Stream(ctx context.Context, p *Prompt, hooks Hooks) (transport.
 		if hooks.Retry != nil {
 			hooks.Retry(r)
 		}
-		if err := c.opts.Sleep(ctx, r.Delay); err != nil {
+		if err := c.Backoff(ctx, r); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// enterGate passes [Options].Gate before an attempt: a re-send takes a
+// slot, to give back once the attempt is decided; a first attempt only
+// waits out cooldowns. Without a gate it returns at once.
+func (c *Client) enterGate(ctx context.Context, resend bool) (release func(), err error) {
+	if resend {
+		return c.opts.Gate.Acquire(ctx)
+	}
+	return func() {}, c.opts.Gate.Wait(ctx)
+}
+
+// Backoff waits r.Delay before retry r, honouring ctx. With an
+// [Options].Gate and a rate_limit or overloaded failure the wait is a
+// cooldown of the whole gate: no client sharing it sends anything until
+// the wait ends, so parallel jobs honour the provider's delay together.
+func (c *Client) Backoff(ctx context.Context, r Retry) error {
+	if c.opts.Gate != nil && (r.Class == provider.ClassRateLimit || r.Class == provider.ClassOverloaded) {
+		return c.opts.Gate.Cooldown(ctx, r.Delay, c.opts.Sleep)
+	}
+	return c.opts.Sleep(ctx, r.Delay)
 }
 
 // LogRetry writes the one structured log line a retry gets.

@@ -322,7 +322,10 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (_ transport.Usa
 		},
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	}
-	for {
+	for try := 1; ; try++ {
+		// Every try after the first repeats a failed request: it passes the
+		// client's retry gate as a re-send.
+		hooks.Resend = try > 1
 		// Only the successful attempt's calls decide the follow-up: calls of
 		// a failed attempt ran and were recorded, and the retry shows them.
 		usage, n, err := s.attempt(ctx, emit, hooks)
@@ -348,7 +351,7 @@ func (s *Session) sample(ctx context.Context, emit func(Event)) (_ transport.Usa
 		}
 		s.client.LogRetry(ctx, "sampling", r)
 		emit(Retry{r})
-		if err := s.client.Sleep(ctx, r.Delay); err != nil {
+		if err := s.client.Backoff(ctx, r); err != nil {
 			return usage, st, ran, err
 		}
 	}

@@ -21,9 +21,11 @@ const (
 type ApprovalRequest struct {
 	// CallID identifies the call.
 	CallID string
-	// Kind is "command" or "patch".
+	// Kind is "command", "patch" or "mcp" (a call to a tool of an MCP
+	// server).
 	Kind string
-	// Command is the command line (Kind "command").
+	// Command is the command line (Kind "command"), or the tool's name and
+	// arguments (Kind "mcp").
 	Command string
 	// Workdir is where the command runs.
 	Workdir string
@@ -37,8 +39,8 @@ type ApprovalRequest struct {
 
 // Key identifies "the same request" for approve-for-session.
 func (r ApprovalRequest) Key() string {
-	if r.Kind == "command" {
-		return fmt.Sprintf("command\x00%s\x00%v", r.Command, r.Escalated)
+	if r.Kind == "command" || r.Kind == "mcp" {
+		return fmt.Sprintf("%s\x00%s\x00%v", r.Kind, r.Command, r.Escalated)
 	}
 	return fmt.Sprintf("patch\x00%q", r.Files)
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Call is one tool call from the model.
@@ -55,6 +56,22 @@ type Result struct {
 	Diff string
 	// Plan is the plan after an update_plan call.
 	Plan []PlanStep
+	// MCP describes a call to a tool of an MCP server; nil for other tools.
+	MCP *MCPCall
+}
+
+// MCPCall is what front ends show of a call to a tool of an MCP server.
+type MCPCall struct {
+	// Server is the server's configured name; Tool the tool's own name.
+	Server, Tool string
+	// Arguments are the call's JSON arguments.
+	Arguments json.RawMessage
+	// Result is the server's result as a JSON object with "content" and,
+	// when the server sent it, "structured_content"; nil when the call got
+	// no result.
+	Result json.RawMessage
+	// Error says why the call got no result; "" when it got one.
+	Error string
 }
 
 // Invocation is one call being run, with the hooks the session provides.
@@ -82,9 +99,13 @@ type Tool interface {
 	Run(ctx context.Context, inv *Invocation) Result
 }
 
-// Set is the tools of one session.
+// Set is the tools of one session: a fixed list given to [NewSet] plus
+// the tools of dynamic sources ([Set.AddSource]), such as MCP servers that
+// come up while the session runs. Its methods are safe for concurrent use.
 type Set struct {
-	tools []Tool
+	tools   []Tool
+	mu      sync.Mutex
+	sources []func() []Tool
 }
 
 // NewSet returns a set of tools; names must be unique.
@@ -99,24 +120,64 @@ func NewSet(tools ...Tool) (*Set, error) {
 	return &Set{tools: slices.Clone(tools)}, nil
 }
 
-// Specs returns the specs of every tool, in order.
+// AddSource adds a dynamic source of tools. src is called each time the
+// set is read ([Set.Specs], [Set.Lookup], [Set.Run]), possibly from
+// several goroutines at once, so it must be fast and safe for concurrent
+// use; it returns the tools available at that moment. A tool whose name is
+// already taken, by the fixed tools or an earlier source, is left out, the
+// same way by Specs and Lookup. The set does not close what a source
+// returns: the source's owner does.
+func (s *Set) AddSource(src func() []Tool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sources = append(s.sources, src)
+}
+
+// all returns the tools available now: the fixed ones, then each
+// source's, without duplicate names.
+func (s *Set) all() []Tool {
+	s.mu.Lock()
+	sources := s.sources
+	s.mu.Unlock()
+	if len(sources) == 0 {
+		return s.tools
+	}
+	out := slices.Clone(s.tools)
+	seen := make(map[string]bool, len(out))
+	for _, t := range out {
+		seen[t.Name()] = true
+	}
+	for _, src := range sources {
+		for _, t := range src() {
+			if !seen[t.Name()] {
+				seen[t.Name()] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Specs returns the specs of every tool available now, in order: the fixed
+// tools, then those of each source.
 func (s *Set) Specs() []json.RawMessage {
 	if s == nil {
 		return nil
 	}
-	out := make([]json.RawMessage, 0, len(s.tools))
-	for _, t := range s.tools {
+	all := s.all()
+	out := make([]json.RawMessage, 0, len(all))
+	for _, t := range all {
 		out = append(out, t.Spec())
 	}
 	return out
 }
 
-// Lookup returns the tool called name.
+// Lookup returns the tool called name, if it is available now.
 func (s *Set) Lookup(name string) (Tool, bool) {
 	if s == nil {
 		return nil, false
 	}
-	for _, t := range s.tools {
+	for _, t := range s.all() {
 		if t.Name() == name {
 			return t, true
 		}
@@ -134,7 +195,8 @@ func (s *Set) Run(ctx context.Context, inv *Invocation) Result {
 	return t.Run(ctx, inv)
 }
 
-// Close ends what the tools keep running (background processes).
+// Close ends what the fixed tools keep running (background processes).
+// The tools of sources are their owners' to close.
 func (s *Set) Close() error {
 	if s == nil {
 		return nil

@@ -13,8 +13,10 @@ import (
 	"github.com/agentcli/agent/agentsmd"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
+	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -140,6 +142,9 @@ type engineOptions struct {
 	ephemeral      bool // do not record the session
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	gate           *retrygate.Gate // retry gate shared with other engines (exec --batch); nil: none
+	// mcpNotice receives MCP servers' state changes (mcp.go); nil: log only.
+	mcpNotice func(mcp.Notice)
 }
 
 // engine is everything a session needs, built once from config and flags.
@@ -156,7 +161,9 @@ type engine struct {
 	ephemeral  bool
 	// notices are one-line facts for the user (the demo provider, ...).
 	notices []string
-	closers []func()
+	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
+	mcpServers *mcp.Manager
+	closers    []func()
 }
 
 // newEngine loads config, resolves the provider and its credentials, and
@@ -223,6 +230,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Sleep:            env.Sleep,
 		Rand:             env.Rand,
 		Logger:           e.logger,
+		Gate:             o.gate,
 	})
 	e.closers = append(e.closers, func() { e.client.Close() })
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv); err != nil {
@@ -232,6 +240,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	e.closers = append(e.closers, func() { e.tools.Close() })
+	e.startMCP(ctx, env, o.mcpNotice) // in the background: never delays the first prompt
 	initial, err := e.ws.context(cfg, e.home, time.Now())
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}

@@ -19,6 +19,7 @@ import (
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
+	env.Stderr = &syncWriter{w: env.Stderr} // MCP notices arrive from other goroutines
 	f := &execFlags{}
 	cmd := &cobra.Command{
 		Use:   "exec [PROMPT]",
@@ -30,7 +31,11 @@ standard input sends the input as a <stdin> block after the prompt.
 Each completed assistant message goes to standard output; retries and other
 notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 2 usage or config error, 3 authentication, 4 quota or usage limit,
-5 transient failures outlasted every retry budget, 130 interrupted.`,
+5 transient failures outlasted every retry budget, 130 interrupted.
+
+With --batch FILE it runs one prompt per JSON line of FILE, --jobs at a
+time, sharing one retry gate, and prints one JSON result line per prompt
+(docs/exec-batch.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExec(ctx, env, g, f, args)
@@ -44,6 +49,7 @@ notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
 	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
+	addBatchFlags(cmd.Flags(), &f.batch)
 	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f))
 	return cmd
 }
@@ -57,9 +63,13 @@ type execFlags struct {
 	cd             string
 	noAutoContinue bool
 	ephemeral      bool
+	batch          batchFlags // --batch and its companions (batch.go)
 }
 
 func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
+	if f.batch.requested() {
+		return runBatch(ctx, env, g, f, args)
+	}
 	prompt, err := readPrompt(env, args)
 	if err != nil {
 		return usageError(err)
@@ -90,6 +100,7 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 		noAutoContinue: f.noAutoContinue,
 		ephemeral:      f.ephemeral,
 		outputSchema:   schema,
+		mcpNotice:      printMCPNotice(env.Stderr),
 	})
 	if err != nil {
 		return nil, err

@@ -99,6 +99,10 @@ func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
 func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
 	r := ev.Result
 	status := string(r.Status)
+	if r.MCP != nil {
+		p.mcpCall(r)
+		return
+	}
 	switch ev.Call.Name {
 	case "exec_command", "write_stdin":
 		id, ok := p.calls[ev.Call.ID]
@@ -137,6 +141,32 @@ func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
 		}
 		p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{"id": p.newID(), "type": "todo_list", "items": items}})
 	}
+}
+
+// mcpCall reports a call to a tool of an MCP server, when it ends, as an
+// mcp_tool_call item: status completed or failed, with the server's result
+// or the error.
+func (p *jsonPrinter) mcpCall(r tools.Result) {
+	c := r.MCP
+	status := "failed"
+	if r.Status == tools.StatusCompleted {
+		status = "completed"
+	}
+	var result, callErr any
+	if c.Result != nil {
+		result = c.Result
+	}
+	if c.Error != "" {
+		callErr = &jsonError{Message: c.Error}
+	}
+	args := c.Arguments
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
+		"id": p.newID(), "type": "mcp_tool_call", "server": c.Server, "tool": c.Tool,
+		"arguments": args, "result": result, "error": callErr, "status": status,
+	}})
 }
 
 func (p *jsonPrinter) handle(ev session.Event) {

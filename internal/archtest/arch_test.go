@@ -56,6 +56,7 @@ func TestImportDirection(t *testing.T) {
 	// allowed lists, per package, the project packages it may import.
 	allowed := map[string][]string{
 		"retry":                       {},
+		"retrygate":                   {},
 		"transport":                   {},
 		"provider":                    {},
 		"transport/internal/liveness": {"transport"},
@@ -63,12 +64,14 @@ func TestImportDirection(t *testing.T) {
 		"transport/ws":                {"transport", "transport/internal/liveness"},
 		"config":                      {"provider"},
 		"auth":                        {"provider"},
-		"modelclient":                 {"provider", "retry", "transport", "transport/sse", "transport/ws", "auth"},
+		"modelclient":                 {"provider", "retry", "retrygate", "transport", "transport/sse", "transport/ws", "auth"},
 		"session":                     {"modelclient", "provider", "retry", "transport", "tools"},
 		"proxy":                       {"modelclient", "provider", "retry", "transport"},
 		"tools":                       {"tools/patch", "tools/sandbox"},
 		"tools/patch":                 {},
 		"tools/sandbox":               {},
+		"mcp":                         {"tools"},
+		"internal/mcptest":            {},
 		"demo":                        {},
 		"agentsmd":                    {},
 		"internal/responsestest":      {},

@@ -1,0 +1,198 @@
+// Package mcptest provides a Model Context Protocol server for tests, built
+// with the official SDK. It exposes two tools, echo and add, and can add
+// tools for failure modes (a call that blocks until it is cancelled, a call
+// that crashes the server). Serve it over streamable HTTP in-process with
+// [NewHTTPServer], or over stdio as a child process: [Build] compiles the
+// cmd/mcptestserver binary, whose flags select the same behaviours.
+//
+// Nothing here sleeps: a server that "hangs" waits on a channel or on its
+// input until the test releases it or the client goes away.
+package mcptest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options select the tools of a server made by [NewServer].
+type Options struct {
+	// Name is the implementation name the server reports; default
+	// "mcptest".
+	Name string
+	// Block adds the tool "block", whose calls return only when they are
+	// cancelled (for tool timeouts).
+	Block bool
+	// Crash, if non-nil, adds the tool "crash", whose calls run Crash
+	// (the stdio binary exits the process there) and then block until
+	// cancelled.
+	Crash func()
+}
+
+// EchoInput is the input of the echo tool.
+type EchoInput struct {
+	Text string `json:"text" jsonschema:"the text to echo back"`
+}
+
+// AddInput is the input of the add tool.
+type AddInput struct {
+	A float64 `json:"a" jsonschema:"the first addend"`
+	B float64 `json:"b" jsonschema:"the second addend"`
+}
+
+// AddOutput is the structured output of the add tool.
+type AddOutput struct {
+	Sum float64 `json:"sum"`
+}
+
+// NewServer returns an MCP server with the tools echo (returns its text)
+// and add (returns the sum of a and b as text and structured content),
+// plus those opts asks for.
+func NewServer(opts Options) *gomcp.Server {
+	name := opts.Name
+	if name == "" {
+		name = "mcptest"
+	}
+	s := gomcp.NewServer(&gomcp.Implementation{Name: name, Version: "1.0.0"}, nil)
+	gomcp.AddTool(s, &gomcp.Tool{Name: "echo", Description: "Echoes the given text."},
+		func(_ context.Context, _ *gomcp.CallToolRequest, in EchoInput) (*gomcp.CallToolResult, any, error) {
+			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	gomcp.AddTool(s, &gomcp.Tool{Name: "add", Description: "Adds two numbers."},
+		func(_ context.Context, _ *gomcp.CallToolRequest, in AddInput) (*gomcp.CallToolResult, AddOutput, error) {
+			return nil, AddOutput{Sum: in.A + in.B}, nil
+		})
+	if opts.Block {
+		gomcp.AddTool(s, &gomcp.Tool{Name: "block", Description: "Blocks until the call is cancelled."},
+			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			})
+	}
+	if opts.Crash != nil {
+		gomcp.AddTool(s, &gomcp.Tool{Name: "crash", Description: "Crashes the server."},
+			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
+				opts.Crash()
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			})
+	}
+	return s
+}
+
+// HTTPOptions configure a server made by [NewHTTPServer].
+type HTTPOptions struct {
+	Options
+	// Hold makes every request wait, before it is served, until
+	// [HTTPServer.Release] is called or the request is cancelled: a server
+	// that hangs at start-up.
+	Hold bool
+}
+
+// HTTPServer is an MCP server on a loopback streamable HTTP endpoint. Its
+// methods are safe for concurrent use.
+type HTTPServer struct {
+	// URL is the endpoint to configure as a server's url.
+	URL string
+	// MCP is the server behind it, to change its tools while it runs.
+	MCP *gomcp.Server
+
+	srv      *httptest.Server
+	arrived  chan struct{}
+	release  chan struct{}
+	mu       sync.Mutex
+	headers  []http.Header
+	once     sync.Once
+	relOnce  sync.Once
+	closeOne sync.Once
+}
+
+// NewHTTPServer starts an MCP server over streamable HTTP and registers
+// its Close with tb.Cleanup.
+func NewHTTPServer(tb testing.TB, opts HTTPOptions) *HTTPServer {
+	tb.Helper()
+	mcpSrv := NewServer(opts.Options)
+	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return mcpSrv }, nil)
+	s := &HTTPServer{MCP: mcpSrv, arrived: make(chan struct{}), release: make(chan struct{})}
+	if !opts.Hold {
+		s.Release()
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.headers = append(s.headers, r.Header.Clone())
+		s.mu.Unlock()
+		// Read the body first: only then does net/http watch the
+		// connection, so a client going away cancels a held request.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.once.Do(func() { close(s.arrived) })
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	s.URL = s.srv.URL + "/mcp"
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Arrived is closed when the first request arrives.
+func (s *HTTPServer) Arrived() <-chan struct{} { return s.arrived }
+
+// Release lets held requests, current and future, be served. It is
+// idempotent.
+func (s *HTTPServer) Release() { s.relOnce.Do(func() { close(s.release) }) }
+
+// Headers returns the headers of every request received so far, in order.
+func (s *HTTPServer) Headers() []http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]http.Header, len(s.headers))
+	for i, h := range s.headers {
+		out[i] = h.Clone()
+	}
+	return out
+}
+
+// Close drops client connections and shuts the server down. It is
+// idempotent.
+func (s *HTTPServer) Close() {
+	s.closeOne.Do(func() {
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+}
+
+// Package is the import path of the stdio server binary.
+const Package = "github.com/agentcli/agent/internal/mcptest/cmd/mcptestserver"
+
+// Build compiles the stdio server binary into dir and returns its path.
+// Its flags: -block and -crash add those tools; -hang never answers (it
+// reads its input until EOF); -fail MSG prints MSG on stderr and exits 1
+// at once; -stderr MSG prints MSG on stderr before serving.
+func Build(dir string) (string, error) {
+	bin := filepath.Join(dir, "mcptestserver")
+	out, err := exec.Command("go", "build", "-o", bin, Package).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("mcptest: go build: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// ErrCrash is what the stdio binary's crash tool reports on stderr.
+var ErrCrash = errors.New("mcptest: crashing on purpose")
