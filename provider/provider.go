@@ -87,6 +87,9 @@ type Info struct {
 	RequiresOpenAIAuth bool
 	// Demo marks the built-in offline demo provider.
 	Demo bool
+	// CustomTools says the provider accepts custom (freeform, grammar)
+	// tools, so apply_patch is offered in that form.
+	CustomTools bool
 	// RemoteCompaction says the provider serves POST
 	// {base_url}/responses/compact (the OpenAI API does).
 	RemoteCompaction bool
@@ -134,6 +137,7 @@ func Builtins() map[string]Info {
 			SupportsWebSockets: true,
 			RequiresOpenAIAuth: true,
 			RemoteCompaction:   true,
+			CustomTools:        true,
 		}),
 		"ollama": withDefaults(Info{
 			ID:      "ollama",

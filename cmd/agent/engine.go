@@ -29,6 +29,9 @@ type workspace struct {
 	policy  string // approval policy
 	sandbox sandbox.Policy
 	shell   string
+	// freeformPatch offers apply_patch as a custom (grammar) tool, for
+	// providers that support custom tools.
+	freeformPatch bool
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -109,7 +112,8 @@ func (w workspace) tools() (*tools.Set, error) {
 	})
 	roots := append([]string{w.cwd}, pol.WritableRoots...)
 	return tools.NewSet(ex, tools.NewWriteStdin(ex),
-		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy, Sandbox: string(pol.Mode)}),
+		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy,
+			Sandbox: string(pol.Mode), Freeform: w.freeformPatch}),
 		tools.Plan{})
 }
 
@@ -236,6 +240,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv); err != nil {
 		return nil, usageError(err)
 	}
+	e.ws.freeformPatch = p.CustomTools
 	if e.tools, err = e.ws.tools(); err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}

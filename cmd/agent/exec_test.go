@@ -404,3 +404,32 @@ func TestExecTransportFlag(t *testing.T) {
 		t.Errorf("bad --transport: exit %d stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestExecToolsSent(t *testing.T) {
+	kinds := func(srv *rt.Server) map[string]string {
+		out := map[string]string{}
+		for _, tl := range srv.Requests()[0].JSON["tools"].([]any) {
+			m := tl.(map[string]any)
+			out[m["name"].(string)] = m["type"].(string)
+		}
+		return out
+	}
+	// A custom provider gets apply_patch as a function tool.
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+	if r := runCLI(t, srv, runOpts{}, "exec", "hi"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	want := map[string]string{"exec_command": "function", "write_stdin": "function", "apply_patch": "function", "update_plan": "function"}
+	if diff := cmp.Diff(want, kinds(srv)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	// The OpenAI provider takes custom tools: apply_patch is freeform.
+	srv = rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+	r := runCLI(t, srv, runOpts{config: "openai_base_url = \"%URL%\"\n", env: map[string]string{"OPENAI_API_KEY": fakeKey}}, "exec", "hi")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if got := kinds(srv)["apply_patch"]; got != "custom" {
+		t.Errorf("apply_patch for openai is %q; want custom", got)
+	}
+}
