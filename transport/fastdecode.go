@@ -151,6 +151,9 @@ func (p *flatParser) integer() (int, bool) {
 	if digits == 0 || (p.i < len(p.b) && (p.b[p.i] == '.' || p.b[p.i] == 'e' || p.b[p.i] == 'E' || (p.b[p.i] >= '0' && p.b[p.i] <= '9'))) {
 		return 0, false
 	}
+	if first := start; p.b[first] == '-' && digits > 1 && p.b[first+1] == '0' || p.b[first] == '0' && digits > 1 {
+		return 0, false // JSON has no leading zeros
+	}
 	if p.b[start] == '-' {
 		n = -n
 	}
