@@ -90,7 +90,12 @@ type Session struct {
 	approvedMu sync.Mutex
 	approved   map[string]bool // approve-for-session keys
 	lastTotal  int64           // total tokens of the last response
+	images     []string        // attached to the next turn's message
 }
+
+// AttachImages adds images (https: or data: URLs) to the user message of
+// the next turn.
+func (s *Session) AttachImages(urls ...string) { s.images = append(s.images, urls...) }
 
 // New returns an empty session.
 func New(opts Options) *Session {
@@ -179,11 +184,14 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		},
 	}
 	compacted := false
+	images := s.images
+	s.images = nil
 	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
 		if err := s.maybeCompact(ctx, emit); err != nil {
 			emit(Warning{Message: "automatic compaction failed: " + err.Error()})
 		}
-		s.appendItems(transport.UserMessage(prompt))
+		s.appendItems(transport.UserMessageWithImages(prompt, images))
+		images = nil // a continuation carries the prompt only
 		for {
 			u, st, ran, err := s.sample(ctx, emit)
 			retries += st.total()

@@ -190,6 +190,20 @@ func UserMessage(text string) Item {
 	return message("user", "input_text", text)
 }
 
+// UserMessageWithImages builds a user message with the text and then one
+// input_image part per image URL (https: or data: URLs).
+func UserMessageWithImages(text string, imageURLs []string) Item {
+	if len(imageURLs) == 0 {
+		return UserMessage(text)
+	}
+	parts := []map[string]string{{"type": "input_text", "text": text}}
+	for _, u := range imageURLs {
+		parts = append(parts, map[string]string{"type": "input_image", "image_url": u})
+	}
+	raw, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": parts})
+	return Item{Type: "message", Role: "user", Raw: raw}
+}
+
 // DeveloperMessage builds a developer message item with one input_text part.
 func DeveloperMessage(text string) Item {
 	return message("developer", "input_text", text)

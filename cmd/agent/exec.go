@@ -48,6 +48,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
 	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
+	fl.StringArrayVarP(&f.images, "image", "i", nil, "attach an image FILE to the prompt (repeatable, or comma-separated)")
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
 	addBatchFlags(cmd.Flags(), &f.batch)
 	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f))
@@ -63,6 +64,7 @@ type execFlags struct {
 	cd             string
 	noAutoContinue bool
 	ephemeral      bool
+	images         []string
 	batch          batchFlags // --batch and its companions (batch.go)
 }
 
@@ -71,6 +73,10 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		return runBatch(ctx, env, g, f, args)
 	}
 	prompt, err := readPrompt(env, args)
+	if err != nil {
+		return usageError(err)
+	}
+	images, err := imageURLs(f.images)
 	if err != nil {
 		return usageError(err)
 	}
@@ -83,6 +89,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	sess.AttachImages(images...)
 	return runExecTurn(ctx, env, f, sess, e.sessionID, prompt)
 }
 

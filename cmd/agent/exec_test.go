@@ -433,3 +433,30 @@ func TestExecToolsSent(t *testing.T) {
 		t.Errorf("apply_patch for openai is %q; want custom", got)
 	}
 }
+
+func TestExecImage(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "shot.png")
+	// The 8-byte PNG signature and an IHDR chunk header are enough for
+	// content sniffing.
+	os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"), 0o600)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "I see it")})
+	r := runCLI(t, srv, runOpts{}, "exec", "-i", png, "what is this")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	in := srv.Requests()[0].JSON["input"].([]any)
+	content := in[len(in)-1].(map[string]any)["content"].([]any)
+	if len(content) != 2 || content[1].(map[string]any)["type"] != "input_image" ||
+		!strings.HasPrefix(content[1].(map[string]any)["image_url"].(string), "data:image/png;base64,") {
+		t.Errorf("user message content = %v", content)
+	}
+	txt := filepath.Join(dir, "notes.txt")
+	os.WriteFile(txt, []byte("just text"), 0o600)
+	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", txt, "x"); r.code != exitUsage || !strings.Contains(r.stderr, "not an image") {
+		t.Errorf("non-image: exit %d %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", filepath.Join(dir, "missing.png"), "x"); r.code != exitUsage {
+		t.Errorf("missing image: exit %d", r.code)
+	}
+}
