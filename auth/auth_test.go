@@ -12,7 +12,7 @@ import (
 func TestMask(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"short", "****"},
-		{"sk-proj-abcdefghijklmnop1234", "sk-…1234"},
+		{"test-abcdefghijklmnop1234", "test-…1234"},
 		{"abcdefghijklmnopqrstuvwxyz", "…wxyz"},
 	}
 	for _, tt := range tests {
@@ -20,7 +20,7 @@ func TestMask(t *testing.T) {
 			t.Errorf("Mask(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
-	k := auth.NewAPIKey("sk-secretsecretsecret9999")
+	k := auth.NewAPIKey("test-secretsecretsecret9999")
 	if s := k.String(); strings.Contains(s, "secret") {
 		t.Errorf("String() = %q leaks the key", s)
 	}
