@@ -1,16 +1,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/proxy"
 	"github.com/agentcli/agent/rollout"
 )
 
@@ -97,6 +105,12 @@ func faultRows() []faultRow {
 			requests: 1, exit: exitFailed, stderr: "the request was rejected: nope"},
 		{group: "response.failed", name: "cyber_policy", script: func() rt.Script { return rt.Script{failed("cyber_policy", "flagged")} },
 			requests: 1, exit: exitFailed, stderr: "flagged"},
+		{group: "response.failed", name: "misalignment_policy_violation", script: func() rt.Script { return rt.Script{failed("misalignment_policy_violation", "refused")} },
+			requests: 1, exit: exitFailed, stderr: "the request was rejected: refused"},
+		{group: "response.failed", name: "bio_policy", script: func() rt.Script { return rt.Script{failed("bio_policy", "refused")} },
+			requests: 1, exit: exitFailed, stderr: "the request was rejected: refused"},
+		{group: "response.failed", name: "slow_down", script: func() rt.Script { return rt.Script{failed("slow_down", "slow down"), reply()} },
+			requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Model at capacity"},
 		{group: "response.failed", name: "rate_limit_exceeded, try again in 1.5s", script: func() rt.Script {
 			return rt.Script{failed("rate_limit_exceeded", "Please try again in 1.5s."), reply()}
 		}, requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Reconnecting... 1/5 in 1.5s"},
@@ -270,7 +284,9 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("WebSocket unless the row says otherwise. Waits are the exact delays slept (jitter fixed at its midpoint);\n")
 	b.WriteString("stdout is what a script capturing standard output receives. On disk, every row leaves one readable rollout\n")
 	b.WriteString("(`$AGENT_HOME/sessions/...`) whose last turn is marked completed (exit 0) or failed, holding exactly the answers printed.\n")
-	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests.\n")
+	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests;\n")
+	b.WriteString("401 refresh paths are in `cmd/agent/login_test.go` and `modelclient/auth_test.go`; `agent proxy` in the middle is\n")
+	b.WriteString("`TestFaultMatrixThroughProxy` (the proxy absorbs failures before the first byte, agent handles cuts after it).\n")
 	group := ""
 	for _, r := range rows {
 		if r.group != group {
@@ -304,5 +320,78 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != b.String() {
 		t.Errorf("docs/failure-behaviour.md is out of date with the matrix; run go test ./cmd/agent -run TestFaultMatrix -update")
+	}
+}
+
+// TestFaultMatrixThroughProxy puts `agent proxy` between agent and a
+// flaky upstream: the proxy absorbs what it can before the first byte, and
+// agent's own layers handle what reaches it.
+func TestFaultMatrixThroughProxy(t *testing.T) {
+	tests := []struct {
+		name          string
+		script        rt.Script
+		upstream      int // requests the upstream sees
+		agentRequests int // requests agent makes to the proxy
+		proxyWaits    []time.Duration
+		agentWaits    []time.Duration
+		stdout        string
+		exit          int
+	}{
+		{"503 at capacity twice: the proxy retries, agent sees one clean stream",
+			rt.Script{rt.Error(503, "server_error", "", "Selected model is at capacity."), rt.Error(503, "server_error", "", "Selected model is at capacity."), reply()},
+			3, 1, []time.Duration{time.Second, 5 * time.Second}, nil, "answer\n", exitOK},
+		{"error in the first event: the proxy retries",
+			rt.Script{failed("server_error", "boom"), reply()}, 2, 1, []time.Duration{180 * time.Millisecond}, nil, "answer\n", exitOK},
+		{"cut after bytes were streamed: the proxy passes it through, agent retries",
+			rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop()), reply()}, 2, 2, nil, []time.Duration{200 * time.Millisecond}, "answer\n", exitOK},
+		{"400: passed through once, not retried by either",
+			rt.Script{rt.Error(400, "invalid_request_error", "", "bad")}, 1, 1, nil, nil, "", exitFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := rt.NewServer(t, tt.script)
+			u, _ := url.Parse(up.URL)
+			var mu sync.Mutex
+			var proxyWaits []time.Duration
+			px, err := proxy.New(proxy.Options{
+				Upstream: u,
+				Sleep: func(ctx context.Context, d time.Duration) error {
+					mu.Lock()
+					proxyWaits = append(proxyWaits, d)
+					mu.Unlock()
+					return ctx.Err()
+				},
+				Rand:   func() float64 { return 0 }, // jitter at its low end: x0.9, or x1 for overload
+				Logger: slog.New(slog.DiscardHandler),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seen atomic.Int32
+			counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				seen.Add(1)
+				px.ServeHTTP(w, r)
+			}))
+			defer counting.Close()
+			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + counting.URL + "/v1\"\n"
+			r := runCLI(t, nil, runOpts{config: cfg, stdinTTY: true}, "exec", "--no-auto-continue", "hi")
+			if r.code != tt.exit || r.stdout != tt.stdout {
+				t.Errorf("exit %d stdout %q; want %d %q\n%s", r.code, r.stdout, tt.exit, tt.stdout, r.stderr)
+			}
+			if n := len(up.Requests()); n != tt.upstream {
+				t.Errorf("upstream saw %d requests; want %d", n, tt.upstream)
+			}
+			if n := int(seen.Load()); n != tt.agentRequests {
+				t.Errorf("agent made %d requests; want %d", n, tt.agentRequests)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tt.proxyWaits, proxyWaits); diff != "" {
+				t.Errorf("proxy waits (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.agentWaits, r.sleeps); diff != "" {
+				t.Errorf("agent waits (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
