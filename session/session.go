@@ -192,6 +192,9 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		}
 		s.appendItems(transport.UserMessageWithImages(prompt, images))
 		images = nil // a continuation carries the prompt only
+		if s.opts.Recorder != nil {
+			_ = s.opts.Recorder.Sync() // a turn boundary: the prompt survives a crash
+		}
 		for {
 			u, st, ran, err := s.sample(ctx, emit)
 			retries += st.total()

@@ -183,3 +183,50 @@ func TestCompactionIsRecorded(t *testing.T) {
 		t.Errorf("reloaded history = %q", got)
 	}
 }
+
+// TestE2EKillMidStreamThenResume: SIGKILL while the answer streams; the
+// rollout is readable and marks the turn interrupted; resuming continues
+// it without repeating the original prompt.
+func TestE2EKillMidStreamThenResume(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "half an ans"), rt.Barrier("streaming"), rt.Stall()),
+		rt.Reply("r2", "m2", "the whole answer"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	cmd, _, stderr := agentCmd(t, bin, home, "exec", "explain")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.Reached("streaming"):
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("never streamed; stderr:\n%s", stderr)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	srv.Release()
+	ent, err := rollout.Latest(home, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatalf("rollout unreadable after SIGKILL: %v", err)
+	}
+	if !ro.Interrupted || len(ro.History) == 0 {
+		t.Fatalf("rollout: interrupted=%v history=%d", ro.Interrupted, len(ro.History))
+	}
+	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "resume", "--last", "--all")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, stderr)
+	}
+	if stdout.String() != "the whole answer\n" {
+		t.Errorf("stdout = %q", stdout)
+	}
+	in := strings.Join(inputOf(t, srv, 1), "\n")
+	if strings.Count(in, `"explain"`) != 1 || !strings.Contains(in, "Continue exactly where you left off") || strings.Contains(in, "half an ans") {
+		t.Errorf("resumed request:\n%s", in)
+	}
+}
