@@ -55,3 +55,16 @@ func TestAutoContinue(t *testing.T) {
 		t.Errorf("bad delays err = %v", err)
 	}
 }
+
+func TestSandboxFallback(t *testing.T) {
+	c, err := loadText(t, "")
+	if err != nil || c.SandboxFallback != "refuse" {
+		t.Errorf("default = %q, %v; want refuse", c.SandboxFallback, err)
+	}
+	if c, err = loadText(t, "sandbox_fallback = \"best-effort\"\n"); err != nil || c.SandboxFallback != "best-effort" {
+		t.Errorf("best-effort = %q, %v", c.SandboxFallback, err)
+	}
+	if _, err = loadText(t, "model = \"m\"\nsandbox_fallback = \"maybe\"\n"); err == nil || !strings.Contains(err.Error(), "config.toml:2: sandbox_fallback") {
+		t.Errorf("bad value err = %v", err)
+	}
+}

@@ -134,6 +134,11 @@ type Config struct {
 	// both HTTPS and WebSocket connections ("" = system roots, plus
 	// SSL_CERT_FILE as the Go runtime reads it).
 	CACertificate string
+	// SandboxFallback is what to do where the kernel cannot enforce a
+	// restricted sandbox mode (no Landlock, no namespaces): "refuse" (the
+	// default: commands are refused, and the model and the user are told)
+	// or "best-effort" (run with whatever the kernel can enforce).
+	SandboxFallback string
 	// AuthIssuer is the OAuth issuer of ChatGPT logins; "" means
 	// https://auth.openai.com. AGENT_AUTH_ISSUER overrides it.
 	AuthIssuer string
@@ -267,6 +272,7 @@ func Default() Config {
 		Features:           Features{UnboundedConnectionRetries: true, Other: map[string]bool{}},
 		Retry:              provider.DefaultRetry(),
 		AutoContinue:       DefaultAutoContinue(),
+		SandboxFallback:    "refuse",
 		ProjectDocMaxBytes: DefaultProjectDocMaxBytes,
 		ProjectRootMarkers: []string{".git"},
 		History:            History{Persistence: DefaultHistoryPersistence},

@@ -142,6 +142,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ModelInstructionsFile, f.ModelInstructionsFile)
 	set(&c.CompactPrompt, f.CompactPrompt)
 	set(&c.CACertificate, f.CACertificate)
+	set(&c.SandboxFallback, f.SandboxFallback)
 	set(&c.ExperimentalCompactPromptFile, f.ExperimentalCompactPromptFile)
 	set(&c.ProjectDocMaxBytes, f.ProjectDocMaxBytes)
 	set(&c.ProjectDocFallbackFilenames, f.ProjectDocFallbackFilenames)

@@ -41,6 +41,7 @@ type fileConfig struct {
 	OpenAIBaseURL            *string `toml:"openai_base_url"`
 	ChatGPTBaseURL           *string `toml:"chatgpt_base_url"`
 	CACertificate            *string `toml:"ca_certificate"`
+	SandboxFallback          *string `toml:"sandbox_fallback"`
 	AuthIssuer               *string `toml:"auth_issuer"`
 	AuthTokenURL             *string `toml:"auth_token_url"`
 	AuthClientID             *string `toml:"auth_client_id"`

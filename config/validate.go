@@ -96,6 +96,7 @@ func validate(l *layer, probs *problems) {
 	c.enum([]string{"model_verbosity"}, &f.ModelVerbosity, verbosities())
 	c.enum([]string{"approval_policy"}, &f.ApprovalPolicy, approvalPolicies())
 	c.enum([]string{"sandbox_mode"}, &f.SandboxMode, sandboxModes())
+	c.enum([]string{"sandbox_fallback"}, &f.SandboxFallback, []string{"refuse", "best-effort"})
 	c.enum([]string{"cli_auth_credentials_store"}, &f.CLIAuthCredentialsStore, []string{"file", "keyring", "auto", "ephemeral"})
 	c.enum([]string{"forced_login_method"}, &f.ForcedLoginMethod, []string{"chatgpt", "api"})
 	c.nonNegative([]string{"model_context_window"}, &f.ModelContextWindow)

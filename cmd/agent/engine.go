@@ -82,6 +82,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
+			BestEffort: cfg.SandboxFallback == "best-effort",
 		},
 	}, nil
 }
