@@ -141,6 +141,17 @@ func (s *Session) tap(emit func(Event)) func(Event) {
 	}
 }
 
+// Reconfigure returns a session that goes on with this one's history,
+// usage, ledger and recorder under changed options (another model client,
+// other tools). The old session must not be used afterwards.
+func (s *Session) Reconfigure(change func(*Options)) *Session {
+	opts := s.opts
+	change(&opts)
+	n := &Session{opts: opts, client: opts.Client, ledger: s.ledger, approved: map[string]bool{},
+		history: s.history, total: s.total, lastTotal: s.lastTotal}
+	return n
+}
+
 // Ledger returns the session's tool-call ledger.
 func (s *Session) Ledger() *Ledger { return s.ledger }
 

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -48,20 +50,24 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return &exitError{code: exitFailed, err: err}
 	}
 	p := e.client.Provider()
-	// current is the engine the chat talks to; /new and /resume replace it
-	// (hooks run one at a time, on goroutines of their own).
+	// The chat talks to a switchboard whose session /new, /resume, /model
+	// and /approvals replace (hooks run one at a time, on goroutines of
+	// their own, never during a turn for the first three).
+	sw := &switchboard{cur: first}
 	var mu sync.Mutex
 	current := first
 	use := func(en tui.Engine, err error) (tui.Engine, error) {
-		if err == nil {
-			mu.Lock()
-			current = en
-			mu.Unlock()
+		if err != nil {
+			return nil, err
 		}
-		return en, err
+		mu.Lock()
+		current = en
+		mu.Unlock()
+		sw.set(en)
+		return sw, nil
 	}
 	err = tui.Run(ctx, tui.Options{
-		Engine:        first,
+		Engine:        sw,
 		Messages:      shown,
 		Approver:      ap,
 		Model:         e.cfg.Model,
@@ -75,6 +81,46 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 			New: func(context.Context) (tui.Engine, error) {
 				e.sessionID = newSessionID()
 				return use(e.newSession())
+			},
+			Model: func(_ context.Context, name string) (tui.Engine, error) {
+				mu.Lock()
+				s, ok := current.(*session.Session)
+				mu.Unlock()
+				if !ok || name == "" {
+					return nil, errors.New("usage: /model NAME")
+				}
+				co := e.clientOpts
+				co.Model = name
+				c := modelclient.New(co)
+				e.closers = append(e.closers, func() { c.Close() })
+				e.cfg.Model = name
+				return use(s.Reconfigure(func(o *session.Options) { o.Client = c }), nil)
+			},
+			Approvals: func(_ context.Context, policy string) (string, error) {
+				if policy == "" {
+					return fmt.Sprintf("approval policy: %s (sandbox: %s)", e.ws.policy, e.ws.sandbox.Mode), nil
+				}
+				switch policy {
+				case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
+				default:
+					return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", policy)
+				}
+				mu.Lock()
+				s, ok := current.(*session.Session)
+				mu.Unlock()
+				if !ok {
+					return "", errors.New("no session")
+				}
+				ws := e.ws
+				ws.policy = policy
+				set, err := ws.tools()
+				if err != nil {
+					return "", err
+				}
+				e.closers = append(e.closers, func() { set.Close() })
+				e.ws = ws
+				use(s.Reconfigure(func(o *session.Options) { o.Tools = set }), nil)
+				return "approval policy: " + policy, nil
 			},
 			Compact: func(ctx context.Context) (string, error) {
 				mu.Lock()
@@ -107,8 +153,8 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 				if err != nil {
 					return tui.Resumed{}, err
 				}
-				use(sess, nil)
-				return tui.Resumed{Engine: sess, Messages: transcript(ro)}, nil
+				en, _ := use(sess, nil)
+				return tui.Resumed{Engine: en, Messages: transcript(ro)}, nil
 			},
 			Status: func() []string {
 				lines := []string{
@@ -126,6 +172,27 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
 	return err
+}
+
+// switchboard is the chat's engine: it forwards each turn to the session
+// in use at the time the turn starts.
+type switchboard struct {
+	mu  sync.Mutex
+	cur tui.Engine
+}
+
+func (s *switchboard) set(e tui.Engine) {
+	s.mu.Lock()
+	s.cur = e
+	s.mu.Unlock()
+}
+
+// Turn implements tui.Engine.
+func (s *switchboard) Turn(ctx context.Context, input string, emit func(session.Event)) error {
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	return cur.Turn(ctx, input, emit)
 }
 
 func currentTransport(e *engine) string {

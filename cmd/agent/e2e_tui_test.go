@@ -125,3 +125,37 @@ func TestE2EChat(t *testing.T) {
 	}
 	c.keys("C-d")
 }
+
+// TestE2EChatModelAndApprovals: /model switches the model the next request
+// uses, keeping the history; /approvals changes the policy.
+func TestE2EChatModelAndApprovals(t *testing.T) {
+	bin := buildAgent(t)
+	args, _ := json.Marshal(map[string]string{"cmd": "touch free.txt"})
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r1", "m1", "first"),
+		rt.Reply("r2", "m2", "second"),
+		rt.Stream(rt.Created("r3"), rt.FunctionCallDone("fc", "call_1", "exec_command", string(args)), rt.Completed("r3")),
+		rt.Reply("r4", "m4", "ran without asking"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n")
+	dir := t.TempDir()
+	c := startChat(t, bin, home, dir)
+	c.keys("one", "Enter")
+	c.waitFor("first")
+	c.keys("/model other-model", "Enter")
+	c.waitFor("other-model")
+	c.keys("two", "Enter")
+	c.waitFor("second")
+	reqs := srv.Requests()
+	if reqs[1].JSON["model"] != "other-model" || len(reqs[1].JSON["input"].([]any)) <= len(reqs[0].JSON["input"].([]any)) {
+		t.Errorf("after /model the request used %v with %d items", reqs[1].JSON["model"], len(reqs[1].JSON["input"].([]any)))
+	}
+	c.keys("/approvals never", "Enter")
+	c.waitFor("approval policy: never")
+	c.keys("go", "Enter")
+	c.waitFor("ran without asking")
+	if _, err := os.Stat(filepath.Join(dir, "free.txt")); err != nil {
+		t.Errorf("the command did not run under the new policy: %v", err)
+	}
+	c.keys("C-d")
+}

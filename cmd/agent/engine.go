@@ -162,6 +162,7 @@ type engine struct {
 	logger     *slog.Logger
 	ws         workspace
 	opts       session.Options
+	clientOpts modelclient.Options
 	originator string
 	ephemeral  bool
 	// notices are one-line facts for the user (the demo provider, ...).
@@ -221,7 +222,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
 	}
 	e.sessionID = newSessionID()
-	e.client = modelclient.New(modelclient.Options{
+	e.clientOpts = modelclient.Options{
 		Provider:         p,
 		Model:            cfg.Model,
 		ReasoningEffort:  cfg.ModelReasoningEffort,
@@ -236,7 +237,8 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Rand:             env.Rand,
 		Logger:           e.logger,
 		Gate:             o.gate,
-	})
+	}
+	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv); err != nil {
 		return nil, usageError(err)
