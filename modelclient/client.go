@@ -131,8 +131,13 @@ func (c *Client) Rand() float64 { return c.opts.Rand() }
 func (c *Client) Logger() *slog.Logger { return c.opts.Logger }
 
 // Policy returns the retry policy of class for this provider.
-func (c *Client) Policy(class string) retry.Policy {
-	cp, ok := c.opts.Provider.Retry[class]
+func (c *Client) Policy(class string) retry.Policy { return PolicyOf(c.opts.Provider.Retry, class) }
+
+// PolicyOf turns the configured policy of class (the default when classes
+// lacks it) into a [retry.Policy]: the overloaded class's jitter only
+// lengthens delays, so a crowd of clients never comes back early.
+func PolicyOf(classes map[string]provider.ClassPolicy, class string) retry.Policy {
+	cp, ok := classes[class]
 	if !ok {
 		cp = provider.DefaultRetry()[class]
 	}

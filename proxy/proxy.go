@@ -303,19 +303,5 @@ func hasToken(values []string, token string) bool {
 	return false
 }
 
-// policy returns the retry policy of class, as modelclient.Client.Policy
-// builds it: the overloaded class's jitter only lengthens delays.
-func (p *Proxy) policy(class string) retry.Policy {
-	cp, ok := p.opts.Retry[class]
-	if !ok {
-		cp = provider.DefaultRetry()[class]
-	}
-	return retry.Policy{
-		MaxRetries: cp.MaxRetries,
-		Base:       cp.BaseDelay,
-		Max:        cp.MaxDelay,
-		Jitter:     cp.Jitter,
-		UpOnly:     class == provider.ClassOverloaded,
-		Delays:     cp.Delays,
-	}
-}
+// policy returns the retry policy of class, built as the agent's own.
+func (p *Proxy) policy(class string) retry.Policy { return modelclient.PolicyOf(p.opts.Retry, class) }

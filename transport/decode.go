@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -141,4 +142,21 @@ func truncate(b []byte) string {
 		return string(b[:120]) + "…"
 	}
 	return string(b)
+}
+
+// DecodeFrame decodes one frame of a stream (an SSE event's data, a
+// WebSocket text message) the way both transports must: empty and
+// "[DONE]" payloads and malformed non-terminal events are skipped
+// (skip=true), as the reference client does; a malformed
+// response.completed, response.failed and the like are errors.
+func DecodeFrame(typ string, data []byte) (ev Event, skip bool, err error) {
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return nil, true, nil
+	}
+	ev, err = Decode(typ, data)
+	var de *DecodeError
+	if errors.As(err, &de) && de.Type != "response.completed" {
+		return nil, true, nil
+	}
+	return ev, false, err
 }

@@ -144,13 +144,9 @@ func (s *stream) Next() bool {
 		case err != nil:
 			return s.finish(&transport.ReadError{Err: err})
 		}
-		if ev.Data == "" || ev.Data == "[DONE]" {
+		e, skip, err := transport.DecodeFrame(ev.Type, []byte(ev.Data))
+		if skip {
 			continue
-		}
-		e, err := transport.Decode(ev.Type, []byte(ev.Data))
-		var de *transport.DecodeError
-		if errors.As(err, &de) && de.Type != "response.completed" {
-			continue // the reference client skips what it cannot parse
 		}
 		if err != nil {
 			return s.finish(err)

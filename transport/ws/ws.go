@@ -223,10 +223,9 @@ func (s *stream) Next() bool {
 		if typ != websocket.MessageText {
 			return s.fail(transport.ErrUnexpectedBinary)
 		}
-		ev, err := transport.Decode("", data)
-		var de *transport.DecodeError
-		if errors.As(err, &de) && de.Type != "response.completed" {
-			continue // skipped, as over SSE
+		ev, skip, err := transport.DecodeFrame("", data)
+		if skip {
+			continue
 		}
 		if err != nil {
 			return s.fail(err)
