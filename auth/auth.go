@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/agentcli/agent/provider"
 )
 
 // APIKey is a static bearer token. Its String form is masked, so it is safe
@@ -66,23 +64,4 @@ func (e *MissingEnvKeyError) Error() string {
 		msg += " (" + e.Instructions + ")"
 	}
 	return msg
-}
-
-// FromEnv returns the API key for p from its env_key variable, nil when the
-// provider needs none, or a [*MissingEnvKeyError]. fallbackVars are tried
-// first (e.g. AGENT_API_KEY for exec).
-func FromEnv(p provider.Info, getenv func(string) string, fallbackVars ...string) (*APIKey, error) {
-	for _, v := range fallbackVars {
-		if k := strings.TrimSpace(getenv(v)); k != "" {
-			return NewAPIKey(k), nil
-		}
-	}
-	if p.EnvKey == "" {
-		return nil, nil
-	}
-	k := strings.TrimSpace(getenv(p.EnvKey))
-	if k == "" {
-		return nil, &MissingEnvKeyError{Provider: p.ID, Var: p.EnvKey, Instructions: p.EnvKeyInstructions}
-	}
-	return NewAPIKey(k), nil
 }

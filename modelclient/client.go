@@ -118,17 +118,11 @@ func New(opts Options) *Client {
 // Provider returns the provider the client talks to.
 func (c *Client) Provider() provider.Info { return c.opts.Provider }
 
-// Model returns the model slug.
-func (c *Client) Model() string { return c.opts.Model }
-
 // Sleep waits d on the client's clock, honouring ctx.
 func (c *Client) Sleep(ctx context.Context, d time.Duration) error { return c.opts.Sleep(ctx, d) }
 
 // Rand draws a jitter value in [0,1).
 func (c *Client) Rand() float64 { return c.opts.Rand() }
-
-// Logger returns the client's logger.
-func (c *Client) Logger() *slog.Logger { return c.opts.Logger }
 
 // Policy returns the retry policy of class for this provider.
 func (c *Client) Policy(class string) retry.Policy { return PolicyOf(c.opts.Provider.Retry, class) }

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -460,6 +459,3 @@ func (s *Session) record(it transport.Item, emit func(Event)) {
 		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})
 	}
 }
-
-// Logger returns the session's logger.
-func (s *Session) Logger() *slog.Logger { return s.client.Logger() }

@@ -101,7 +101,7 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		cancel()
 		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 	}
-	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w, header: resp.Header}
+	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w}
 	s.next, s.stopIter = iter.Pull2(gosse.Read(&activityReader{r: resp.Body, w: w}, &t.readConfig))
 	return s, nil
 }
@@ -121,7 +121,6 @@ type stream struct {
 	ctx      context.Context // the caller's ctx, to tell cancellation apart
 	cancel   context.CancelFunc
 	body     io.ReadCloser
-	header   http.Header
 	w        *liveness.Watchdog
 	next     func() (gosse.Event, error, bool)
 	stopIter func()
