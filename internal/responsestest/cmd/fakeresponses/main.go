@@ -5,12 +5,14 @@
 //
 // Usage:
 //
-//	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N] [--repeat N]
+//	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT]] [--repeat N]
 //
 // Every request to .../responses (SSE POST or WebSocket) is answered by the
 // same scenario: --reply TEXT streams TEXT one word per delta (the default
 // reply is "hello from the fake server"); --deltas N streams N deltas of
-// "tok " instead. The scenario is repeated --repeat times, after which
+// --delta TEXT (default "tok ") instead, each its own
+// response.output_text.delta event (with item_id, output_index and
+// content_index) in its own write. The scenario is repeated --repeat times, after which
 // requests get a 500.
 //
 // Standard output is line-oriented, for a harness to read. The first line is
@@ -59,6 +61,7 @@ type config struct {
 	listen string
 	reply  string
 	deltas int
+	delta  string
 	repeat int
 }
 
@@ -68,7 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:0", "address to listen on")
 	fs.StringVar(&c.reply, "reply", "hello from the fake server", "reply text, streamed one word per delta")
-	fs.IntVar(&c.deltas, "deltas", 0, "stream this many \"tok \" deltas instead of --reply")
+	fs.IntVar(&c.deltas, "deltas", 0, "stream this many --delta deltas instead of --reply")
+	fs.StringVar(&c.delta, "delta", "tok ", "the text of each of the --deltas deltas")
 	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -78,6 +82,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.deltas < 0 || c.repeat < 1 {
 		return c, errors.New("--deltas must be >= 0 and --repeat >= 1")
+	}
+	if c.delta == "" {
+		return c, errors.New("--delta must not be empty")
 	}
 	return c, nil
 }
@@ -91,11 +98,11 @@ func (c config) attempt() rt.Attempt {
 	steps = append(steps, rt.Created("resp_1"), rt.OutputItemAdded(map[string]any{
 		"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []any{},
 	}))
-	delta := rt.TextDelta("msg_1", "tok ")
+	delta := rt.TextDelta("msg_1", c.delta)
 	for range c.deltas {
 		steps = append(steps, delta)
 	}
-	text := strings.Repeat("tok ", c.deltas)
+	text := strings.Repeat(c.delta, c.deltas)
 	steps = append(steps, rt.MessageDone("msg_1", text), rt.Completed("resp_1"))
 	return rt.Stream(steps...)
 }

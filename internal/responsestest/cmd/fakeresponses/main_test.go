@@ -29,7 +29,7 @@ func (b *syncBuffer) String() string {
 }
 
 func TestServeDeltasAndLog(t *testing.T) {
-	c, err := parseFlags([]string{"--deltas", "3", "--repeat", "2"}, io.Discard)
+	c, err := parseFlags([]string{"--deltas", "3", "--delta", "lorem ", "--repeat", "2"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestServeDeltasAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(body), "event: response.output_text.delta\n"); n != 3 {
+	if n, m := strings.Count(string(body), "event: response.output_text.delta\n"), strings.Count(string(body), `"delta":"lorem "`); n != 3 || m != 3 {
 		t.Errorf("%d deltas in the stream; want 3:\n%s", n, body)
 	}
-	if !strings.Contains(string(body), `"text":"tok tok tok "`) || !strings.Contains(string(body), "event: response.completed\n") {
+	if !strings.Contains(string(body), `"text":"lorem lorem lorem "`) || !strings.Contains(string(body), "event: response.completed\n") {
 		t.Errorf("stream lacks the full message or response.completed:\n%s", body)
 	}
 
@@ -83,7 +83,7 @@ func TestServeDeltasAndLog(t *testing.T) {
 }
 
 func TestParseFlagsRejects(t *testing.T) {
-	for _, args := range [][]string{{"--deltas", "-1"}, {"--repeat", "0"}, {"extra"}} {
+	for _, args := range [][]string{{"--deltas", "-1"}, {"--repeat", "0"}, {"--delta", ""}, {"extra"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) = nil error", args)
 		}
