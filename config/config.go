@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/shellenv"
 )
 
 // Defaults used when nothing sets the key.
@@ -170,9 +171,13 @@ type Config struct {
 	// or not.
 	MCPServers map[string]MCPServer
 
+	// ShellEnvironmentPolicy is [shell_environment_policy]: the
+	// environment of the model's commands.
+	ShellEnvironmentPolicy shellenv.Policy
+
 	// Compat holds keys accepted so that a Codex config loads but not
-	// interpreted here, by top-level name: shell_environment_policy, tui,
-	// otel, tools, notice and web_search.
+	// interpreted here, by top-level name: tui, otel, tools, notice and
+	// web_search.
 	Compat map[string]any
 }
 

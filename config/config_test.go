@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/shellenv"
 )
 
 // writeHome returns a fresh agent home holding content as config.toml.
@@ -385,5 +387,67 @@ exporter = "none"
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestShellEnvironmentPolicy(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, toml string
+		overrides  []string
+		want       shellenv.Policy
+	}{
+		{"absent: the default policy", "", nil, shellenv.Policy{}},
+		{"every key", `[shell_environment_policy]
+inherit = "core"
+ignore_default_excludes = true
+exclude = ["AWS_*"]
+set = { CI = "1" }
+include_only = ["*PATH*"]
+experimental_use_profile = false
+`, nil, shellenv.Policy{Inherit: shellenv.InheritCore, IgnoreDefaultExcludes: true, Exclude: []string{"AWS_*"}, Set: map[string]string{"CI": "1"}, IncludeOnly: []string{"*PATH*"}}},
+		{"-c overrides one key, keeps the rest", `[shell_environment_policy]
+inherit = "none"
+set = { A = "1" }
+`, []string{`shell_environment_policy.set.B="2"`, `shell_environment_policy.inherit="all"`},
+			shellenv.Policy{Inherit: shellenv.InheritAll, Set: map[string]string{"A": "1", "B": "2"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(c.toml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(config.Options{Home: home, Overrides: c.overrides})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cfg.ShellEnvironmentPolicy, c.want) {
+				t.Errorf("policy = %+v, want %+v", cfg.ShellEnvironmentPolicy, c.want)
+			}
+		})
+	}
+}
+
+func TestShellEnvironmentPolicyErrors(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	src := "[shell_environment_policy]\ninherit = \"some\"\nexclude = \"AWS_*\"\nunknown = 1\n"
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := config.Load(config.Options{Home: home})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		"config.toml:2: shell_environment_policy.inherit: invalid value \"some\" (expected one of: all, core, none)",
+		"config.toml:3: shell_environment_policy.exclude",
+		"config.toml:4: shell_environment_policy.unknown: unknown key",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/shellenv"
 )
 
 // location is where a key was set: a source and the key's path in it.
@@ -175,12 +176,21 @@ func (c *Config) applyRest(f *fileConfig) {
 		}
 		c.Features.Other[name] = v
 	}
+	if p := f.ShellEnvironmentPolicy; p != nil {
+		sp := &c.ShellEnvironmentPolicy
+		if p.Inherit != nil {
+			sp.Inherit = shellenv.Inherit(*p.Inherit)
+		}
+		set(&sp.IgnoreDefaultExcludes, p.IgnoreDefaultExcludes)
+		set(&sp.Exclude, p.Exclude)
+		set(&sp.IncludeOnly, p.IncludeOnly)
+		sp.Set = overlayMap(sp.Set, p.Set)
+	}
 	for name, t := range map[string]map[string]any{
-		"shell_environment_policy": f.ShellEnvironmentPolicy,
-		"tui":                      f.TUI,
-		"otel":                     f.OTel,
-		"tools":                    f.Tools,
-		"notice":                   f.Notice,
+		"tui":    f.TUI,
+		"otel":   f.OTel,
+		"tools":  f.Tools,
+		"notice": f.Notice,
 	} {
 		if t != nil {
 			c.Compat[name] = merge(c.Compat[name], t)

@@ -54,13 +54,14 @@ type fileConfig struct {
 
 	MCPServers map[string]mcpServerFile `toml:"mcp_servers"`
 
+	ShellEnvironmentPolicy *shellEnvFile `toml:"shell_environment_policy"`
+
 	// Accepted for Codex compatibility, content not interpreted.
-	ShellEnvironmentPolicy map[string]any `toml:"shell_environment_policy"`
-	TUI                    map[string]any `toml:"tui"`
-	OTel                   map[string]any `toml:"otel"`
-	Tools                  map[string]any `toml:"tools"`
-	Notice                 map[string]any `toml:"notice"` // Codex writes this itself
-	WebSearch              any            `toml:"web_search"`
+	TUI       map[string]any `toml:"tui"`
+	OTel      map[string]any `toml:"otel"`
+	Tools     map[string]any `toml:"tools"`
+	Notice    map[string]any `toml:"notice"` // Codex writes this itself
+	WebSearch any            `toml:"web_search"`
 
 	Features       map[string]bool         `toml:"features"`
 	Retry          *retryFile              `toml:"retry"`
@@ -76,6 +77,16 @@ type sandboxFile struct {
 	NetworkAccess       *bool     `toml:"network_access"`
 	ExcludeTmpdirEnvVar *bool     `toml:"exclude_tmpdir_env_var"`
 	ExcludeSlashTmp     *bool     `toml:"exclude_slash_tmp"`
+}
+
+// shellEnvFile is [shell_environment_policy].
+type shellEnvFile struct {
+	Inherit                *string           `toml:"inherit"`
+	IgnoreDefaultExcludes  *bool             `toml:"ignore_default_excludes"`
+	Exclude                *[]string         `toml:"exclude"`
+	Set                    map[string]string `toml:"set"`
+	IncludeOnly            *[]string         `toml:"include_only"`
+	ExperimentalUseProfile *bool             `toml:"experimental_use_profile"` // accepted, not interpreted
 }
 
 // historyFile is [history].

@@ -108,6 +108,9 @@ func validate(l *layer, probs *problems) {
 	c.httpURL([]string{"auth_issuer"}, &f.AuthIssuer)
 	c.httpURL([]string{"auth_token_url"}, &f.AuthTokenURL)
 	c.nonEmpty([]string{"auth_client_id"}, &f.AuthClientID)
+	if p := f.ShellEnvironmentPolicy; p != nil {
+		c.enum([]string{"shell_environment_policy", "inherit"}, &p.Inherit, []string{"all", "core", "none"})
+	}
 	if h := f.History; h != nil {
 		c.enum([]string{"history", "persistence"}, &h.Persistence, []string{"save-all", "none"})
 		c.nonNegative([]string{"history", "max_bytes"}, &h.MaxBytes)

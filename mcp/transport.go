@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentcli/agent/shellenv"
 )
 
 // Process shutdown: after its input is closed a stdio server has
@@ -27,13 +28,6 @@ const (
 
 // maxStderrLine caps one logged stderr line.
 const maxStderrLine = 4096
-
-// baseEnvVars are the variables a stdio server inherits from the agent
-// without being asked to, as Codex's default set: enough to find programs
-// and a home, nothing secret.
-func baseEnvVars() []string {
-	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"}
-}
 
 // transport builds the SDK transport of s.
 func (m *Manager) transport(s *server, log *slog.Logger) (gomcp.Transport, error) {
@@ -59,21 +53,18 @@ func (m *Manager) transport(s *server, log *slog.Logger) (gomcp.Transport, error
 	return &gomcp.CommandTransport{Command: cmd, TerminateDuration: terminateAfter}, nil
 }
 
-// env is the environment of a stdio server: the base variables and those
-// of cfg.EnvVars that are set, then cfg.Env.
+// env is the environment of a stdio server, as [shellenv.ForMCPServer]
+// builds it: the base variables and those of cfg.EnvVars that are set
+// (not empty), then cfg.Env.
 func (m *Manager) env(cfg ServerConfig) []string {
-	vars := map[string]string{}
-	for _, k := range append(baseEnvVars(), cfg.EnvVars...) {
+	pol := shellenv.ForMCPServer(cfg.EnvVars, cfg.Env)
+	var environ []string
+	for _, k := range pol.Names {
 		if v := m.opts.Getenv(k); v != "" {
-			vars[k] = v
+			environ = append(environ, k+"="+v)
 		}
 	}
-	maps.Copy(vars, cfg.Env)
-	out := make([]string, 0, len(vars))
-	for _, k := range slices.Sorted(maps.Keys(vars)) {
-		out = append(out, k+"="+vars[k])
-	}
-	return out
+	return pol.Build(environ)
 }
 
 // httpTransport builds the streamable HTTP transport of cfg.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/agentcli/agent/shellenv"
 )
 
 // Defaults and bounds of exec_command and write_stdin, as the reference.
@@ -48,7 +50,8 @@ type ExecOptions struct {
 	After func(time.Duration) <-chan time.Time
 	// Now reads the clock for wall times; default time.Now.
 	Now func() time.Time
-	// Env is the environment of commands; default os.Environ().
+	// Env is the environment of commands, built by a [shellenv.Policy]
+	// from agent's; default the default policy applied to os.Environ().
 	Env []string
 	// Denied recognises a sandbox denial from a finished command's wait
 	// error and output, so the model is told the sandbox stopped it; nil
@@ -91,6 +94,9 @@ func NewExec(opts ExecOptions) *Exec {
 	}
 	if opts.Unsandboxed == nil {
 		opts.Unsandboxed = opts.Command
+	}
+	if opts.Env == nil {
+		opts.Env = shellenv.Policy{}.Build(os.Environ())
 	}
 	if opts.After == nil {
 		opts.After = time.After

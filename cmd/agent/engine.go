@@ -29,6 +29,9 @@ type workspace struct {
 	policy  string // approval policy
 	sandbox sandbox.Policy
 	shell   string
+	// env is the environment of the model's commands, built by
+	// [shell_environment_policy].
+	env []string
 	// freeformPatch offers apply_patch as a custom (grammar) tool, for
 	// providers that support custom tools.
 	freeformPatch bool
@@ -36,7 +39,7 @@ type workspace struct {
 
 // newWorkspace resolves the working directory, the approval policy and the
 // sandbox policy from config and flags.
-func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv func(string) string) (workspace, error) {
+func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv func(string) string, environ []string) (workspace, error) {
 	if cwd == "" {
 		var err error
 		if cwd, err = os.Getwd(); err != nil {
@@ -79,6 +82,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		cwd:    cwd,
 		policy: approval,
 		shell:  shell,
+		env:    cfg.ShellEnvironmentPolicy.Build(environ),
 		sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
@@ -96,6 +100,7 @@ func (w workspace) tools() (*tools.Set, error) {
 		Shell:   w.shell,
 		Policy:  w.policy,
 		Sandbox: string(pol.Mode),
+		Env:     w.env,
 		Command: func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
 			c, err := sandbox.Command(ctx, pol, argv[0], argv[1:]...)
 			if err != nil {
@@ -240,7 +245,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
-	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv); err != nil {
+	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv, env.environ()); err != nil {
 		return nil, usageError(err)
 	}
 	e.ws.freeformPatch = p.CustomTools

@@ -21,6 +21,7 @@ func main() {
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
 		Getenv:    os.Getenv,
+		Environ:   os.Environ,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),

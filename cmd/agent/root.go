@@ -22,6 +22,10 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Environ lists the whole environment, as os.Environ; nil means
+	// os.Environ. Commands the model runs get it filtered through
+	// [shell_environment_policy].
+	Environ func() []string
 	// StdinTTY, StdoutTTY and StderrTTY say which streams are terminals.
 	StdinTTY, StdoutTTY, StderrTTY bool
 	// Width returns the terminal width of stderr (0 if unknown); may be nil.
@@ -126,4 +130,12 @@ func agentHome(getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("cannot find the home directory (set AGENT_HOME): %w", err)
 	}
 	return filepath.Join(home, ".agent"), nil
+}
+
+// environ returns env.Environ(), or os.Environ() if it is nil.
+func (env Env) environ() []string {
+	if env.Environ == nil {
+		return os.Environ()
+	}
+	return env.Environ()
 }
