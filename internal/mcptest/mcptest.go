@@ -55,9 +55,13 @@ type AddOutput struct {
 	Sum float64 `json:"sum"`
 }
 
-// NewServer returns an MCP server with the tools echo (returns its text)
-// and add (returns the sum of a and b as text and structured content),
-// plus those opts asks for.
+// PNG is the image the image tool returns: a 1x1 red pixel.
+var PNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde" +
+	"\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// NewServer returns an MCP server with the tools echo (returns its text),
+// add (returns the sum of a and b as text and structured content) and
+// image (returns a caption and [PNG]), plus those opts asks for.
 func NewServer(opts Options) *gomcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -71,6 +75,13 @@ func NewServer(opts Options) *gomcp.Server {
 	gomcp.AddTool(s, &gomcp.Tool{Name: "add", Description: "Adds two numbers."},
 		func(_ context.Context, _ *gomcp.CallToolRequest, in AddInput) (*gomcp.CallToolResult, AddOutput, error) {
 			return nil, AddOutput{Sum: in.A + in.B}, nil
+		})
+	gomcp.AddTool(s, &gomcp.Tool{Name: "image", Description: "Returns a 1x1 PNG image and a caption."},
+		func(_ context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
+			return &gomcp.CallToolResult{Content: []gomcp.Content{
+				&gomcp.TextContent{Text: "a red pixel"},
+				&gomcp.ImageContent{Data: PNG, MIMEType: "image/png"},
+			}}, nil, nil
 		})
 	if opts.Block {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "block", Description: "Blocks until the call is cancelled."},

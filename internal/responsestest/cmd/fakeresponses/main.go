@@ -6,6 +6,7 @@
 // Usage:
 //
 //	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT]] [--repeat N]
+//	fakeresponses [--listen 127.0.0.1:0] --script FILE [--dump DIR]
 //
 // Every request to .../responses (SSE POST or WebSocket) is answered by the
 // same scenario: --reply TEXT streams TEXT one word per delta (the default
@@ -14,6 +15,11 @@
 // response.output_text.delta event (with item_id, output_index and
 // content_index) in its own write. The scenario is repeated --repeat times, after which
 // requests get a 500.
+//
+// --script FILE answers the requests in order with the attempts of a JSON
+// script instead (format: responsestest.ParseScript); requests past its end
+// get a 500. --dump DIR writes the body of request N to DIR/request-N.json,
+// so a harness can compare what different clients sent.
 //
 // Standard output is line-oriented, for a harness to read. The first line is
 // the base URL (clients POST to URL + "/responses"). After it comes one line
@@ -29,6 +35,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -38,6 +45,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,6 +71,8 @@ type config struct {
 	deltas int
 	delta  string
 	repeat int
+	script rt.Script // --script, parsed; nil: the --reply/--deltas scenario
+	dump   string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -74,8 +84,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.deltas, "deltas", 0, "stream this many --delta deltas instead of --reply")
 	fs.StringVar(&c.delta, "delta", "tok ", "the text of each of the --deltas deltas")
 	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
+	scriptFile := fs.String("script", "", "answer requests with the attempts of this JSON script file")
+	fs.StringVar(&c.dump, "dump", "", "write each request body to DIR/request-N.json")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *scriptFile != "" {
+		b, err := os.ReadFile(*scriptFile)
+		if err != nil {
+			return c, err
+		}
+		if c.script, err = rt.ParseScript(b); err != nil {
+			return c, fmt.Errorf("%s: %w", *scriptFile, err)
+		}
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -125,15 +146,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 // down and returns; it closes ln. It prints the base URL first, then the
 // request log (see the package documentation) on stdout.
 func serve(ctx context.Context, c config, ln net.Listener, stdout, stderr io.Writer) error {
-	script := make(rt.Script, c.repeat)
-	a := c.attempt()
-	for i := range script {
-		script[i] = a
+	script := c.script
+	if script == nil {
+		script = make(rt.Script, c.repeat)
+		a := c.attempt()
+		for i := range script {
+			script[i] = a
+		}
 	}
 	out := &lineWriter{w: stdout}
 	fake := rt.New(script, rt.Options{OnUnexpected: func(msg string) { out.printTo(stderr, "%s\n", msg) }})
 	defer fake.Close()
-	srv := &http.Server{Handler: logArrivals(fake.Handler(), out), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: logArrivals(fake.Handler(), out, c.dump), ReadHeaderTimeout: 10 * time.Second}
 	out.printf("http://%s/v1\n", ln.Addr())
 
 	served := make(chan error, 1)
@@ -170,11 +194,22 @@ func (l *lineWriter) printTo(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format, args...)
 }
 
-// logArrivals reports each request's arrival and end on out.
-func logArrivals(h http.Handler, out *lineWriter) http.Handler {
+// logArrivals reports each request's arrival and end on out and, when dump
+// is set, writes each request's body to dump/request-N.json.
+func logArrivals(h http.Handler, out *lineWriter, dump string) http.Handler {
 	var n atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := n.Add(1)
+		if dump != "" && r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dump, fmt.Sprintf("request-%d.json", id)), body, 0o644)
+			}
+			if err != nil {
+				out.printTo(os.Stderr, "dump request %d: %v\n", id, err)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		out.printf("request %d %d %s %s\n", id, time.Now().UnixNano(), r.Method, r.URL.Path)
 		defer func() { out.printf("done %d %d\n", id, time.Now().UnixNano()) }()
 		h.ServeHTTP(w, r)
