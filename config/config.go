@@ -31,6 +31,9 @@ const (
 	DefaultAuthRefreshInterval = 5 * time.Minute
 )
 
+// DefaultMaxConcurrentResends is [retry] max_concurrent_resends.
+const DefaultMaxConcurrentResends = 3
+
 // FileName is the name of the config file inside the agent home.
 const FileName = "config.toml"
 
@@ -100,6 +103,10 @@ type Config struct {
 	// overlaid by [retry.<class>]. Each provider's Info.Retry already
 	// includes it.
 	Retry map[string]provider.ClassPolicy
+	// MaxConcurrentResends is [retry] max_concurrent_resends: at most this
+	// many re-sends of failed requests are in flight at once per provider,
+	// across every agent process sharing AGENT_HOME; 0 means the default.
+	MaxConcurrentResends int
 	// AutoContinue is the selected provider's effective [auto_continue]
 	// policy: the global table overlaid by the provider's own.
 	AutoContinue AutoContinue

@@ -215,7 +215,7 @@ func hint(k string, fields []field) string {
 	if best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if len(fields) <= 5 {
+	if len(fields) <= 6 {
 		names := make([]string, len(fields))
 		for i, f := range fields {
 			names[i] = f.name

@@ -228,7 +228,10 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 		checkAuth(provs[id], c.AuthCommands[id], authAt[id], probs)
 	}
 	for _, l := range layers {
-		overlayRetry(c.Retry, l.f.Retry, location{l.src, []string{"retry"}}, probs)
+		overlayRetry(c.Retry, l.f.Retry.classes(), location{l.src, []string{"retry"}}, probs)
+		if rf := l.f.Retry; rf != nil && rf.MaxConcurrentResends != nil {
+			c.MaxConcurrentResends = int(*rf.MaxConcurrentResends)
+		}
 	}
 	for _, id := range sortedKeys(provs) {
 		info := provs[id]
@@ -237,7 +240,7 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 			r = provider.DefaultRetry()
 		}
 		for _, l := range layers {
-			overlayRetry(r, l.f.Retry, location{l.src, []string{"retry"}}, probs)
+			overlayRetry(r, l.f.Retry.classes(), location{l.src, []string{"retry"}}, probs)
 		}
 		for _, l := range layers {
 			if pf, ok := l.f.ModelProviders[id]; ok {

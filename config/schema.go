@@ -64,7 +64,7 @@ type fileConfig struct {
 	WebSearch any            `toml:"web_search"`
 
 	Features       map[string]bool         `toml:"features"`
-	Retry          *retryFile              `toml:"retry"`
+	Retry          *topRetryFile           `toml:"retry"`
 	AutoContinue   *autoContinueFile       `toml:"auto_continue"`
 	Proxy          *proxyFile              `toml:"proxy"`
 	ModelProviders map[string]providerFile `toml:"model_providers"`
@@ -153,6 +153,23 @@ type retryFile struct {
 	RateLimit   *classFile      `toml:"rate_limit"`
 	Overloaded  *overloadedFile `toml:"overloaded"`
 	Idle        *classFile      `toml:"idle"`
+}
+
+// topRetryFile is the top-level [retry] table: the class tables, plus
+// what only the machine-wide retry gate takes.
+type topRetryFile struct {
+	retryFile
+	// MaxConcurrentResends is max_concurrent_resends: re-sends in flight
+	// at once per provider, across every agent process sharing AGENT_HOME.
+	MaxConcurrentResends *int64 `toml:"max_concurrent_resends"`
+}
+
+// classes returns the class tables of the top-level [retry], or nil.
+func (r *topRetryFile) classes() *retryFile {
+	if r == nil {
+		return nil
+	}
+	return &r.retryFile
 }
 
 // autoContinueFile is [auto_continue] or [model_providers.<id>.auto_continue].

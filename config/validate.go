@@ -144,7 +144,11 @@ func validate(l *layer, probs *problems) {
 		c.provider(path, &p)
 		f.ModelProviders[id] = p
 	}
-	c.retry([]string{"retry"}, f.Retry)
+	c.retry([]string{"retry"}, f.Retry.classes())
+	if f.Retry != nil {
+		check(c, []string{"retry", "max_concurrent_resends"}, &f.Retry.MaxConcurrentResends,
+			func(n int64) bool { return n >= 1 && n <= 100 }, "must be between 1 and 100, got %v")
+	}
 	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)
 	c.mcpServers(f.MCPServers)

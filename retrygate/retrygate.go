@@ -35,6 +35,8 @@ type Gate struct {
 	cooling int           // cooldown sleeps in progress
 	open    chan struct{} // closed while cooling == 0
 	waiting int           // callers blocked in Acquire or Wait
+
+	machine *machine // the machine-wide part ([Open] with a Dir); nil: this process only
 }
 
 // New returns a gate that lets at most maxResends re-sends through at
@@ -84,11 +86,32 @@ func (g *Gate) Acquire(ctx context.Context) (release func(), err error) {
 		if err := w.takeSlot(); err != nil {
 			return nil, err
 		}
+		var releaseMachine func()
+		if m := g.machine; m != nil {
+			if err := m.waitCooldown(w.ctx, w.block); err != nil {
+				<-g.slots
+				return nil, err
+			}
+			if releaseMachine, err = m.takeSlot(w.ctx, w.block); err != nil {
+				<-g.slots
+				return nil, err
+			}
+		}
 		// A cooldown may have begun while we waited for the slot: give the
 		// slot back and wait it out too.
 		if w.pass() {
 			var once sync.Once
-			return func() { once.Do(func() { <-g.slots }) }, nil
+			return func() {
+				once.Do(func() {
+					if releaseMachine != nil {
+						releaseMachine()
+					}
+					<-g.slots
+				})
+			}, nil
+		}
+		if releaseMachine != nil {
+			releaseMachine()
 		}
 		<-g.slots
 	}
@@ -108,6 +131,11 @@ func (g *Gate) Wait(ctx context.Context) (err error) {
 		if err := w.waitOpen(); err != nil {
 			return err
 		}
+		if m := g.machine; m != nil {
+			if err := m.waitCooldown(w.ctx, w.block); err != nil {
+				return err
+			}
+		}
 		if w.pass() {
 			return nil
 		}
@@ -115,7 +143,8 @@ func (g *Gate) Wait(ctx context.Context) (err error) {
 }
 
 // Cooldown waits d through sleep and, for as long as that takes, holds
-// back every Acquire and Wait on g. Call it instead of sleeping before the
+// back every Acquire and Wait on g (and, for a gate made by [Open] with a
+// Dir, on every process sharing it, until now+d on its clock). Call it instead of sleeping before the
 // retry of a request the provider answered rate_limit or overloaded, with
 // the delay that answer earned (the server's Retry-After when it gave
 // one). The cooldown ends with the sleep, so if ctx ends the cooldown ends
@@ -123,6 +152,11 @@ func (g *Gate) Wait(ctx context.Context) (err error) {
 func (g *Gate) Cooldown(ctx context.Context, d time.Duration, sleep func(context.Context, time.Duration) error) error {
 	if g == nil || d <= 0 {
 		return sleep(ctx, d)
+	}
+	if m := g.machine; m != nil {
+		// Other processes see the cooldown through the file; failing to
+		// write it only loses the sharing, never the wait itself.
+		_ = m.extend(m.now().Add(d))
 	}
 	g.mu.Lock()
 	if g.cooling == 0 {

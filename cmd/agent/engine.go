@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -227,6 +228,10 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
 	}
 	e.sessionID = newSessionID()
+	gate := o.gate
+	if gate == nil {
+		gate = openGate(env, e.home, p.ID, cmp.Or(cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), e.logger)
+	}
 	e.clientOpts = modelclient.Options{
 		Provider:         p,
 		Model:            cfg.Model,
@@ -241,7 +246,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Sleep:            env.Sleep,
 		Rand:             env.Rand,
 		Logger:           e.logger,
-		Gate:             o.gate,
+		Gate:             gate,
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
@@ -270,6 +275,22 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		AutoCompactTokens: autoCompactTokens(cfg),
 	}
 	return e, nil
+}
+
+// openGate opens the retry gate every agent process sharing home uses for
+// provider id: one cooldown (a 429 or overload delay one process is given
+// holds back all) and at most n re-sends in flight, machine-wide. Where the
+// directory cannot be used, the gate is this process's alone (logged).
+func openGate(env Env, home, id string, n int, log *slog.Logger) *retrygate.Gate {
+	if env.Sleep != nil && env.Now == nil {
+		return retrygate.New(n) // an injected sleep without its clock: stay in-process
+	}
+	g, err := retrygate.Open(retrygate.Options{MaxResends: n, Dir: retrygate.DirFor(home, id), Now: env.Now, Sleep: env.Sleep})
+	if err != nil {
+		log.Warn("retry gate not shared with other processes", "err", err)
+		return retrygate.New(n)
+	}
+	return g
 }
 
 // autoCompactTokens is min(model_auto_compact_token_limit, 90% of the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +34,10 @@ type Env struct {
 	// Sleep and Rand replace the real clock and jitter source (tests).
 	Sleep retry.Sleeper
 	Rand  func() float64
+	// Now reads the wall clock the machine-wide retry gate measures
+	// cooldowns on; it must agree with Sleep. A test that replaces Sleep
+	// but not Now gets a retry gate of its own process only.
+	Now func() time.Time
 }
 
 // Exit codes of agent exec, documented in README.md.
