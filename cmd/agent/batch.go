@@ -40,6 +40,7 @@ type batchFlags struct {
 	jobs       int
 	results    string
 	maxRetries int
+	shard      string
 	fs         *pflag.FlagSet // to tell set flags from defaults
 }
 
@@ -50,6 +51,7 @@ func addBatchFlags(fs *pflag.FlagSet, f *batchFlags) {
 	fs.IntVar(&f.jobs, "jobs", defaultBatchJobs, "with --batch: prompts run at once")
 	fs.StringVar(&f.results, "results", "", "with --batch: append results to FILE instead of stdout; prompts FILE records as completed are skipped")
 	fs.IntVar(&f.maxRetries, "max-concurrent-retries", defaultMaxConcurrentRetries, "with --batch: retried requests in flight at once, across all jobs")
+	fs.StringVar(&f.shard, "shard", "", "with --batch: run only slice K of N (K/N; N alone takes K from JOB_COMPLETION_INDEX, 0-based)")
 }
 
 // requested reports whether any batch flag was given.
@@ -57,7 +59,7 @@ func (f *batchFlags) requested() bool {
 	if f.file != "" {
 		return true
 	}
-	for _, name := range []string{"jobs", "results", "max-concurrent-retries"} {
+	for _, name := range []string{"jobs", "results", "max-concurrent-retries", "shard"} {
 		if f.fs != nil && f.fs.Changed(name) {
 			return true
 		}
@@ -94,7 +96,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	bf := f.batch
 	switch {
 	case bf.file == "":
-		return usageError(errors.New("--jobs, --results and --max-concurrent-retries need --batch FILE"))
+		return usageError(errors.New("--jobs, --results, --max-concurrent-retries and --shard need --batch FILE"))
 	case len(args) > 0:
 		return usageError(errors.New("--batch takes its prompts from FILE, not from an argument"))
 	case f.json || f.lastMessage != "":
@@ -107,6 +109,15 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	items, err := readBatch(bf.file)
 	if err != nil {
 		return usageError(err)
+	}
+	if bf.shard != "" {
+		sh, err := parseShard(bf.shard, env.Getenv)
+		if err != nil {
+			return usageError(err)
+		}
+		if items = sh.filter(items); len(items) == 0 {
+			fmt.Fprintf(env.Stderr, "agent: batch: slice %d/%d of %s holds no prompts\n", sh.k, sh.n, bf.file)
+		}
 	}
 	schema, err := readSchema(f.outputSchema)
 	if err != nil {

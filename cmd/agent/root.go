@@ -118,6 +118,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
 	root.AddCommand(newExecCmd(ctx, env, g))
 	root.AddCommand(newMCPCmd(env, g))
+	root.AddCommand(newBatchCmd(env))
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))
 	root.AddCommand(newSandboxCmd(ctx, env, g))

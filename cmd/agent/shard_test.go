@@ -1,0 +1,169 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestShardSlicesAreDisjointAndCover: for several N, every id of a batch
+// is in exactly one of the N slices, and the slices are not lopsided.
+func TestShardSlicesAreDisjointAndCover(t *testing.T) {
+	var items []batchItem
+	for i := range 1000 {
+		items = append(items, batchItem{ID: fmt.Sprintf("task-%d", i)})
+	}
+	for _, n := range []int{1, 2, 3, 7, 16} {
+		owner := map[string]int{}
+		for k := 1; k <= n; k++ {
+			slice := shard{k: k, n: n}.filter(items)
+			if n > 1 && (len(slice) < len(items)/n/2 || len(slice) > 2*len(items)/n) {
+				t.Errorf("N=%d: slice %d has %d of %d prompts", n, k, len(slice), len(items))
+			}
+			for _, it := range slice {
+				if prev, dup := owner[it.ID]; dup {
+					t.Errorf("N=%d: %s in slices %d and %d", n, it.ID, prev, k)
+				}
+				owner[it.ID] = k
+			}
+		}
+		if len(owner) != len(items) {
+			t.Errorf("N=%d: slices cover %d of %d prompts", n, len(owner), len(items))
+		}
+	}
+	// Stable under edits: removing other lines does not move an id.
+	k := 0
+	for i := 1; i <= 4; i++ {
+		if (shard{k: i, n: 4}).has("task-5") {
+			k = i
+		}
+	}
+	if got := (shard{k: k, n: 4}).filter([]batchItem{{ID: "task-5"}}); len(got) != 1 {
+		t.Error("an id changed slice when the file changed")
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "JOB_COMPLETION_INDEX" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		in, idx string
+		want    shard
+		err     string
+	}{
+		{"2/5", "", shard{2, 5}, ""},
+		{"1/1", "", shard{1, 1}, ""},
+		{"5", "0", shard{1, 5}, ""},
+		{"/5", "4", shard{5, 5}, ""},
+		{"0/5", "", shard{}, "want K from 1 to 5"},
+		{"6/5", "", shard{}, "want K from 1 to 5"},
+		{"x/5", "", shard{}, "want K from 1 to 5"},
+		{"1/0", "", shard{}, "N a positive number"},
+		{"5", "", shard{}, "JOB_COMPLETION_INDEX is not set"},
+		{"5", "5", shard{}, "want 0 to 4"},
+	} {
+		got, err := parseShard(c.in, env(c.idx))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q (index %q): err %v; want %q", c.in, c.idx, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q (index %q) = %v, %v; want %v", c.in, c.idx, got, err, c.want)
+		}
+	}
+}
+
+// TestBatchShardsAndMerge: a batch of 6 run as 3 slices (one from
+// JOB_COMPLETION_INDEX), each into its own results file, sends each prompt
+// exactly once; merge joins the files in the batch's order. With one slice
+// not run, merge names its prompts and exits 1.
+func TestBatchShardsAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	scripts := map[string]rt.Script{}
+	ids := []string{"a", "b", "c", "d", "e", "f"}
+	for _, id := range ids {
+		lines = append(lines, batchLine(id, "prompt "+id))
+		scripts["prompt "+id] = rt.Script{rt.Reply("r", "m", "answer "+id)}
+	}
+	path := writeBatch(t, dir, lines...)
+	srv := newPromptServer(t, scripts)
+	var results []string
+	for k := 1; k <= 3; k++ {
+		res := filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", k))
+		results = append(results, res)
+		args := []string{"exec", "--batch", path, "--results", res, "--shard", fmt.Sprintf("%d/3", k)}
+		opts := runOpts{config: srv.config()}
+		if k == 3 {
+			args[len(args)-1] = "3" // K from the Indexed Job's 0-based index
+			opts.env = map[string]string{"JOB_COMPLETION_INDEX": "2"}
+		}
+		if r := runCLI(t, nil, opts, args...); r.code != exitOK {
+			t.Fatalf("slice %d: exit %d; stderr:\n%s", k, r.code, r.stderr)
+		}
+	}
+	want := map[string]int{}
+	for _, id := range ids {
+		want["prompt "+id] = 1
+	}
+	if diff := cmp.Diff(want, srv.requests()); diff != "" {
+		t.Errorf("requests per prompt over the 3 slices (-want +got):\n%s", diff)
+	}
+
+	r := runCLI(t, nil, runOpts{}, append([]string{"batch", "merge", "--batch", path}, results...)...)
+	if r.code != exitOK {
+		t.Fatalf("merge: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	var got []string
+	for _, res := range readResults(t, r.stdout) {
+		got = append(got, res.ID+" "+res.FinalMessage)
+	}
+	if diff := cmp.Diff([]string{"a answer a", "b answer b", "c answer c", "d answer d", "e answer e", "f answer f"}, got); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+
+	// Slice 2 lost: merge lists exactly its prompts and fails.
+	data, err := os.ReadFile(results[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := readResults(t, string(data))
+	r = runCLI(t, nil, runOpts{}, "batch", "merge", "--batch", path, "-o", filepath.Join(dir, "merged.jsonl"), results[0], results[2])
+	if r.code != exitFailed {
+		t.Fatalf("merge without slice 2: exit %d; want 1; stderr:\n%s", r.code, r.stderr)
+	}
+	var named []string
+	for _, res := range lost {
+		named = append(named, res.ID)
+		if !strings.Contains(r.stderr, res.ID+": no result") {
+			t.Errorf("stderr does not name missing %q:\n%s", res.ID, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, fmt.Sprintf("%d of 6 prompts have no completed result", len(named))) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	merged, err := os.ReadFile(filepath.Join(dir, "merged.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range readResults(t, string(merged)) {
+		if slices.Contains(named, res.ID) {
+			t.Errorf("merged file holds %q from the lost slice", res.ID)
+		}
+	}
+}
