@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -142,6 +143,9 @@ type StoreOptions struct {
 	// Logger gets a debug line when the lock is held by someone else;
 	// default discards.
 	Logger *slog.Logger
+	// Notice gets a one-line message for the user when Load tightens an
+	// auth.json that group or others could read; nil drops it.
+	Notice func(msg string)
 }
 
 // Store reads and writes auth.json in one directory. Writes are atomic: a
@@ -172,22 +176,53 @@ func (s *Store) Path() string { return filepath.Join(s.dir, FileName) }
 
 // Load reads auth.json. It returns [ErrNotLoggedIn] when there is none and
 // a [*CorruptFileError] when it cannot be parsed or is incomplete.
+//
+// An auth.json that group or others may access is tightened to 0600 first,
+// and [StoreOptions.Notice] told so.
 func (s *Store) Load() (*File, error) {
-	data, err := os.ReadFile(s.Path())
+	f, err := os.Open(s.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotLoggedIn
 	}
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
-	var f File
-	if err := json.Unmarshal(data, &f); err != nil {
+	defer f.Close()
+	if err := s.tighten(f); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	var af File
+	if err := json.Unmarshal(data, &af); err != nil {
 		return nil, &CorruptFileError{Path: s.Path(), Err: errors.New("not valid JSON")}
 	}
-	if err := f.validate(); err != nil {
+	if err := af.validate(); err != nil {
 		return nil, &CorruptFileError{Path: s.Path(), Err: err}
 	}
-	return &f, nil
+	return &af, nil
+}
+
+// tighten sets the open auth.json f to mode 0600 if group or others have
+// any access to it.
+func (s *Store) tighten(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("auth: %w", err)
+	}
+	perm := st.Mode().Perm()
+	if perm&0o077 == 0 {
+		return nil
+	}
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("auth: %s is accessible to others (mode %04o) and cannot be tightened: %w", s.Path(), perm, err)
+	}
+	if s.opts.Notice != nil {
+		s.opts.Notice(fmt.Sprintf("%s was accessible to others (mode %04o); tightened it to 0600", s.Path(), perm))
+	}
+	return nil
 }
 
 // Save writes f to auth.json atomically: to a temporary file (mode 0600)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,4 +144,51 @@ func TestStoreLockExcludes(t *testing.T) {
 		t.Fatalf("Lock after unlock: %v", err)
 	}
 	unlockB()
+}
+
+// TestStoreLoadTightensFile: an auth.json readable by group or others is
+// set to 0600 when it is loaded, with one notice; a private one is left
+// alone, silently.
+func TestStoreLoadTightensFile(t *testing.T) {
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o600, 0o400} {
+		t.Run(mode.String(), func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, auth.FileName)
+			if err := os.WriteFile(path, []byte(`{"OPENAI_API_KEY":"sk-test-0000"}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, mode); err != nil {
+				t.Fatal(err)
+			}
+			var notices []string
+			s := auth.NewStore(home, &auth.StoreOptions{Notice: func(m string) { notices = append(notices, m) }})
+			f, err := s.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.APIKey() != "sk-test-0000" {
+				t.Errorf("key = %q", f.APIKey())
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantMode, wantNotices := mode, 0
+			if mode&0o077 != 0 {
+				wantMode, wantNotices = 0o600, 1
+			}
+			if st.Mode().Perm() != wantMode {
+				t.Errorf("mode after Load = %v, want %v", st.Mode().Perm(), wantMode)
+			}
+			if len(notices) != wantNotices {
+				t.Fatalf("notices = %q, want %d", notices, wantNotices)
+			}
+			if wantNotices == 1 {
+				want := fmt.Sprintf("%s was accessible to others (mode %04o); tightened it to 0600", path, mode)
+				if notices[0] != want {
+					t.Errorf("notice = %q, want %q", notices[0], want)
+				}
+			}
+		})
+	}
 }

@@ -319,6 +319,9 @@ func Load(opts Options) (Config, error) {
 type layer struct {
 	src *source
 	f   fileConfig
+	// baseURLGiven holds the custom providers whose base_url this layer
+	// sets, valid or not (validation clears a bad one).
+	baseURLGiven map[string]bool
 }
 
 // load is [Load] for the file text data read from path ("" if none).
@@ -353,6 +356,9 @@ func load(path string, data []byte, opts Options) (Config, error) {
 
 // parseFile parses the text of the config file, or returns a syntax error.
 func parseFile(path string, data []byte) (*source, map[string]any, error) {
+	if err := checkBounds(path, string(data)); err != nil {
+		return nil, nil, err
+	}
 	var t map[string]any
 	md, err := toml.Decode(string(data), &t)
 	if err != nil {
@@ -378,6 +384,12 @@ func parseFile(path string, data []byte) (*source, map[string]any, error) {
 func (l *layer) decode(t map[string]any, probs *problems) {
 	d := decoder{src: l.src, probs: probs}
 	d.decode(nil, t, reflect.ValueOf(&l.f).Elem())
+	l.baseURLGiven = map[string]bool{}
+	for id, p := range l.f.ModelProviders {
+		if p.BaseURL != nil {
+			l.baseURLGiven[id] = true
+		}
+	}
 	validate(l, probs)
 }
 

@@ -38,7 +38,7 @@ func TestFileErrors(t *testing.T) {
 		msg     string // substring of Msg
 	}{
 		{"unknown top-level key", "# c\nmodel = \"x\"\nmodle = \"y\"\n", 3, "modle", `unknown key (did you mean "model"?)`},
-		{"unknown provider key", "model = \"x\"\n\n[model_providers.x]\nname = \"X\"\nbse_url = \"u\"\n", 5, "model_providers.x.bse_url", `did you mean "base_url"`},
+		{"unknown provider key", "model = \"x\"\n\n[model_providers.x]\nname = \"X\"\nbse_url = \"u\"\nbase_url = \"http://h/v1\"\n", 5, "model_providers.x.bse_url", `did you mean "base_url"`},
 		{"unknown key in inline table", "retry = { transport = { max_retriez = 1 } }\n", 1, "retry.transport.max_retriez", "unknown key"},
 		{"unknown dotted key", "model = \"x\"\nfoo.bar = 1\n", 2, "foo", "unknown key"},
 		{"unknown table", "\n[shell]\nx = 1\n", 2, "shell", "unknown key"},
@@ -46,7 +46,7 @@ func TestFileErrors(t *testing.T) {
 		{"unknown retry class far", "[retry.network]\nmax_retries = 1\n", 1, "retry.network", "expected one of: transport, server_error, rate_limit, overloaded, idle, max_concurrent_resends"},
 		{"delays_ms outside overloaded", "[retry.transport]\n\ndelays_ms = [1]\n", 3, "retry.transport.delays_ms", "unknown key"},
 		{"string expected", "\n\nmodel = 5\n", 3, "model", "expected a string, got integer"},
-		{"integer expected", "[model_providers.x]\nrequest_max_retries = \"x\"\n", 2, "model_providers.x.request_max_retries", "expected an integer, got string"},
+		{"integer expected", "[model_providers.x]\nrequest_max_retries = \"x\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.request_max_retries", "expected an integer, got string"},
 		{"boolean feature", "[features]\nshell_tool = 1\n", 2, "features.shell_tool", "expected a boolean, got integer"},
 		{"array element", "notify = [\"a\", 1]\n", 1, "notify", "element 2: expected a string, got integer"},
 		{"table expected", "model_providers = 1\n", 1, "model_providers", "expected a table, got integer"},
@@ -57,10 +57,11 @@ func TestFileErrors(t *testing.T) {
 		{"built-in redefined", "model = \"x\"\n[model_providers.openai]\nname = \"mine\"\n", 2, "model_providers.openai", `cannot redefine built-in provider "openai"`},
 		{"built-in redefined dotted", "model_providers.ollama.base_url = \"http://h:1/v1\"\n", 1, "model_providers.ollama", "cannot redefine built-in"},
 		{"wire_api chat", "[model_providers.x]\nbase_url = \"http://h/v1\"\nwire_api = \"chat\"\n", 3, "model_providers.x.wire_api", `wire_api = "chat" is no longer supported; use "responses"`},
-		{"wire_api other", "[model_providers.x]\nwire_api = \"grpc\"\n", 2, "model_providers.x.wire_api", `unknown wire_api "grpc"`},
-		{"negative retries", "[model_providers.x]\nstream_max_retries = -1\n", 2, "model_providers.x.stream_max_retries", "must not be negative"},
-		{"zero timeout", "[model_providers.x]\nstream_idle_timeout_ms = 0\n", 2, "model_providers.x.stream_idle_timeout_ms", "positive number of milliseconds"},
+		{"wire_api other", "[model_providers.x]\nwire_api = \"grpc\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.wire_api", `unknown wire_api "grpc"`},
+		{"negative retries", "[model_providers.x]\nstream_max_retries = -1\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_max_retries", "must not be negative"},
+		{"zero timeout", "[model_providers.x]\nstream_idle_timeout_ms = 0\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_idle_timeout_ms", "positive number of milliseconds"},
 		{"bad base_url", "[model_providers.x]\nbase_url = \"corp.example/v1\"\n", 2, "model_providers.x.base_url", "invalid URL"},
+		{"custom provider without base_url", "model = \"x\"\n[model_providers.x]\nenv_key = \"X_KEY\"\n", 2, "model_providers.x", "base_url is required for a custom provider"},
 		{"bad enum", "approval_policy = \"sometimes\"\n", 1, "approval_policy", `invalid value "sometimes" (expected one of: untrusted, on-request, on-failure, never)`},
 		{"bad profile enum", "[profiles.p]\nmodel_reasoning_effort = \"extreme\"\n", 2, "profiles.p.model_reasoning_effort", "invalid value"},
 		{"unknown provider", "\nmodel_provider = \"nope\"\n", 2, "model_provider", `unknown model provider "nope" (known: demo, lmstudio, ollama, openai)`},
@@ -74,7 +75,7 @@ func TestFileErrors(t *testing.T) {
 		{"negative delay", "[retry.overloaded]\ndelays_ms = [1000, -5]\n", 2, "retry.overloaded.delays_ms", "non-empty list of positive"},
 		{"max below base", "[retry.transport]\nbase_delay_ms = 500\nmax_delay_ms = 100\n", 3, "retry.transport.max_delay_ms", "max_delay_ms (100) must not be below base_delay_ms (500)"},
 		{"base above default max", "[retry.transport]\nbase_delay_ms = 120000\n", 2, "retry.transport.base_delay_ms", "must not be below base_delay_ms (120000)"},
-		{"provider max below global base", "[retry.idle]\nbase_delay_ms = 500\n[model_providers.x.retry.idle]\nmax_delay_ms = 100\n", 4, "model_providers.x.retry.idle.max_delay_ms", "must not be below"},
+		{"provider max below global base", "[retry.idle]\nbase_delay_ms = 500\n[model_providers.x.retry.idle]\nmax_delay_ms = 100\n[model_providers.x]\nbase_url = \"http://h/v1\"\n", 4, "model_providers.x.retry.idle.max_delay_ms", "must not be below"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,6 +185,7 @@ bse_url = "u"
 	want := []loc{
 		{1, "model", ""},
 		{2, "approval_policy", ""},
+		{4, "model_providers.corp", ""}, // bse_url is a typo: no base_url
 		{5, "model_providers.corp.wire_api", ""},
 		{6, "model_providers.corp.bse_url", ""},
 		{0, "modle", "modle=x"},

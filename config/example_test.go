@@ -41,7 +41,7 @@ model = "gpt-5.4-mini"
 	}
 	fmt.Println(c.Model, c.ModelReasoningEffort, c.Provider.ID, c.Provider.BaseURL, c.Provider.StreamMaxRetries)
 
-	_, err = config.Load(config.Options{Overrides: []string{"model_providers.corp.wire_api=chat"}})
+	_, err = config.Load(config.Options{Home: home, Overrides: []string{"model_providers.corp.wire_api=chat"}})
 	fmt.Println(err)
 	// Output:
 	// gpt-5.4-mini low corp https://llm.corp.example/v1 100

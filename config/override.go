@@ -21,6 +21,10 @@ func parseOverride(arg string) (*source, map[string]any, *Error) {
 	if err != nil {
 		return nil, nil, &Error{Override: arg, Msg: fmt.Sprintf("invalid key %q: %v", key, err)}
 	}
+	if err := checkBounds("", arg[i+1:]); err != nil {
+		err.Override, err.Line = arg, 0
+		return nil, nil, err
+	}
 	return &source{override: arg}, nest(path, parseValue(arg[i+1:])), nil
 }
 

@@ -205,7 +205,9 @@ func (c *Config) applyRest(f *fileConfig) {
 // every layer's [model_providers] and [retry] tables.
 func (c *Config) resolveProviders(layers []layer, probs *problems) {
 	provs := c.Providers
-	authAt := map[string]location{} // where each auth table was last set
+	authAt := map[string]location{}    // where each auth table was last set
+	definedAt := map[string]location{} // where each provider table was first set
+	baseURLGiven := map[string]bool{}  // providers with a base_url, valid or not
 	for _, l := range layers {
 		for _, id := range sortedKeys(l.f.ModelProviders) {
 			info, ok := provs[id]
@@ -213,6 +215,12 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 				info = provider.Custom(id)
 			}
 			provs[id] = overlayProvider(info, l.f.ModelProviders[id])
+			if _, seen := definedAt[id]; !seen {
+				definedAt[id] = location{l.src, []string{"model_providers", id}}
+			}
+			if l.baseURLGiven[id] {
+				baseURLGiven[id] = true
+			}
 			if a := l.f.ModelProviders[id].Auth; a != nil {
 				c.AuthCommands[id] = overlayAuth(c.AuthCommands[id], a)
 				authAt[id] = location{l.src, []string{"model_providers", id, "auth"}}
@@ -226,6 +234,13 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 	}
 	for _, id := range sortedKeys(authAt) {
 		checkAuth(provs[id], c.AuthCommands[id], authAt[id], probs)
+	}
+	builtins := provider.Builtins()
+	for _, id := range sortedKeys(definedAt) {
+		if _, ok := builtins[id]; !ok && provs[id].BaseURL == "" && !baseURLGiven[id] {
+			loc := definedAt[id]
+			probs.add(loc.src, loc.path, "base_url is required for a custom provider (without it, its key would go to the OpenAI endpoint)")
+		}
 	}
 	for _, l := range layers {
 		overlayRetry(c.Retry, l.f.Retry.classes(), location{l.src, []string{"retry"}}, probs)

@@ -239,7 +239,9 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 		Getenv:    env.Getenv,
 		APIKeyVar: "AGENT_API_KEY",
 		Manager: auth.ManagerOptions{
-			Store:      auth.NewStore(home, &auth.StoreOptions{Logger: logger}),
+			Store: auth.NewStore(home, &auth.StoreOptions{Logger: logger, Notice: func(msg string) {
+				fmt.Fprintln(env.Stderr, "agent: "+msg)
+			}}),
 			Endpoints:  authEndpoints(env, cfg),
 			HTTPClient: hc,
 		},
