@@ -101,8 +101,9 @@ func (b *lockedBuffer) Len() int {
 
 // TestChatEndToEnd runs the real program loop: keys come through a pipe,
 // the engine runs on the chat's goroutine, and the final model is checked.
-// "hello" and "bye" are typed at once, so "bye" is queued behind the first
-// turn and sent when it ends; the second turn's start proves the first was
+// "hello" and "bye" are typed one read after the other (each Enter a read
+// of its own, as a key press is), so "bye" is queued behind the first turn
+// and sent when it ends; the second turn's start proves the first was
 // fully shown, and Ctrl-D then quits.
 func TestChatEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -113,7 +114,7 @@ func TestChatEndToEnd(t *testing.T) {
 	defer cancel()
 	// "hello" and "bye" at once, then Ctrl-D (on the empty composer) once
 	// the second turn runs.
-	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "hello\rbye\r"}, {after: eng.started, keys: "\x04"}}}
+	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "hello"}, {keys: "\r"}, {keys: "bye"}, {keys: "\r"}, {after: eng.started, keys: "\x04"}}}
 	opts := Options{Engine: eng, Approver: NewApprover(), Input: in, Output: &out, NoColor: true,
 		Now: newClock().now, HistoryPath: histPath, Model: "gpt-test", ContextWindow: 272000}
 
@@ -173,7 +174,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	eng.inputs = []string{"(first turn already ran)"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "wait\r"}}}
+	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "wait"}, {keys: "\r"}}}
 	res := make(chan error, 1)
 	go func() {
 		_, err := run(ctx, Options{Engine: eng, Input: in, Output: &lockedBuffer{}, NoColor: true},

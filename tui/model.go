@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-runewidth"
 
 	"github.com/agentcli/agent/transport"
 )
@@ -73,6 +75,8 @@ type Model struct {
 	last      transport.Usage // usage of the last response
 	total     transport.Usage // usage of the session
 	retries   int             // retries seen this session
+
+	composerRows int // screen rows of the composer's text at the last fit
 }
 
 // newModel returns the model for opts; Run owns j.
@@ -214,16 +218,65 @@ func (m *Model) resize(w, h int) tea.Cmd {
 }
 
 // fitComposer grows the composer with its content, up to maxComposer lines
-// (or a third of the screen). It is called after every change to the
-// composer and drops the cached view.
+// (or a third of the screen), and scrolls it so that the cursor's line is
+// shown; while everything fits, every line is shown. It is called after
+// every change to the composer and drops the cached view.
 func (m *Model) fitComposer() {
 	m.composerView = ""
 	w := max(1, m.width-2)
 	rows := 0
 	for _, ln := range strings.Split(m.composer.Value(), "\n") {
-		rows += max(1, (len([]rune(ln))+w)/w)
+		rows += wrappedRows([]rune(ln), w)
 	}
-	m.composer.SetHeight(min(rows, maxComposer, max(1, m.height/3)))
+	h := min(rows, maxComposer, max(1, m.height/3))
+	m.composer.SetHeight(h)
+	// The composer's viewport only scrolls as far as its cursor needs, at
+	// the height it had then: after growing, it would still hide the first
+	// lines. Scroll it to the top (wheel steps of 3 lines, each followed by
+	// its own scroll to the cursor), then let it bring the cursor in view.
+	// Its viewport scrolls over the text of its last View: draw it first.
+	m.composer.View()
+	if rows <= h {
+		for i := 0; i < m.composerRows/3+1; i++ {
+			m.composer, _ = m.composer.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+		}
+	}
+	m.composer, _ = m.composer.Update(composerRefresh{})
+	m.composerRows = rows
+}
+
+// composerRefresh makes the composer scroll its cursor into view.
+type composerRefresh struct{}
+
+// wrappedRows is the number of screen rows the composer takes for one line
+// of width w: its word wrap, as bubbles' textarea does it (a line that
+// fills the width gets a row of its own for the cursor).
+func wrappedRows(line []rune, w int) int {
+	rows, cur, word, spaces := 1, 0, 0, 0
+	for _, r := range line {
+		if unicode.IsSpace(r) {
+			spaces++
+		} else {
+			word += runewidth.RuneWidth(r)
+		}
+		if spaces > 0 {
+			if cur+word+spaces > w {
+				rows++
+				cur = 0
+			}
+			cur += word + spaces
+			word, spaces = 0, 0
+		} else if word+runewidth.RuneWidth(r) > w {
+			if cur > 0 {
+				rows++
+			}
+			cur, word = word, 0
+		}
+	}
+	if cur+word+spaces >= w {
+		rows++
+	}
+	return rows
 }
 
 // View draws the transcript window above the bottom pane (queued messages,

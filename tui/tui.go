@@ -126,8 +126,8 @@ func run(ctx context.Context, opts Options, popts ...tea.ProgramOption) (*Model,
 	j := newJobs()
 	m := newModel(ctx, opts, j)
 	popts = append([]tea.ProgramOption{tea.WithContext(ctx)}, popts...)
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
+	if in, ok := pasteInput(opts.Input); ok {
+		popts = append(popts, tea.WithInput(in))
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))

@@ -45,16 +45,24 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	if m.noting {
 		return m.noteKey(k)
 	}
-	switch k.String() {
-	case "y", "Y":
-		return m.answer(tools.Decision{Kind: tools.ApproveOnce})
-	case "a", "A":
-		return m.answer(tools.Decision{Kind: tools.ApproveForSession})
-	case "n", "N":
-		m.noting, m.note = true, nil
-	case "esc":
+	// Keys by type: a single typed letter answers; text that arrives in one
+	// chunk ("yes", a paste) answers nothing.
+	switch k.Type {
+	case tea.KeyRunes:
+		if k.Paste || k.Alt || len(k.Runes) != 1 {
+			return nil
+		}
+		switch k.Runes[0] {
+		case 'y', 'Y':
+			return m.answer(tools.Decision{Kind: tools.ApproveOnce})
+		case 'a', 'A':
+			return m.answer(tools.Decision{Kind: tools.ApproveForSession})
+		case 'n', 'N':
+			m.noting, m.note = true, nil
+		}
+	case tea.KeyEsc:
 		return m.abortTurn()
-	case "ctrl+c":
+	case tea.KeyCtrlC:
 		m.quitArmed = m.now()
 		return tea.Batch(m.abortTurn(), m.startTicking())
 	}
@@ -81,7 +89,7 @@ func (m *Model) noteKey(k tea.KeyMsg) tea.Cmd {
 	case tea.KeySpace:
 		m.note = append(m.note, ' ')
 	case tea.KeyRunes:
-		m.note = append(m.note, []rune(clean(string(k.Runes)))...)
+		m.note = append(m.note, []rune(strings.ReplaceAll(clean(normalizeBreaks(string(k.Runes))), "\n", " "))...)
 	}
 	return nil
 }

@@ -15,51 +15,71 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if len(m.approvals) > 0 {
 		return m.approvalKey(k)
 	}
+	// Keys are matched by type: text that arrives as one chunk ("enter",
+	// "up") is text, never a key.
 	if k.Paste {
+		return m.insert(normalizeBreaks(string(k.Runes)))
+	}
+	if k.Alt {
+		if k.Type == tea.KeyEnter {
+			return m.insert("\n")
+		}
 		return m.edit(k)
 	}
-	switch k.String() {
-	case "ctrl+c":
+	switch k.Type {
+	case tea.KeyRunes:
+		return m.insert(string(k.Runes))
+	case tea.KeySpace:
+		return m.insert(" ")
+	case tea.KeyCtrlC:
 		return m.ctrlC()
-	case "esc":
+	case tea.KeyEsc:
 		return m.esc()
-	case "ctrl+d":
+	case tea.KeyCtrlD:
 		if m.composer.Value() == "" {
 			return m.quit()
 		}
-	case "enter":
+	case tea.KeyEnter:
 		return m.submit()
-	case "ctrl+r":
+	case tea.KeyCtrlR:
 		if m.paused && m.turn == nil && m.busy == nil {
 			m.paused = false
 			return m.startTurn(session.DefaultContinuePrompt)
 		}
 		return nil
-	case "up":
+	case tea.KeyUp:
 		if m.composer.Line() == 0 && m.composer.LineInfo().RowOffset == 0 {
 			if text, ok := m.hist.prev(m.composer.Value()); ok {
 				m.setComposer(text)
 			}
 			return nil
 		}
-	case "down":
+	case tea.KeyDown:
 		if m.composer.Line() == m.composer.LineCount()-1 && m.onLastRow() {
 			if text, ok := m.hist.next(); ok {
 				m.setComposer(text)
 			}
 			return nil
 		}
-	case "pgup":
+	case tea.KeyPgUp:
 		m.scroll(-m.page())
 		return nil
-	case "pgdown":
+	case tea.KeyPgDown:
 		m.scroll(m.page())
 		return nil
 	}
 	return m.edit(k)
 }
 
-// edit passes k to the composer.
+// insert puts text into the composer at the cursor, as text: it never
+// reaches the composer's key bindings.
+func (m *Model) insert(text string) tea.Cmd {
+	m.composer.InsertString(text)
+	m.fitComposer()
+	return nil
+}
+
+// edit passes a control key to the composer (cursor motion, deletion).
 func (m *Model) edit(k tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.composer, cmd = m.composer.Update(k)

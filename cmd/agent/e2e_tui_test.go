@@ -44,6 +44,16 @@ func (c *tmuxChat) keys(keys ...string) {
 	}
 }
 
+// send types text, waits until the composer shows it, then presses Enter:
+// a person's Enter is a read of its own, while text and Enter arriving in
+// one chunk are pasted text.
+func (c *tmuxChat) send(text string) {
+	c.t.Helper()
+	c.keys("-l", text)
+	c.waitFor("› " + text)
+	c.keys("Enter")
+}
+
 func (c *tmuxChat) screen() string {
 	out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-t", "e2e").Output()
 	return string(out)
@@ -87,7 +97,7 @@ func TestE2EChat(t *testing.T) {
 	dir := t.TempDir()
 	c := startChat(t, bin, home, dir)
 
-	c.keys("hello there", "Enter")
+	c.send("hello there")
 	s := c.waitFor("first answer here")
 	if n := strings.Count(s, "first answer here"); n != 1 {
 		t.Errorf("answer shown %d times:\n%s", n, s)
@@ -96,7 +106,7 @@ func TestE2EChat(t *testing.T) {
 		t.Logf("no retry line on the final screen (it may have cleared):\n%s", s)
 	}
 
-	c.keys("run it", "Enter")
+	c.send("run it")
 	c.waitFor("touch approved.txt")
 	c.keys("y")
 	c.waitFor("command done")
@@ -104,14 +114,14 @@ func TestE2EChat(t *testing.T) {
 		t.Errorf("approved command did not run: %v", err)
 	}
 
-	c.keys("think", "Enter")
+	c.send("think")
 	c.waitFor("thinking")
 	c.keys("Escape")
 	c.waitFor("interrupted")
 
-	c.keys("slow one", "Enter")
+	c.send("slow one")
 	<-srv.Reached("slow")
-	c.keys("queued question", "Enter")
+	c.send("queued question")
 	c.waitFor("queued")
 	srv.Release()
 	c.waitFor("queued one answered")
@@ -140,19 +150,19 @@ func TestE2EChatModelAndApprovals(t *testing.T) {
 	home := writeConfig(t, srv.URL, "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n")
 	dir := t.TempDir()
 	c := startChat(t, bin, home, dir)
-	c.keys("one", "Enter")
+	c.send("one")
 	c.waitFor("first")
-	c.keys("/model other-model", "Enter")
+	c.send("/model other-model")
 	c.waitFor("other-model")
-	c.keys("two", "Enter")
+	c.send("two")
 	c.waitFor("second")
 	reqs := srv.Requests()
 	if reqs[1].JSON["model"] != "other-model" || len(reqs[1].JSON["input"].([]any)) <= len(reqs[0].JSON["input"].([]any)) {
 		t.Errorf("after /model the request used %v with %d items", reqs[1].JSON["model"], len(reqs[1].JSON["input"].([]any)))
 	}
-	c.keys("/approvals never", "Enter")
+	c.send("/approvals never")
 	c.waitFor("approval policy: never")
-	c.keys("go", "Enter")
+	c.send("go")
 	c.waitFor("ran without asking")
 	if _, err := os.Stat(filepath.Join(dir, "free.txt")); err != nil {
 		t.Errorf("the command did not run under the new policy: %v", err)
