@@ -209,4 +209,3 @@ func TestComposerShowsEveryLine(t *testing.T) {
 		}
 	}
 }
-
