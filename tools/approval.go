@@ -31,6 +31,9 @@ type ApprovalRequest struct {
 	Workdir string
 	// Files are the paths a patch touches (Kind "patch").
 	Files []string
+	// Diff is the unified diff the patch would make (Kind "patch"), as
+	// previewed against the files before asking.
+	Diff string
 	// Escalated says the call asks to run outside the sandbox.
 	Escalated bool
 	// Reason is the model's justification, if it gave one.

@@ -90,15 +90,17 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	// A dry run finds what the patch touches and whether it applies at all,
 	// before anyone is asked to approve it.
 	outside := false
-	if _, err := patch.Preview(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool {
+	preview, err := patch.Preview(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool {
 		if !a.writable(abs) {
 			outside = true
 		}
 		return true
-	}}); err != nil {
+	}})
+	if err != nil {
 		return Result{Output: "apply_patch: " + err.Error(), Status: StatusFailed}
 	}
-	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "patch", Files: p.Paths(), Workdir: a.opts.Cwd, Escalated: outside}
+	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "patch", Files: p.Paths(), Diff: preview.Diff(),
+		Workdir: a.opts.Cwd, Escalated: outside}
 	if outside && a.opts.Policy == PolicyNever {
 		return Result{Output: "apply_patch: the patch writes outside the writable roots of the sandbox (" +
 			a.opts.Sandbox + "), and the approval policy \"never\" cannot allow it; no files were changed", Status: StatusDeclined}

@@ -90,6 +90,9 @@ func TestApplyPatchTool(t *testing.T) {
 			if req.Kind != "patch" || len(req.Files) != 1 || req.Files[0] != "hello.txt" {
 				t.Errorf("request = %+v", req)
 			}
+			if want := "--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1 @@\n+hi\n"; req.Diff != want {
+				t.Errorf("the request's diff = %q, want %q", req.Diff, want)
+			}
 			return tools.Decision{Kind: tools.ApproveOnce}
 		})
 		if !asked || res.Status != tools.StatusCompleted {

@@ -64,8 +64,10 @@ type Model struct {
 	busy      *busyOp
 	turnSeq   int
 	approvals []approvalPrompt
-	noting    bool   // typing a note for a denial
-	note      []rune // the note
+	noting    bool // typing a note for a denial
+	// approvalTop is the first diff line the patch approval shows.
+	approvalTop int
+	note        []rune // the note
 
 	follow bool // the transcript shows its end
 	top    int  // first transcript line shown, when not following

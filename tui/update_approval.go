@@ -65,6 +65,14 @@ func (m *Model) approvalKey(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyCtrlC:
 		m.quitArmed = m.now()
 		return tea.Batch(m.abortTurn(), m.startTicking())
+	case tea.KeyUp:
+		m.scrollApproval(-1)
+	case tea.KeyDown:
+		m.scrollApproval(1)
+	case tea.KeyPgUp:
+		m.scrollApproval(-max(1, m.height/2))
+	case tea.KeyPgDown:
+		m.scrollApproval(max(1, m.height/2))
 	}
 	return nil
 }
@@ -98,6 +106,7 @@ func (m *Model) noteKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) answer(d tools.Decision) tea.Cmd {
 	p := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	m.approvalTop = 0
 	if b, ok := m.items["call:"+p.req.CallID]; ok {
 		b.c.(*toolBlock).awaiting = false
 		m.tr.touch(b)
@@ -122,51 +131,100 @@ func (m *Model) abortApprovals() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// approvalView draws the prompt for the first request.
+// approvalView draws the prompt for the first request: a command once,
+// wrapped, with where it runs; a patch with its files and its coloured
+// diff, scrolled with Up, Down, PgUp and PgDn.
 func (m *Model) approvalView() []string {
 	l, req := m.look, m.approvals[0].req
 	inner := max(10, m.width-4)
 	var body []string
 	title := "Run this command?"
-	if req.Kind == "patch" {
+	switch req.Kind {
+	case "patch":
 		title = "Apply this patch?"
+		if n := len(req.Files); n > 1 {
+			title = fmt.Sprintf("Apply this patch to %d files?", n)
+		}
+	case "mcp":
+		title = "Call this tool?"
 	}
 	if n := len(m.approvals); n > 1 {
 		title += fmt.Sprintf(" (1 of %d)", n)
 	}
 	body = append(body, l.bold.Render(title))
-	if req.Kind == "patch" {
-		for i, f := range req.Files {
-			if i == 5 {
-				body = append(body, fmt.Sprintf("  … +%d more files", len(req.Files)-i))
-				break
-			}
-			body = append(body, truncate("  "+clean(f), inner))
-		}
-	} else {
-		for _, ln := range wrap(clean(req.Command), inner, "  ") {
-			body = append(body, l.accent.Render("$"+ln[1:]))
-		}
-		where := "in " + clean(req.Workdir)
-		if req.Escalated {
-			where += " · outside the sandbox"
-		}
-		body = append(body, l.dim.Render(truncate(where, inner)))
-	}
+	var tail []string
 	if req.Reason != "" {
-		body = append(body, wrap("why: "+clean(req.Reason), inner, "")...)
+		tail = append(tail, wrap("why: "+clean(req.Reason), inner, "")...)
 	}
-	body = append(body, "")
+	tail = append(tail, "")
 	if m.noting {
-		body = append(body, "Tell the model what to do instead (enter to deny, esc to go back):")
-		body = append(body, truncate("> "+string(m.note)+"█", inner))
+		tail = append(tail, "Tell the model what to do instead (enter to deny, esc to go back):")
+		tail = append(tail, truncate("> "+string(m.note)+"█", inner))
 	} else {
 		k := l.key.Render
-		body = append(body,
+		tail = append(tail,
 			k("y")+" approve once   "+k("a")+" approve for this session",
 			k("n")+" deny with a note   "+k("esc")+" abort the turn")
 	}
+	if req.Kind == "patch" {
+		if len(req.Files) > 1 {
+			for i, f := range req.Files {
+				if i == 5 {
+					body = append(body, fmt.Sprintf("  … +%d more files", len(req.Files)-i))
+					break
+				}
+				body = append(body, truncate("  "+clean(f), inner))
+			}
+		}
+		if req.Escalated {
+			body = append(body, l.dim.Render("writes outside the sandbox's writable roots"))
+		}
+		body = append(body, m.approvalDiff(req, inner, len(body)+len(tail))...)
+	} else {
+		for i, ln := range wrap(clean(req.Command), inner, "  ") {
+			if i == 0 {
+				ln = "$" + ln[1:]
+			}
+			body = append(body, l.accent.Render(ln))
+		}
+		if req.Workdir != "" {
+			where := "in " + clean(req.Workdir)
+			if req.Escalated {
+				where += " · outside the sandbox"
+			}
+			body = append(body, l.dim.Render(truncate(where, inner)))
+		}
+	}
+	body = append(body, tail...)
 	box := l.r.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("3")).
 		Padding(0, 1).Width(m.width - 2).Render(strings.Join(body, "\n"))
 	return strings.Split(box, "\n")
+}
+
+// approvalDiff is the window of the patch's diff that fits the screen next
+// to the prompt's other lines (used), with a line saying where it is.
+func (m *Model) approvalDiff(req tools.ApprovalRequest, width, used int) []string {
+	if strings.TrimSpace(req.Diff) == "" {
+		if len(req.Files) == 1 {
+			return []string{truncate("  "+clean(req.Files[0]), width)}
+		}
+		return nil
+	}
+	lines := diffView(clean(req.Diff), width, 0, m.look)
+	// Leave the status line, the box's border and a few transcript lines.
+	rows := max(3, m.height-used-2-1-3-1)
+	if len(lines) <= rows {
+		m.approvalTop = 0
+		return lines
+	}
+	m.approvalTop = max(0, min(m.approvalTop, len(lines)-rows))
+	out := append([]string(nil), lines[m.approvalTop:m.approvalTop+rows]...)
+	return append(out, m.look.dim.Render(fmt.Sprintf("lines %d–%d of %d · ↑ ↓ PgUp PgDn scroll",
+		m.approvalTop+1, m.approvalTop+rows, len(lines))))
+}
+
+// scrollApproval moves the patch diff's window by n lines (clamped when
+// drawn).
+func (m *Model) scrollApproval(n int) {
+	m.approvalTop = max(0, m.approvalTop+n)
 }
