@@ -31,6 +31,13 @@ const (
 	DefaultAuthRefreshInterval = 5 * time.Minute
 )
 
+// Fallback is one alternative of a fallback chain: the model slug at a
+// provider.
+type Fallback struct {
+	Provider string
+	Model    string
+}
+
 // DefaultMaxConcurrentResends is [retry] max_concurrent_resends.
 const DefaultMaxConcurrentResends = 3
 
@@ -103,6 +110,10 @@ type Config struct {
 	// overlaid by [retry.<class>]. Each provider's Info.Retry already
 	// includes it.
 	Retry map[string]provider.ClassPolicy
+	// Fallback is the chain of alternatives a turn moves to when the
+	// provider fails for good (fallback = [{ provider, model }, ...]), the
+	// profile's when it sets one; empty: none.
+	Fallback []Fallback
 	// MaxConcurrentResends is [retry] max_concurrent_resends: at most this
 	// many re-sends of failed requests are in flight at once per provider,
 	// across every agent process sharing AGENT_HOME; 0 means the default.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,6 +73,16 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 		good := true
 		for i, x := range arr {
 			v := reflect.New(rv.Type().Elem()).Elem()
+			if v.Kind() == reflect.Struct {
+				// An array of tables: each element is decoded as a table
+				// at path.N (1-based), its unknown keys reported there.
+				if !d.decode(append(slices.Clip(path), strconv.Itoa(i+1)), x, v) {
+					good = false
+					continue
+				}
+				out = reflect.Append(out, v)
+				continue
+			}
 			if !setScalar(v, x) {
 				d.probs.add(d.src, path, "element %d: expected %s, got %s", i+1, want(v.Type()), typeName(x))
 				good = false

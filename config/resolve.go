@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func resolve(layers []layer, opts Options, probs *problems) Config {
 		return c
 	}
 	c.Provider = info.Clone()
+	c.checkFallback(fallbackAt(layers, c.Profile), probs)
 	for _, l := range layers {
 		c.AutoContinue.overlay(l.f.AutoContinue)
 	}
@@ -67,6 +69,7 @@ func (f *fileConfig) topModel() profileFile {
 		SandboxMode:           f.SandboxMode,
 		ModelVerbosity:        f.ModelVerbosity,
 		ServiceTier:           f.ServiceTier,
+		Fallback:              f.Fallback,
 	}
 }
 
@@ -81,6 +84,12 @@ func (c *Config) applyModel(p profileFile, loc location, mp *location) {
 	set(&c.SandboxMode, p.SandboxMode)
 	set(&c.ModelVerbosity, p.ModelVerbosity)
 	set(&c.ServiceTier, p.ServiceTier)
+	if p.Fallback != nil {
+		c.Fallback = c.Fallback[:0:0]
+		for _, f := range *p.Fallback {
+			c.Fallback = append(c.Fallback, Fallback{Provider: deref(f.Provider), Model: deref(f.Model)})
+		}
+	}
 	if p.ModelProvider != nil {
 		*mp = loc
 	}
@@ -409,4 +418,57 @@ func merge(base, over any) any {
 		out[k] = merge(out[k], v)
 	}
 	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// fallbackAt is where the fallback in force was set, in the order
+// resolve applies them: -c overrides, then the profile, then the file.
+func fallbackAt(layers []layer, profile string) location {
+	for i := len(layers) - 1; i >= 1; i-- {
+		if layers[i].f.Fallback != nil {
+			return location{layers[i].src, nil}
+		}
+	}
+	if profile != "" {
+		for i := len(layers) - 1; i >= 0; i-- {
+			if p, ok := layers[i].f.Profiles[profile]; ok && p.Fallback != nil {
+				return location{layers[i].src, []string{"profiles", profile}}
+			}
+		}
+	}
+	if layers[0].f.Fallback != nil {
+		return location{layers[0].src, nil}
+	}
+	return location{}
+}
+
+// checkFallback reports fallback entries, set at loc, that name no
+// provider or model, or a provider nobody defined; they are dropped.
+func (c *Config) checkFallback(loc location, probs *problems) {
+	if loc.src == nil {
+		return
+	}
+	path := at(loc.path, "fallback")
+	good := c.Fallback[:0]
+	for i, f := range c.Fallback {
+		entry := at(path, strconv.Itoa(i+1))
+		switch _, known := c.Providers[f.Provider]; {
+		case f.Provider == "":
+			probs.add(loc.src, entry, `needs provider = "<id>" (a [model_providers] id or a built-in)`)
+		case !known:
+			probs.add(loc.src, at(entry, "provider"), "unknown model provider %q (known: %s)",
+				f.Provider, strings.Join(sortedKeys(c.Providers), ", "))
+		case f.Model == "":
+			probs.add(loc.src, entry, `needs model = "<slug>" (the model's name at provider %q)`, f.Provider)
+		default:
+			good = append(good, f)
+		}
+	}
+	c.Fallback = good
 }

@@ -69,6 +69,7 @@ type fileConfig struct {
 	Proxy          *proxyFile              `toml:"proxy"`
 	ModelProviders map[string]providerFile `toml:"model_providers"`
 	Profiles       map[string]profileFile  `toml:"profiles"`
+	Fallback       *[]fallbackFile         `toml:"fallback"`
 }
 
 // sandboxFile is [sandbox_workspace_write].
@@ -100,16 +101,24 @@ type projectFile struct {
 	TrustLevel *string `toml:"trust_level"`
 }
 
+// fallbackFile is one entry of a fallback chain:
+// fallback = [{ provider = "azure", model = "gpt-5.5" }, ...].
+type fallbackFile struct {
+	Provider *string `toml:"provider"`
+	Model    *string `toml:"model"`
+}
+
 // profileFile is [profiles.<name>].
 type profileFile struct {
-	Model                 *string `toml:"model"`
-	ModelProvider         *string `toml:"model_provider"`
-	ModelReasoningEffort  *string `toml:"model_reasoning_effort"`
-	ModelReasoningSummary *string `toml:"model_reasoning_summary"`
-	ApprovalPolicy        *string `toml:"approval_policy"`
-	SandboxMode           *string `toml:"sandbox_mode"`
-	ModelVerbosity        *string `toml:"model_verbosity"`
-	ServiceTier           *string `toml:"service_tier"`
+	Fallback              *[]fallbackFile `toml:"fallback"`
+	Model                 *string         `toml:"model"`
+	ModelProvider         *string         `toml:"model_provider"`
+	ModelReasoningEffort  *string         `toml:"model_reasoning_effort"`
+	ModelReasoningSummary *string         `toml:"model_reasoning_summary"`
+	ApprovalPolicy        *string         `toml:"approval_policy"`
+	SandboxMode           *string         `toml:"sandbox_mode"`
+	ModelVerbosity        *string         `toml:"model_verbosity"`
+	ServiceTier           *string         `toml:"service_tier"`
 }
 
 // providerFile is [model_providers.<id>].

@@ -1,0 +1,173 @@
+// Package failover is what a turn needs to move to another provider when
+// its own fails for good: the health memory of providers (which failed,
+// and until when to skip them, shared by every agent process through a
+// directory) and the conversion of a recorded history into one any
+// provider accepts.
+//
+// It decides nothing about retries: the retry engine says when a failure
+// is final; failover only says where to go next.
+package failover
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// Candidate is one place a turn can run: a provider id and the model's
+// slug there. The first candidate of a chain is the configured provider.
+type Candidate struct {
+	Provider string
+	Model    string
+}
+
+func (c Candidate) String() string { return c.Provider + "/" + c.Model }
+
+// DefaultCooldown is how long a provider that failed without saying when
+// to come back is skipped.
+const DefaultCooldown = 5 * time.Minute
+
+// Health is the memory of which providers failed and until when each is
+// skipped. Its state is one small file per provider in a directory, so
+// every process sharing it (and the next run) sees it; the file holds the
+// time the provider may be tried again. The zero value remembers nothing.
+type Health struct {
+	dir string
+	now func() time.Time
+}
+
+// NewHealth returns the health memory kept in dir (AGENT_HOME/health);
+// now reads the wall clock (nil: time.Now). An empty dir keeps nothing.
+func NewHealth(dir string, now func() time.Time) *Health {
+	if now == nil {
+		now = time.Now
+	}
+	return &Health{dir: dir, now: now}
+}
+
+func (h *Health) path(provider string) string {
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, provider)
+	return filepath.Join(h.dir, clean+".down")
+}
+
+// MarkDown records that provider failed: it is skipped until now+d (d ≤ 0:
+// [DefaultCooldown]). A later time already recorded is kept.
+func (h *Health) MarkDown(provider string, d time.Duration) error {
+	if h == nil || h.dir == "" {
+		return nil
+	}
+	if d <= 0 {
+		d = DefaultCooldown
+	}
+	until := h.now().Add(d)
+	if cur := h.DownUntil(provider); !cur.Before(until) {
+		return nil
+	}
+	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+		return fmt.Errorf("provider health: %w", err)
+	}
+	tmp, err := os.CreateTemp(h.dir, ".down-*")
+	if err != nil {
+		return fmt.Errorf("provider health: %w", err)
+	}
+	_, werr := tmp.WriteString(strconv.FormatInt(until.UnixNano(), 10) + "\n")
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("provider health: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), h.path(provider)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("provider health: %w", err)
+	}
+	return nil
+}
+
+// MarkUp forgets provider's failure: it answered.
+func (h *Health) MarkUp(provider string) {
+	if h == nil || h.dir == "" {
+		return
+	}
+	os.Remove(h.path(provider))
+}
+
+// DownUntil returns when provider may be tried again; the zero time when
+// it is not known to be down. An unreadable record counts as not down.
+func (h *Health) DownUntil(provider string) time.Time {
+	if h == nil || h.dir == "" {
+		return time.Time{}
+	}
+	b, err := os.ReadFile(h.path(provider))
+	if err != nil {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// Down reports whether provider is in its cooldown now.
+func (h *Health) Down(provider string) bool {
+	return h.now().Before(h.DownUntil(provider))
+}
+
+// Choose returns the index of the first candidate of chain whose provider
+// is not in a cooldown, starting at from. When every remaining one is, it
+// returns the one whose cooldown ends first: it is probed with the next
+// real request. ok is false when from is past the end.
+func (h *Health) Choose(chain []Candidate, from int) (i int, ok bool) {
+	if from >= len(chain) {
+		return 0, false
+	}
+	best, bestAt := from, time.Time{}
+	for j := from; j < len(chain); j++ {
+		until := h.DownUntil(chain[j].Provider)
+		if !h.now().Before(until) {
+			return j, true
+		}
+		if bestAt.IsZero() || until.Before(bestAt) {
+			best, bestAt = j, until
+		}
+	}
+	return best, true
+}
+
+// Portable returns history in a form any provider accepts: reasoning items
+// are dropped (their encrypted content can only be read by the provider
+// that produced it), and the ids other items got from their provider are
+// removed (ids mean nothing elsewhere); messages, tool calls and their
+// outputs are carried unchanged. history itself is not modified.
+func Portable(history []transport.Item) []transport.Item {
+	out := make([]transport.Item, 0, len(history))
+	for _, it := range history {
+		if it.Type == "reasoning" {
+			continue
+		}
+		if it.ID != "" && len(it.Raw) > 0 {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(it.Raw, &m) == nil {
+				delete(m, "id")
+				if raw, err := json.Marshal(m); err == nil {
+					it.Raw = raw
+				}
+			}
+		}
+		it.ID = ""
+		out = append(out, it)
+	}
+	return out
+}
