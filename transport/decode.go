@@ -154,6 +154,9 @@ func DecodeFrame(typ string, data []byte) (ev Event, skip bool, err error) {
 		return nil, true, nil
 	}
 	ev, err = Decode(typ, data)
+	if err == nil { // the common case, without errors.As's allocation
+		return ev, false, nil
+	}
 	var de *DecodeError
 	if errors.As(err, &de) && de.Type != "response.completed" {
 		return nil, true, nil

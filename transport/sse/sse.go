@@ -1,5 +1,6 @@
 // Package sse is the HTTP transport for the Responses API: one POST per
-// request, the answer read as Server-Sent Events with go-sse.
+// request, the answer read as Server-Sent Events (by a pull reader held
+// equal to go-sse's by a differential fuzz test).
 package sse
 
 import (
@@ -7,12 +8,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"iter"
 	"net"
 	"net/http"
 	"time"
-
-	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/internal/liveness"
@@ -43,7 +41,7 @@ type Options struct {
 type Transport struct {
 	client         *http.Client
 	idle, progress time.Duration
-	readConfig     gosse.ReadConfig
+	maxEventSize   int
 }
 
 var _ transport.Transport = (*Transport)(nil)
@@ -61,10 +59,10 @@ func New(opts *Options) *Transport {
 		o.MaxEventSize = 8 << 20
 	}
 	return &Transport{
-		client:     o.HTTPClient,
-		idle:       o.IdleTimeout,
-		progress:   o.ProgressTimeout,
-		readConfig: gosse.ReadConfig{MaxEventSize: o.MaxEventSize},
+		client:       o.HTTPClient,
+		idle:         o.IdleTimeout,
+		progress:     o.ProgressTimeout,
+		maxEventSize: o.MaxEventSize,
 	}
 }
 
@@ -101,8 +99,8 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		cancel()
 		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 	}
-	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w}
-	s.next, s.stopIter = iter.Pull2(gosse.Read(&activityReader{r: resp.Body, w: w}, &t.readConfig))
+	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w,
+		events: newEventReader(&activityReader{r: resp.Body, w: w}, t.maxEventSize)}
 	return s, nil
 }
 
@@ -118,12 +116,11 @@ func connectOrRead(err error) error {
 
 // stream is one SSE response being read.
 type stream struct {
-	ctx      context.Context // the caller's ctx, to tell cancellation apart
-	cancel   context.CancelFunc
-	body     io.ReadCloser
-	w        *liveness.Watchdog
-	next     func() (gosse.Event, error, bool)
-	stopIter func()
+	ctx    context.Context // the caller's ctx, to tell cancellation apart
+	cancel context.CancelFunc
+	body   io.ReadCloser
+	w      *liveness.Watchdog
+	events *eventReader
 
 	ev     transport.Event
 	err    error
@@ -136,14 +133,14 @@ func (s *stream) Next() bool {
 		return false
 	}
 	for {
-		ev, err, ok := s.next()
+		typ, data, err := s.events.next()
 		switch {
-		case !ok:
+		case err == io.EOF:
 			return s.finish(transport.ErrIncomplete)
 		case err != nil:
 			return s.finish(&transport.ReadError{Err: err})
 		}
-		e, skip, err := transport.DecodeFrame(ev.Type, []byte(ev.Data))
+		e, skip, err := transport.DecodeFrame(typ, data)
 		if skip {
 			continue
 		}
@@ -180,7 +177,6 @@ func (s *stream) release() {
 	}
 	s.closed = true
 	s.w.Stop()
-	s.stopIter()
 	s.cancel()
 	s.body.Close()
 }
