@@ -109,8 +109,8 @@ func TestE2ESandbox(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		code, _, stderr := sandboxE2E(t, dir, "--", "sh", "-c", "echo hi > f")
-		if code == 0 || !strings.Contains(strings.ToLower(stderr), "permission denied") {
-			t.Errorf("agent sandbox = %d, stderr %q; want a permission denied failure", code, stderr)
+		if code == 0 || !strings.Contains(strings.ToLower(stderr), "read-only file system") {
+			t.Errorf("agent sandbox = %d, stderr %q; want a read-only file system failure", code, stderr)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "f")); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("f exists after a read-only run: %v", err)

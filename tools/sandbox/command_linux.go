@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -29,8 +30,16 @@ type spec struct {
 	ABI int `json:"abi"`
 	// Writable are the writable hierarchies.
 	Writable []string `json:"writable,omitempty"`
-	// ReadOnly are bind-mounted read-only in the helper's mount namespace.
+	// ReadOnlyRoot makes every mount read-only in the helper's mount
+	// namespace but the Writable hierarchies, so that nothing else
+	// changes, metadata (mode, owner, times, extended attributes)
+	// included, whatever the command's capabilities.
+	ReadOnlyRoot bool `json:"read_only_root,omitempty"`
+	// ReadOnly are bind-mounted read-only in the helper's mount namespace,
+	// over the writable hierarchies.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Seccomp loads the filter of [seccompFilter].
+	Seccomp bool `json:"seccomp,omitempty"`
 	// NoNetwork cuts TCP and abstract UNIX sockets with Landlock and
 	// keeps CAP_NET_RAW out of root's bounding set.
 	NoNetwork bool `json:"no_network,omitempty"`
@@ -50,26 +59,51 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	case !p.BestEffort:
 		return nil, err
 	}
+	switch err := seccompAvailable(); {
+	case err == nil:
+		s.Seccomp = true
+	case !p.BestEffort:
+		return nil, &UnavailableError{What: "seccomp (to keep commands off the terminal and the network)", Err: err}
+	}
 	if s.Writable, err = writableRoots(p); err != nil {
 		return nil, err
 	}
-	s.ReadOnly = protectedPaths(s.Writable)
+	extra := make([]string, len(p.ReadOnlyPaths))
+	for i, r := range p.ReadOnlyPaths {
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(p.Workspace, r)
+		}
+		extra[i] = r
+	}
+	if s.ReadOnly, err = protectedPaths(s.Writable, extra); err != nil {
+		return nil, err
+	}
+	s.ReadOnlyRoot = !slices.Contains(s.Writable, "/")
 	s.NoNetwork = p.networkOff()
-	need := nsNeed{mount: len(s.ReadOnly) > 0, net: s.NoNetwork}
+	need := nsNeed{mount: s.ReadOnlyRoot || len(s.ReadOnly) > 0, net: s.NoNetwork}
 	attr, err := namespaces(ctx, need)
 	if err != nil {
 		var ue *UnavailableError
 		if !p.BestEffort || !errors.As(err, &ue) {
 			return nil, err
 		}
-		// Best effort: go on with Landlock alone.
-		s.ReadOnly, need = nil, nsNeed{}
+		// Best effort: go on with Landlock and seccomp alone.
+		s.ReadOnlyRoot, s.ReadOnly, need = false, nil, nsNeed{}
 	}
 	if s.HostNS, err = hostNamespaces(need); err != nil {
 		return nil, err
 	}
-	if s.ABI == 0 && attr == nil {
-		return plainCommand(ctx, p.Workspace, name, args), nil // best effort, nothing to enforce
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	// A new session has no controlling terminal: the command cannot open
+	// /dev/tty, and the terminal's signals and job control do not reach it.
+	attr.Setsid = true
+	if s.ABI == 0 && !s.Seccomp && need == (nsNeed{}) {
+		// Best effort, and nothing to enforce but the session.
+		cmd := plainCommand(ctx, p.Workspace, name, args)
+		cmd.SysProcAttr = attr
+		return cmd, nil
 	}
 	js, err := json.Marshal(s)
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 // err is what the command's Run or Wait returned and output is what it
 // wrote (standard error, or standard and error output combined). Like
 // Codex, Denied is a heuristic: the command must have failed, and its
-// output must mention permission denied, operation not permitted or a
-// read-only file system, or, with the network off, an unreachable network
-// or a failed name lookup. Exit statuses 126 and 127 (not executable, not
+// output must mention permission denied, operation not permitted, a
+// read-only file system or a busy device (a protected mount point), or,
+// with the network off, an unreachable network or a failed name lookup. Exit statuses 126 and 127 (not executable, not
 // found) and a helper failure ([ExitHelperFailed] with the helper's
 // message) are not denials. Denied is always false under
 // [DangerFullAccess].
@@ -51,11 +51,12 @@ func Denied(p Policy, err error, output []byte) bool {
 const helperPrefix = "agent sandbox: "
 
 // denialKeywords are the lower-case phrases tools print when the kernel
-// refuses what the sandbox forbids: EACCES, EPERM and EROFS from Landlock
-// and the read-only mounts, and with the network off ENETUNREACH and
+// refuses what the sandbox forbids: EACCES, EPERM and EROFS from Landlock,
+// seccomp and the read-only mounts, EBUSY from moving or removing one of
+// those mounts (.git, the agent's home), and with the network off ENETUNREACH and
 // resolver failures from the empty network namespace.
 func denialKeywords(networkOff bool) []string {
-	kws := []string{"permission denied", "operation not permitted", "read-only file system"}
+	kws := []string{"permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
 	if networkOff {
 		kws = append(kws,
 			"network is unreachable",

@@ -13,9 +13,12 @@
 //
 // # Layers
 //
-// A restricted mode is enforced by up to four layers, all applied by the
+// A restricted mode is enforced by these layers, all applied by the
 // helper before it execs the command:
 //
+//   - A new session (setsid): the command has no controlling terminal, so
+//     /dev/tty cannot be opened and the terminal's signals and job
+//     control do not reach it.
 //   - Landlock: the whole filesystem is readable and executable; only the
 //     writable roots (workspace-write) and a few devices such as /dev/null
 //     are writable. With the network off, TCP bind and connect are denied
@@ -23,15 +26,26 @@
 //     cannot be reached (ABI 6+). Signals to processes outside the sandbox
 //     are denied (ABI 6+). no_new_privs is set, so setuid binaries gain
 //     nothing.
-//   - A private mount namespace that bind-mounts <root>/.git, and the
-//     target of a "gitdir:" file, read-only inside each writable root.
-//     Landlock alone cannot do this: its rights only grow downwards.
+//   - A private mount namespace in which every mount is read-only but the
+//     writable roots, so that outside them nothing changes, metadata
+//     (mode, owner, times, extended attributes) included, even for root;
+//     and in which <root>/.git, the target of a "gitdir:" file and each
+//     of [Policy.ReadOnlyPaths] (the agent's home) are bind-mounted
+//     read-only inside the writable roots. Landlock alone can do neither:
+//     it does not govern metadata, and its rights only grow downwards.
 //   - A network namespace with no interfaces when the network is off, so
 //     UDP, DNS, Multipath TCP and raw sockets fail too.
+//   - A seccomp filter: ioctl TIOCSTI and TIOCLINUX (pushing input into a
+//     terminal) and io_uring fail with EPERM; with the network off so do
+//     socket() for every family but AF_INET, AF_INET6 and AF_NETLINK
+//     (which the namespace confines) and datagram socketpair(), so no UNIX
+//     socket, pathname or abstract, can be reached; system calls of
+//     another ABI (32-bit, x32) kill the process.
 //   - For root: the capability bounding set keeps only the file-ownership
 //     and identity capabilities (chown, dac_override, fowner, fsetid, kill,
 //     setuid, setgid, net_bind_service, sys_chroot, audit_write, ipc_lock
-//     and, with the network on, net_raw).
+//     and, with the network on, net_raw); without sys_admin the command
+//     cannot undo the mounts.
 //
 // Namespaces are created with clone flags when the helper starts (a user
 // namespace is added for non-root callers) and probed first, so a kernel
@@ -41,23 +55,28 @@
 //
 //   - A policy the kernel cannot fully enforce is refused with an error
 //     matching [ErrUnavailable], unless [Policy.BestEffort] asks to run
-//     with whatever can be enforced, which may be nothing.
+//     with whatever can be enforced, which may be only the new session.
 //   - The helper never returns to the caller's code: it execs the command
 //     or exits with [ExitHelperFailed] after printing "agent sandbox: ..."
-//     on standard error.
+//     on standard error. It refuses to run outside the namespaces and the
+//     new session Command asked for.
 //   - The command's pid, stdio, working directory and environment are the
 //     ones the caller sets on the returned *exec.Cmd.
 //
 // # Limits
 //
-//   - Landlock (ABI 7 and below) does not govern metadata: chmod, chown,
-//     utimes and extended attributes still work on files the process
-//     owns anywhere. Truncation via truncate(2) is only governed from ABI
-//     3, renames across directories need ABI 2.
+//   - Inside the writable roots the command may change metadata too, as
+//     the owner (or root) could: chmod, including setuid bits, chown,
+//     utimes and extended attributes.
 //   - Only the top-level .git of each writable root is protected; a
 //     repository nested deeper, or a .git created inside the sandbox, is
 //     writable like the rest of the root.
-//   - Without a network namespace (best effort only), Landlock blocks TCP
-//     but not UDP, Multipath TCP or raw sockets.
+//   - Without a mount namespace (best effort only), metadata outside the
+//     writable roots is not protected and .git and the agent's home are
+//     writable inside them. Without a network namespace, Landlock blocks
+//     TCP but not UDP or Multipath TCP; seccomp still blocks UNIX
+//     sockets.
+//   - The command may still write to a terminal it was given as standard
+//     output (escape sequences included); it cannot push input into it.
 //   - [Denied] is a heuristic over exit status and output, as in Codex.
 package sandbox

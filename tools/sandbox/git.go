@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,11 +13,13 @@ import (
 
 // protectedPaths returns the paths inside the writable roots that must stay
 // read-only: the .git of each root (a directory, or a file in a worktree or
-// submodule) and, when .git is a file saying "gitdir: DIR", DIR as well.
+// submodule) and, when .git is a file saying "gitdir: DIR", DIR as well,
+// and each of extra, which must be absolute.
 // roots must be absolute with symlinks resolved. Paths outside every root
 // are left out, since they are read-only anyway, and so are missing ones.
-// The result is sorted and free of duplicates.
-func protectedPaths(roots []string) []string {
+// The result is sorted and free of duplicates. An extra path that exists
+// but cannot be resolved is an error: it might be writable otherwise.
+func protectedPaths(roots, extra []string) ([]string, error) {
 	var out []string
 	add := func(p string) {
 		real, err := filepath.EvalSymlinks(p)
@@ -39,8 +44,20 @@ func protectedPaths(roots []string) []string {
 			add(dir)
 		}
 	}
+	for _, p := range extra {
+		real, err := filepath.EvalSymlinks(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("sandbox: read-only path: %w", err)
+		}
+		if within(real, roots) {
+			out = append(out, real)
+		}
+	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.Compact(out), nil
 }
 
 // readGitdir returns DIR from the "gitdir: DIR" line of a .git file.

@@ -55,7 +55,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"symlinked .git resolves", []string{linked, repo}, []string{filepath.Join(repo, ".git")}},
 	}
 	for _, tt := range tests {
-		if got := protectedPaths(tt.roots); !slices.Equal(got, tt.want) {
+		if got, err := protectedPaths(tt.roots, nil); err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("%s: protectedPaths(%v) = %v; want %v", tt.name, tt.roots, got, tt.want)
 		}
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -88,9 +90,33 @@ func enforce(s spec) error {
 			return fmt.Errorf("not in a new %s namespace (was the command's SysProcAttr replaced?)", kind)
 		}
 	}
+	if sid, err := unix.Getsid(0); err != nil || sid != unix.Getpid() {
+		return fmt.Errorf("not in a new session, so the command would keep the terminal (was the command's SysProcAttr replaced?)")
+	}
+	if s.ReadOnlyRoot || len(s.ReadOnly) > 0 {
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("make mounts private: %w", err)
+		}
+	}
+	if s.ReadOnlyRoot {
+		if err := mountRootReadOnly(s.Writable); err != nil {
+			return err
+		}
+	}
 	if len(s.ReadOnly) > 0 {
 		if err := mountReadOnly(s.ReadOnly); err != nil {
 			return err
+		}
+	}
+	if s.ReadOnlyRoot || len(s.ReadOnly) > 0 {
+		// The working directory still points into the mounts underneath;
+		// enter it again through the new ones.
+		wd, err := os.Getwd()
+		if err == nil {
+			err = os.Chdir(wd)
+		}
+		if err != nil {
+			return fmt.Errorf("re-enter the working directory: %w", err)
 		}
 	}
 	if err := dropCapabilities(s.NoNetwork); err != nil {
@@ -100,20 +126,52 @@ func enforce(s spec) error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if s.ABI > 0 {
-		return restrict(s)
+		if err := restrict(s); err != nil {
+			return err
+		}
+	}
+	if s.Seccomp {
+		return loadSeccomp(s.NoNetwork)
+	}
+	return nil
+}
+
+// mountRootReadOnly makes every mount of the helper's (private) mount
+// namespace read-only except the writable hierarchies, which keep the
+// flags they had: a copy of each is taken first, the whole tree is made
+// read-only, and the copies are mounted back on top, parents first.
+// Writes and metadata changes (chmod, chown, utimes, xattrs) outside them
+// then fail with EROFS even for root; device nodes stay usable.
+func mountRootReadOnly(writable []string) error {
+	roots := slices.Clone(writable)
+	slices.SortFunc(roots, func(a, b string) int { return cmp.Compare(len(a), len(b)) })
+	fds := make([]int, len(roots))
+	for i, r := range roots {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, r, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("copy the mounts of %s: %w", r, err)
+		}
+		defer unix.Close(fd)
+		fds[i] = fd
+	}
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &attr); err != nil {
+		return fmt.Errorf("make / read-only: %w", err)
+	}
+	for i, r := range roots {
+		if err := unix.MoveMount(fds[i], "", unix.AT_FDCWD, r, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mount %s writable: %w", r, err)
+		}
 	}
 	return nil
 }
 
 // mountReadOnly bind-mounts each path read-only onto itself, in the
-// helper's own mount namespace. Mounts are made private first so nothing
+// helper's own mount namespace, whose mounts must be private so nothing
 // propagates back to the host. The remount keeps the nosuid, nodev, noexec
 // and atime flags of the underlying mount, which a user namespace may not
 // clear.
 func mountReadOnly(paths []string) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
-	}
 	for _, p := range paths {
 		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", p, err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -48,6 +49,10 @@ func helperDial(t *testing.T, s spec, need nsNeed, addr string) (string, bool) {
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), selfExe, helperArg, string(js), exe)
+	if attr == nil {
+		attr = &syscall.SysProcAttr{}
+	}
+	attr.Setsid = true
 	cmd.SysProcAttr = attr
 	cmd.Env = append(os.Environ(), dialEnv+"=tcp "+addr)
 	out, err := cmd.CombinedOutput()

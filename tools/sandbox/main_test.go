@@ -3,6 +3,7 @@
 package sandbox_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,8 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -22,20 +25,133 @@ import (
 // "NETWORK ADDRESS" it holds and exit 0 on success, 1 on failure.
 const dialEnv = "SANDBOX_TEST_DIAL"
 
+// Variables that make the test binary, started inside (or around) a
+// sandbox, play a part instead of running tests; see TestMain.
+const (
+	injectEnv = "SANDBOX_TEST_INJECT"   // try TIOCSTI and TIOCLINUX
+	agentEnv  = "SANDBOX_TEST_AGENT"    // MODE: be agent on a terminal
+	xattrEnv  = "SANDBOX_TEST_SETXATTR" // PATH: set an extended attribute
+)
+
 // TestMain lets this test binary serve as the sandbox helper and as a
-// network client inside sandboxes, then fails the package if a goroutine
-// outlives its test.
+// network client, terminal attacker, agent or xattr setter inside
+// sandboxes, then fails the package if a goroutine outlives its test.
+// The parts exit with syscall.Exit: os.Exit would sleep a second under
+// -race.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
 	if target := os.Getenv(dialEnv); target != "" {
-		syscall.Exit(dial(target)) // os.Exit would sleep a second under -race
+		syscall.Exit(dial(target))
+	}
+	if os.Getenv(injectEnv) != "" {
+		syscall.Exit(inject())
+	}
+	if mode := os.Getenv(agentEnv); mode != "" {
+		syscall.Exit(actAsAgent(sandbox.Mode(mode)))
+	}
+	if path := os.Getenv(xattrEnv); path != "" {
+		if err := unix.Setxattr(path, "user.agent-test", []byte("1"), 0); err != nil {
+			fmt.Fprintln(os.Stderr, "setxattr:", err)
+			syscall.Exit(1)
+		}
+		syscall.Exit(0)
 	}
 	goleak.VerifyTestMain(m)
 }
 
-// dial connects to target ("tcp 127.0.0.1:80") and reports the outcome.
+// injected is the line the terminal attacker pushes into the terminal's
+// input, as the attack on agent did.
+const injected = "touch /tmp/agent-test-PWNED\n"
+
+// inject tries to push [injected] into the controlling terminal and into
+// standard input with TIOCSTI, also with the ioctl request's high bits
+// set (the kernel ignores them; a careless filter would not), and
+// TIOCLINUX on standard input. It prints one line per attempt and exits
+// 0 when every one failed, 3 otherwise.
+func inject() int {
+	code := 0
+	try := func(what string, fd int, req uintptr, b byte) {
+		_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(unsafe.Pointer(&b)))
+		if e == 0 {
+			fmt.Printf("%s: injected\n", what)
+			code = 3
+			return
+		}
+		fmt.Printf("%s: %v\n", what, e)
+	}
+	sid, _ := unix.Getsid(0)
+	fmt.Printf("session leader: %v\n", sid == unix.Getpid())
+	if f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err != nil {
+		fmt.Printf("open /dev/tty: %v\n", err)
+	} else {
+		for i := range len(injected) {
+			try("TIOCSTI /dev/tty", int(f.Fd()), unix.TIOCSTI, injected[i])
+		}
+		f.Close()
+	}
+	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err == nil {
+		for i := range len(injected) {
+			try("TIOCSTI stdin", 0, unix.TIOCSTI, injected[i])
+		}
+		high := uint64(1) << 32 // dropped by the kernel, kept by a 64-bit compare
+		try("TIOCSTI|1<<32 stdin", 0, uintptr(high|unix.TIOCSTI), 'x')
+		try("TIOCLINUX stdin", 0, unix.TIOCLINUX, 0)
+	}
+	return code
+}
+
+// actAsAgent is agent on its terminal (standard input, its controlling
+// terminal): it runs the terminal attacker under mode in a workspace-less
+// temporary directory, then a command printing in colour, and reports how
+// many bytes of input the terminal then holds for the user's shell.
+func actAsAgent(mode sandbox.Mode) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	p := sandbox.Policy{Mode: mode, Workspace: "/"}
+	for _, c := range []struct {
+		env  string
+		argv []string
+	}{
+		{injectEnv + "=1", []string{exe}},
+		{"", []string{"printf", "\\033[31mred\\033[0m ok\\n"}},
+	} {
+		cmd, err := sandbox.Command(context.Background(), p, c.argv[0], c.argv[1:]...)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		cmd.Env = append(os.Environ(), c.env)
+		err = cmd.Run()
+		fmt.Printf("exit: %v\n", err)
+	}
+	n, err := unix.IoctlGetInt(0, unix.TIOCINQ)
+	fmt.Printf("pending input: %d %v\n", n, err)
+	// Leave nothing behind for whoever reads the terminal next.
+	unix.IoctlSetInt(0, unix.TCFLSH, unix.TCIFLUSH)
+	return 0
+}
+
+// dial connects to target ("tcp 127.0.0.1:80", "unix /path", "unix
+// @abstract") and reports the outcome. "socketpair-dgram PATH" sends a
+// datagram to PATH from one end of a socketpair instead.
 func dial(target string) int {
 	network, addr, _ := strings.Cut(target, " ")
+	if network == "socketpair-dgram" {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err == nil {
+			err = unix.Sendto(fds[0], []byte("x"), 0, &unix.SockaddrUnix{Name: addr})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "socketpair-dgram:", err)
+			return 1
+		}
+		fmt.Println("connected")
+		return 0
+	}
 	c, err := net.DialTimeout(network, addr, 5*time.Second)
 	if err == nil && network == "udp" {
 		_, err = c.Write([]byte("x"))

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,5 +102,66 @@ func TestNetworkOffNeedsNoFallback(t *testing.T) {
 	_, err := sandbox.Command(t.Context(), sandbox.Policy{Workspace: t.TempDir()}, "true")
 	if err != nil && !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Fatalf("Command = %v", err)
+	}
+}
+
+// unixListener listens on the UNIX socket addr (a path, or @name for an
+// abstract one) and accepts connections until the test ends.
+func unixListener(t *testing.T, addr string) {
+	t.Helper()
+	ln, err := net.Listen("unix", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+}
+
+// TestNetworkUnixSockets checks that with the network off no UNIX socket
+// outside the sandbox can be reached, as /var/run/docker.sock could be,
+// and that with the network on they all can.
+func TestNetworkUnixSockets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() // outside every writable root of strict
+	path := filepath.Join(dir, "s.sock")
+	unixListener(t, path)
+	abstract := "@agent-sandbox-test-" + strconv.Itoa(os.Getpid())
+	unixListener(t, abstract)
+	dgram := filepath.Join(dir, "d.sock")
+	pc, err := net.ListenPacket("unixgram", dgram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	for _, target := range []string{"unix " + path, "unix " + abstract, "unixgram " + dgram, "socketpair-dgram " + dgram} {
+		t.Run(target, func(t *testing.T) {
+			t.Parallel()
+			for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+				p := strict(t.TempDir())
+				p.Mode = mode
+				out, err, _ := dialFromSandbox(t, p, target)
+				mustFail(t, p, out, err)
+				t.Logf("%s, network off: %s", mode, strings.TrimSpace(out))
+
+				p.NetworkAccess = true
+				out, err, _ = dialFromSandbox(t, p, target)
+				mustSucceed(t, out, err)
+				if out != "connected\n" {
+					t.Errorf("%s, network on: output = %q; want connected", mode, out)
+				}
+			}
+		})
 	}
 }

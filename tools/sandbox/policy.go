@@ -49,6 +49,12 @@ type Policy struct {
 	// WritableRoots are writable under [WorkspaceWrite], besides the
 	// workspace. Each must exist.
 	WritableRoots []string
+	// ReadOnlyPaths stay read-only in a restricted mode even where they
+	// lie inside a writable root, like the .git of each root: the agent's
+	// own home ($AGENT_HOME, with its config, credentials and sessions)
+	// belongs here. Relative paths are resolved against the workspace;
+	// missing ones are skipped.
+	ReadOnlyPaths []string
 	// NetworkAccess leaves the network on in a restricted mode.
 	NetworkAccess bool
 	// ExcludeTmpdirEnvVar keeps $TMPDIR (as the calling process sees it)

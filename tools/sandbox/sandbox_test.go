@@ -43,8 +43,8 @@ func TestReadOnly(t *testing.T) {
 
 	out, err = sh(t, p, "echo hi > f")
 	mustFail(t, p, out, err)
-	if !strings.Contains(strings.ToLower(out), "permission denied") {
-		t.Errorf("output = %q; want permission denied", out)
+	if lower := strings.ToLower(out); !strings.Contains(lower, "read-only file system") && !strings.Contains(lower, "permission denied") {
+		t.Errorf("output = %q; want read-only file system or permission denied", out)
 	}
 	mustNotExist(t, filepath.Join(ws, "f"))
 
@@ -315,4 +315,66 @@ func TestParseMode(t *testing.T) {
 	if _, err := sandbox.Command(t.Context(), sandbox.Policy{Mode: "yolo"}, "true"); err == nil {
 		t.Error("Command with mode yolo succeeded")
 	}
+}
+
+// TestReadOnlyPathsInsideWritableRoot checks that the agent's home stays
+// read-only where it lies inside a writable root (agent run in $HOME, or
+// AGENT_HOME under /tmp), while the rest of the root and git still work.
+func TestReadOnlyPathsInsideWritableRoot(t *testing.T) {
+	t.Parallel()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	setup := func(t *testing.T, home string) string {
+		t.Helper()
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		cfg := filepath.Join(home, "config.toml")
+		if err := os.WriteFile(cfg, []byte("model = \"gpt-test\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	t.Run("home in the workspace", func(t *testing.T) {
+		t.Parallel()
+		ws := t.TempDir()
+		if out, err := exec.Command(git, "init", "-q", ws).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		home := filepath.Join(ws, ".agent")
+		cfg := setup(t, home)
+		p := strict(ws)
+		p.ReadOnlyPaths = []string{".agent"} // relative to the workspace
+		for _, script := range []string{
+			`printf '[mcp_servers.x]\ncommand = "sh"\n' >> .agent/config.toml`,
+			"rm .agent/config.toml", "mv .agent gone", "chmod 666 .agent/config.toml",
+		} {
+			out, err := sh(t, p, script)
+			mustFail(t, p, out, err)
+		}
+		mustContain(t, cfg, "model = \"gpt-test\"\n")
+		out, err := sh(t, p, "echo hi > f && git status --porcelain")
+		mustSucceed(t, out, err)
+		if !strings.Contains(out, "?? f\n") {
+			t.Errorf("git status = %q; want the new file", out)
+		}
+		mustContain(t, filepath.Join(ws, "f"), "hi\n")
+	})
+	t.Run("home under /tmp", func(t *testing.T) {
+		t.Parallel()
+		tmp, err := os.MkdirTemp("/tmp", "agent-home-test-")
+		if err != nil {
+			t.Skipf("no /tmp: %v", err)
+		}
+		t.Cleanup(func() { os.RemoveAll(tmp) })
+		cfg := setup(t, filepath.Join(tmp, "home"))
+		p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workspace: t.TempDir(), ReadOnlyPaths: []string{filepath.Join(tmp, "home")}}
+		out, err := sh(t, p, "echo x >> "+cfg)
+		mustFail(t, p, out, err)
+		mustContain(t, cfg, "model = \"gpt-test\"\n")
+		out, err = sh(t, p, "echo ok > "+filepath.Join(tmp, "beside"))
+		mustSucceed(t, out, err)
+	})
 }
