@@ -82,7 +82,8 @@ func ConnectionDelay(n int) time.Duration {
 // Sleeper waits for d or until ctx ends, returning ctx's error in that case.
 type Sleeper func(ctx context.Context, d time.Duration) error
 
-// Sleep is the real [Sleeper].
+// Sleep is the real [Sleeper]. It also ends, returning nil, when the
+// channel given to [WithWake] receives.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
@@ -93,6 +94,8 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	case <-t.C:
+		return nil
+	case <-wakeOf(ctx):
 		return nil
 	}
 }

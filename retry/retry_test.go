@@ -93,3 +93,12 @@ func TestSleep(t *testing.T) {
 		}
 	})
 }
+
+// TestSleepWakes: a wake ends the wait at once, without an error.
+func TestSleepWakes(t *testing.T) {
+	wake := make(chan struct{}, 1)
+	wake <- struct{}{}
+	if err := retry.Sleep(retry.WithWake(context.Background(), wake), time.Hour); err != nil {
+		t.Errorf("Sleep = %v, want nil", err)
+	}
+}

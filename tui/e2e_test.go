@@ -138,7 +138,7 @@ func TestChatEndToEnd(t *testing.T) {
 	}
 
 	view := plain(r.m.View())
-	for _, want := range []string{"› hello", "↻ Reconnecting... 1/5 (503 Service Unavailable)", "Hello, world!", "› bye"} {
+	for _, want := range []string{"› hello", "↻ Reconnecting... 1/5 in 2.0s (503 Service Unavailable)", "Hello, world!", "› bye"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("final view lacks %q:\n%s", want, view)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session"
 )
 
 // quitWindow is how soon a second Ctrl-C must follow the first to quit.
@@ -24,9 +24,9 @@ func (m *Model) statusLine() string {
 	switch {
 	case m.turn != nil && m.turn.retry != nil:
 		r := m.turn.retry
-		parts = append(parts, m.spin(now)+retryLabel(*r))
-		if left := m.turn.retryAt.Sub(now); left > 0 {
-			parts = append(parts, "next try in "+countdown(left))
+		parts = append(parts, m.spin(now)+session.RetryLabel(*r))
+		if left := m.turn.retryAt.Sub(now); left > 0 && !m.turn.retryNow {
+			parts = append(parts, "next try in "+countdown(left), "ctrl+r to retry now")
 		} else {
 			parts = append(parts, "trying now")
 		}
@@ -97,25 +97,6 @@ func (m *Model) tokens() string {
 		return compact(used) + " tokens"
 	}
 	return compact(used) + " / " + compact(m.opts.ContextWindow) + " tokens"
-}
-
-// retryLabel names a pending retry the way the reference client does:
-// "Reconnecting... 2/5", or "Reconnecting... waiting for network" for the
-// unbounded connection layer.
-func retryLabel(r modelclient.Retry) string {
-	n := strconv.Itoa(r.Attempt)
-	if r.Max >= 0 {
-		n += "/" + strconv.Itoa(r.Max)
-	}
-	switch {
-	case r.Layer == modelclient.LayerConnection:
-		return "Reconnecting... waiting for network"
-	case r.Layer == modelclient.LayerHTTP:
-		return "Retrying request... " + n
-	case r.Failure.Kind == modelclient.KindOverloaded:
-		return "Model at capacity; retrying " + n
-	}
-	return "Reconnecting... " + n
 }
 
 // countdown formats the time left before a retry, rounded up to seconds.

@@ -42,6 +42,10 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyEnter:
 		return m.submit()
 	case tea.KeyCtrlR:
+		if m.turn != nil && m.turn.retry != nil {
+			m.retryNow()
+			return nil
+		}
 		if m.paused && m.turn == nil && m.busy == nil {
 			m.paused = false
 			return m.startTurn(session.DefaultContinuePrompt)

@@ -25,6 +25,8 @@ type turn struct {
 	failed      bool               // a TurnFailed was shown
 	retry       *modelclient.Retry // the retry being waited for, if any
 	retryAt     time.Time          // when it will be tried
+	retryNow    bool               // the user asked to retry without waiting
+	wake        chan struct{}      // ends the retry's wait (session.WithRetryNow)
 	retryNote   *block             // this turn's retry record in the transcript
 	discarded   int                // partial items retracted by retries
 	// retracted are partial items of a failed attempt, marked on screen
@@ -54,8 +56,10 @@ func (m *Model) startTurn(input string) tea.Cmd {
 	m.tr.add(userMsg{text: clean(input)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
+	wake := make(chan struct{}, 1)
+	ctx = session.WithRetryNow(ctx, wake)
 	m.turnSeq++
-	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now()}
+	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now(), wake: wake}
 	m.turn = t
 	return tea.Batch(m.runTurn(ctx, t, input), m.jobs.receive(t.events), m.startTicking())
 }
@@ -220,6 +224,11 @@ func (m *Model) retrying(r modelclient.Retry) {
 	t := m.turn
 	t.retry = &r
 	t.retryAt = m.now().Add(r.Delay)
+	t.retryNow = false
+	select { // a press for an earlier wait does not cut this one short
+	case <-t.wake:
+	default:
+	}
 	m.retries++
 	m.noteRetries()
 }
@@ -235,7 +244,7 @@ func (m *Model) noteRetries() {
 	}
 	n := t.retryNote.c.(*notice)
 	if t.retry != nil {
-		n.text = fmt.Sprintf("%s (%s)", retryLabel(*t.retry), clean(t.retry.Reason()))
+		n.text = clean(session.RetryNotice(*t.retry, t.retry.Delay))
 	}
 	if t.discarded > 0 {
 		n.hint = []string{"the partial answer was discarded; the retry streams it again"}
@@ -360,4 +369,18 @@ func (m *Model) updateTick() tea.Cmd {
 		return nil
 	}
 	return m.jobs.tick(tickInterval)
+}
+
+// retryNow ends the wait of the turn's pending retry: the next attempt
+// starts at once.
+func (m *Model) retryNow() {
+	t := m.turn
+	if t == nil || t.retry == nil || t.retryNow {
+		return
+	}
+	t.retryNow = true
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -258,7 +259,7 @@ func TestStreamEvents(t *testing.T) {
 				session.TextDelta{ItemID: "m2", Delta: "Full answer"},
 				session.MessageDone{ItemID: "m2", Text: "Full answer"},
 			},
-			want:   []string{"↻ Reconnecting... 1/5 (503 Service Unavailable)", "partial answer was discarded", "Full answer"},
+			want:   []string{"↻ Reconnecting... 1/5 in 2.0s (503 Service Unavailable)", "partial answer was discarded", "Full answer"},
 			absent: []string{"Partial ans"},
 		},
 		{
@@ -377,9 +378,9 @@ func TestRetryStatusCountsDown(t *testing.T) {
 		after time.Duration
 		want  string
 	}{
-		{0, "Reconnecting... 2/5 · next try in 3s · esc to cancel"},
-		{time.Second, "Reconnecting... 2/5 · next try in 2s · esc to cancel"},
-		{1500 * time.Millisecond, "Reconnecting... 2/5 · next try in 1s · esc to cancel"},
+		{0, "Reconnecting... 2/5 · next try in 3s · ctrl+r to retry now · esc to cancel"},
+		{time.Second, "Reconnecting... 2/5 · next try in 2s · ctrl+r to retry now · esc to cancel"},
+		{1500 * time.Millisecond, "Reconnecting... 2/5 · next try in 1s · ctrl+r to retry now · esc to cancel"},
 		{time.Second, "Reconnecting... 2/5 · trying now · esc to cancel"},
 	}
 	for _, s := range steps {
@@ -395,22 +396,27 @@ func TestRetryStatusCountsDown(t *testing.T) {
 	}
 }
 
-func TestRetryLabels(t *testing.T) {
+// TestRetryNowKey: Ctrl+R while a retry waits ends the wait (the engine's
+// sleep wakes) and the status line says the retry is starting.
+func TestRetryNowKey(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		r    modelclient.Retry
-		want string
-	}{
-		{modelclient.Retry{Layer: modelclient.LayerStream, Attempt: 2, Max: 5}, "Reconnecting... 2/5"},
-		{modelclient.Retry{Layer: modelclient.LayerConnection, Attempt: 7, Max: -1}, "Reconnecting... waiting for network"},
-		{modelclient.Retry{Layer: modelclient.LayerHTTP, Attempt: 1, Max: 4}, "Retrying request... 1/4"},
-		{modelclient.Retry{Layer: modelclient.LayerStream, Attempt: 1, Max: 3,
-			Failure: modelclient.Failure{Kind: modelclient.KindOverloaded}}, "Model at capacity; retrying 1/3"},
+	m, _ := newTestModel(t, Options{})
+	submit(m, "hi")
+	emit(t, m, retry503(1, 30*time.Second))
+	if got := plain(m.statusLine()); !strings.Contains(got, "next try in 30s · ctrl+r to retry now") {
+		t.Fatalf("status %q does not offer to retry now", got)
 	}
-	for _, tt := range tests {
-		if got := retryLabel(tt.r); got != tt.want {
-			t.Errorf("retryLabel(%+v) = %q, want %q", tt.r, got, tt.want)
-		}
+	woke := make(chan error, 1)
+	go func() { woke <- retry.Sleep(m.turn.ctx, time.Hour) }()
+	send(m, press("ctrl+r"))
+	if err := <-woke; err != nil {
+		t.Errorf("the wait ended with %v, want nil (retry now)", err)
+	}
+	if got := plain(m.statusLine()); !strings.Contains(got, "trying now") {
+		t.Errorf("status after ctrl+r: %q", got)
+	}
+	if m.turn == nil || m.turn.interrupted {
+		t.Error("ctrl+r ended the turn")
 	}
 }
 

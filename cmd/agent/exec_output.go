@@ -109,22 +109,10 @@ func screenRows(text string, width int) int {
 	return rows
 }
 
-// retryNotice is the one stderr line a retry gets, for example
-// "Reconnecting... 2/5 in 0.4s (stream closed before response.completed)".
-func retryNotice(r modelclient.Retry) string {
-	d := seconds(r.Delay)
-	switch {
-	case r.Layer == session.LayerContinue:
-		return fmt.Sprintf("Continuing the turn %d/%d in %s (%s)", r.Attempt, r.Max, d, r.Reason())
-	case r.Layer == modelclient.LayerConnection:
-		return fmt.Sprintf("Reconnecting... waiting for network; next try in %s (%s)", d, r.Reason())
-	case r.Layer == modelclient.LayerHTTP:
-		return fmt.Sprintf("Retrying request... %d/%d in %s (%s)", r.Attempt, r.Max, d, r.Reason())
-	case r.Failure.Kind == modelclient.KindOverloaded:
-		return fmt.Sprintf("Model at capacity; retrying %d/%d in %s (%s)", r.Attempt, r.Max, d, r.Reason())
-	}
-	return fmt.Sprintf("Reconnecting... %d/%d in %s (%s)", r.Attempt, r.Max, d, r.Reason())
-}
+// retryNotice is the one stderr line a retry gets, worded as the chat
+// words it (session.RetryNotice), for example "Reconnecting... 2/5 in 0.4s
+// (stream closed before response.completed)".
+func retryNotice(r modelclient.Retry) string { return session.RetryNotice(r, r.Delay) }
 
 // seconds formats a delay for people: "0.4s", "2s", "1m30s".
 func seconds(d time.Duration) string {
