@@ -83,7 +83,7 @@ func (h *harness) call(t *testing.T, name, input string, approve func(context.Co
 	inv := &tools.Invocation{
 		Call:    tools.Call{ID: "call_1", Name: name, Input: input},
 		Approve: approve,
-		Started: func() { started++ },
+		Started: func() error { started++; return nil },
 	}
 	return set.Run(h.ctx, inv), started
 }
@@ -283,7 +283,7 @@ func TestCrashMidCall(t *testing.T) {
 	}
 	set, _ := tools.NewSet(old...)
 	res = set.Run(h.ctx, &tools.Invocation{Call: tools.Call{ID: "c2", Name: "mcp__test__echo", Input: `{"text":"x"}`},
-		Started: func() { t.Error("a call to a stopped server was started") }})
+		Started: func() error { t.Error("a call to a stopped server was started"); return nil }})
 	if res.Status != tools.StatusFailed || !strings.Contains(res.Output, "is not running") {
 		t.Errorf("call after the crash = %q, %s", res.Output, res.Status)
 	}
@@ -300,7 +300,7 @@ func TestToolTimeoutAndInterrupt(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(h.ctx)
 	set, _ := tools.NewSet(h.m.Tools()...)
-	res = set.Run(ctx, &tools.Invocation{Call: tools.Call{ID: "c2", Name: "mcp__web__block", Input: `{}`}, Started: cancel})
+	res = set.Run(ctx, &tools.Invocation{Call: tools.Call{ID: "c2", Name: "mcp__web__block", Input: `{}`}, Started: func() error { cancel(); return nil }})
 	if res.Status != tools.StatusAborted || !strings.Contains(res.Output, "interrupted") {
 		t.Errorf("interrupted block = %q, %s; want aborted", res.Output, res.Status)
 	}

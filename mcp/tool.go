@@ -99,7 +99,9 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	timeout := t.srv.cfg.ToolTimeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	inv.Started()
+	if err := inv.Start(); err != nil {
+		return tools.NotStarted(err)
+	}
 	r, err := cs.CallTool(cctx, &gomcp.CallToolParams{Name: t.Remote(), Arguments: args})
 	switch {
 	case err == nil:

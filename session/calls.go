@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/agentcli/agent/tools"
@@ -12,8 +13,28 @@ import (
 const unknownOutput = "the outcome of this call is unknown: the agent stopped while it was running. " +
 	"Check its effects before running it again."
 
+// lostOutput answers a call that ran and finished but whose output was
+// not recorded.
+const lostOutput = "this call ran, but its output was lost before it was recorded; its outcome is unknown. " +
+	"Check its effects before running it again."
+
 // abortedOutput answers a call that never ran.
 const abortedOutput = "aborted"
+
+// missingOutput is the output sent for a call without a recorded one, by
+// the call's ledger state. Only a call that certainly never started is
+// "aborted": a start is always durable before the side effect begins, so a
+// call still "requested" (or never seen) did not run, and a "declined" one
+// was refused. Anything that may have run is of unknown outcome.
+func missingOutput(st CallState) string {
+	switch st {
+	case "", CallRequested, CallDeclined:
+		return abortedOutput
+	case CallFinished:
+		return lostOutput
+	}
+	return unknownOutput // approved, started, unknown
+}
 
 // runCalls runs the calls of one attempt that have not run yet, records
 // their outputs into history in call order, and reports how many ran and
@@ -83,12 +104,21 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 			_ = s.ledger.set(c.CallID, c.Name, st)
 			return d
 		},
-		Started: func() {
-			started = true
-			_ = s.ledger.set(c.CallID, c.Name, CallStarted)
-			if s.opts.Recorder != nil {
-				_ = s.opts.Recorder.Sync() // durable before the side effect
+		Started: func() error {
+			// The start must be durable before the side effect: a call
+			// whose start cannot be recorded does not run (at most once).
+			err := s.ledger.set(c.CallID, c.Name, CallStarted)
+			if err == nil && s.opts.Recorder != nil {
+				err = s.opts.Recorder.Sync()
 			}
+			if err != nil {
+				s.noteSave(err)
+				emit(Warning{Message: fmt.Sprintf("tool call %s (%s) was not run: its start could not be saved: %v",
+					c.CallID, c.Name, err), NotSaved: true})
+				return err
+			}
+			started = true
+			return nil
 		},
 	}
 	var res tools.Result
@@ -125,9 +155,8 @@ func (s *Session) approve(ctx context.Context, req tools.ApprovalRequest) tools.
 	return d
 }
 
-// normalize returns history fit to send: every call has an output (an
-// "aborted" one, or "unknown" for a call that started but left no
-// record), and outputs without a call are dropped.
+// normalize returns history fit to send: every call has an output (see
+// [missingOutput]), and outputs without a call are dropped.
 func (s *Session) normalize(history []transport.Item) []transport.Item {
 	calls, outputs := map[string]bool{}, map[string]bool{}
 	for _, it := range history {
@@ -145,11 +174,7 @@ func (s *Session) normalize(history []transport.Item) []transport.Item {
 		}
 		out = append(out, it)
 		if it.IsCall() && !outputs[it.CallID] {
-			text := abortedOutput
-			if st := s.ledger.State(it.CallID); st == CallStarted || st == CallUnknown {
-				text = unknownOutput
-			}
-			out = append(out, transport.CallOutput(it.CallID, text, it.Type == "custom_tool_call"))
+			out = append(out, transport.CallOutput(it.CallID, missingOutput(s.ledger.State(it.CallID)), it.Type == "custom_tool_call"))
 		}
 	}
 	return out

@@ -59,6 +59,9 @@ type Retry struct {
 // Warning is a non-fatal notice (for example a transport fallback).
 type Warning struct {
 	Message string
+	// NotSaved says the session is no longer being saved: recording it
+	// failed (a full disk), so what happens from here on may be lost.
+	NotSaved bool
 }
 
 // TurnCompleted closes a turn that succeeded.

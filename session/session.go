@@ -90,6 +90,10 @@ type Session struct {
 	approved   map[string]bool // approve-for-session keys
 	lastTotal  int64           // total tokens of the last response
 	images     []string        // attached to the next turn's message
+
+	saveMu     sync.Mutex
+	saveErr    error // the first failure to record the session
+	saveWarned bool  // the user was told about saveErr
 }
 
 // AttachImages adds images (https: or data: URLs) to the user message of
@@ -120,21 +124,66 @@ func (s *Session) appendItems(items ...transport.Item) {
 	}
 	s.history = append(s.history, items...)
 	if s.opts.Recorder != nil {
-		_ = s.opts.Recorder.RecordItems(items...) // a full disk must not end the turn
+		// A full disk must not end the turn; the user is told once.
+		s.noteSave(s.opts.Recorder.RecordItems(items...))
 	}
 }
 
+// sync makes what was recorded durable, noting a failure.
+func (s *Session) sync() {
+	if s.opts.Recorder != nil {
+		s.noteSave(s.opts.Recorder.Sync())
+	}
+}
+
+// noteSave keeps the first failure to record the session.
+func (s *Session) noteSave(err error) {
+	if err == nil {
+		return
+	}
+	s.saveMu.Lock()
+	if s.saveErr == nil {
+		s.saveErr = err
+	}
+	s.saveMu.Unlock()
+}
+
+// SaveError returns the first failure to record the session (its rollout
+// file), nil while everything was saved. It is safe to call from any
+// goroutine.
+func (s *Session) SaveError() error {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	return s.saveErr
+}
+
+// unsavedWarning returns the warning about a failure to record not yet
+// shown to the user, and marks it shown.
+func (s *Session) unsavedWarning() (Warning, bool) {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	if s.saveErr == nil || s.saveWarned {
+		return Warning{}, false
+	}
+	s.saveWarned = true
+	return Warning{Message: "the session is no longer being saved: " + s.saveErr.Error(), NotSaved: true}, true
+}
+
 // tap persists each event through the recorder (syncing at turn ends)
-// before passing it on.
+// before passing it on. The first failure to record is announced once, as
+// a [Warning] with NotSaved, before the event that follows it.
 func (s *Session) tap(emit func(Event)) func(Event) {
 	if s.opts.Recorder == nil {
 		return emit
 	}
 	return func(ev Event) {
-		_ = s.opts.Recorder.RecordEvent(ev)
+		s.noteSave(s.opts.Recorder.RecordEvent(ev))
 		switch ev.(type) {
 		case TurnCompleted, TurnFailed:
-			_ = s.opts.Recorder.Sync()
+			s.sync()
+		}
+		if w, ok := s.unsavedWarning(); ok {
+			emit(w)
 		}
 		emit(ev)
 	}
@@ -202,9 +251,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		}
 		s.appendItems(transport.UserMessageWithImages(prompt, images))
 		images = nil // a continuation carries the prompt only
-		if s.opts.Recorder != nil {
-			_ = s.opts.Recorder.Sync() // a turn boundary: the prompt survives a crash
-		}
+		s.sync()     // a turn boundary: the prompt survives a crash
 		for {
 			u, st, ran, err := s.sample(ctx, emit)
 			retries += st.total()

@@ -212,7 +212,9 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 	if cmd.Env == nil {
 		cmd.Env = e.opts.Env
 	}
-	inv.Started()
+	if err := inv.Start(); err != nil {
+		return NotStarted(err)
+	}
 	p, err := startProc(cmd, e.opts.Now())
 	if err != nil {
 		res.Output, res.Status = "failed to start the command: "+err.Error(), StatusFailed
@@ -408,7 +410,9 @@ func (w *WriteStdin) Run(ctx context.Context, inv *Invocation) Result {
 	yield := clampMS(a.YieldTimeMS, defaultPollYield, minYield, maxPollYield)
 	if a.Chars != "" {
 		yield = clampMS(a.YieldTimeMS, defaultWriteYield, minYield, maxYield)
-		inv.Started()
+		if err := inv.Start(); err != nil {
+			return NotStarted(err)
+		}
 		if _, err := io.WriteString(p.stdin, a.Chars); err != nil {
 			return Result{Output: fmt.Sprintf("write to session %d: %v", p.id, err), Status: StatusFailed}
 		}

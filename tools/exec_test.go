@@ -38,7 +38,7 @@ func run(t *testing.T, tool tools.Tool, args any) tools.Result {
 	started := 0
 	res := tool.Run(context.Background(), &tools.Invocation{
 		Call:    tools.Call{ID: "c", Name: tool.Name(), Input: string(b)},
-		Started: func() { started++ },
+		Started: func() error { started++; return nil },
 		Approve: func(context.Context, tools.ApprovalRequest) tools.Decision {
 			t.Fatal("unexpected approval request")
 			return tools.Decision{}
@@ -147,7 +147,7 @@ func TestExecApprovalRules(t *testing.T) {
 			asked, started := false, false
 			res := ex.Run(context.Background(), &tools.Invocation{
 				Call:    tools.Call{ID: "c", Name: "exec_command", Input: string(b)},
-				Started: func() { started = true },
+				Started: func() error { started = true; return nil },
 				Approve: func(_ context.Context, req tools.ApprovalRequest) tools.Decision {
 					asked = true
 					if req.Kind != "command" || req.Command != "true" || req.CallID != "c" {

@@ -114,7 +114,9 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 			return Result{Output: "aborted by user", Status: StatusAborted, AbortTurn: true}
 		}
 	}
-	inv.Started()
+	if err := inv.Start(); err != nil {
+		return NotStarted(err)
+	}
 	res, err := patch.Apply(ctx, a.opts.Cwd, p, patch.Options{})
 	if err != nil {
 		var we *patch.WriteError

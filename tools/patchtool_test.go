@@ -23,7 +23,7 @@ func runPatch(t *testing.T, tool *tools.ApplyPatch, text string, custom bool, ap
 	started := false
 	res := tool.Run(context.Background(), &tools.Invocation{
 		Call:    tools.Call{ID: "p", Name: "apply_patch", Input: input, Custom: custom},
-		Started: func() { started = true },
+		Started: func() error { started = true; return nil },
 		Approve: func(_ context.Context, req tools.ApprovalRequest) tools.Decision {
 			if approve == nil {
 				t.Fatalf("unexpected approval request %+v", req)

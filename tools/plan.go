@@ -70,6 +70,8 @@ func (Plan) Run(_ context.Context, inv *Invocation) Result {
 	if inProgress > 1 {
 		return Result{Output: fmt.Sprintf("at most one step can be in_progress at a time; %d are", inProgress), Status: StatusFailed}
 	}
-	inv.Started()
+	if err := inv.Start(); err != nil {
+		return NotStarted(err)
+	}
 	return Result{Output: "Plan updated", Status: StatusCompleted, Plan: a.Plan}
 }

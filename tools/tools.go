@@ -80,9 +80,31 @@ type Invocation struct {
 	// Approve asks for approval of req and returns the decision. It is
 	// called only when the policy requires asking.
 	Approve func(ctx context.Context, req ApprovalRequest) Decision
-	// Started must be called right before the side effect begins (the
-	// session records it durably, so the call is never run again).
-	Started func()
+	// Started must be called right before the side effect begins: the
+	// session records the start durably, so the call is never run again.
+	// When it returns an error the start could not be recorded and the
+	// side effect must not begin: answer with [NotStarted]. Tools call it
+	// through [Invocation.Start].
+	Started func() error
+}
+
+// Start reports that the side effect is about to begin (see Started); nil
+// Started always allows it.
+func (inv *Invocation) Start() error {
+	if inv.Started == nil {
+		return nil
+	}
+	return inv.Started()
+}
+
+// NotStarted answers a call whose start could not be recorded, so it was
+// not run.
+func NotStarted(err error) Result {
+	return Result{
+		Output: "This call was not run: the agent could not record that it was starting (" + err.Error() +
+			"), and it never runs a call it cannot record. Nothing was executed.",
+		Status: StatusFailed,
+	}
 }
 
 // Tool is one model-callable tool. Implementations are safe for

@@ -206,11 +206,15 @@ func (m *Model) applyCommand(msg commandMsg) {
 		m.items = map[string]*block{}
 		m.last, m.total = transport.Usage{}, transport.Usage{}
 		m.follow = true
+		m.unsaved = false
 	}
 	for _, r := range msg.resume {
-		if r.Role == "user" {
+		switch r.Role {
+		case "user":
 			m.tr.add(userMsg{text: clean(r.Text)})
-		} else {
+		case "warning":
+			m.tr.add(&notice{level: levelWarn, text: clean(r.Text)})
+		default:
 			m.tr.add(&agentMsg{done: true, text: clean(r.Text)})
 		}
 	}

@@ -70,7 +70,10 @@ type Model struct {
 	note        []rune // the note
 
 	follow bool // the transcript shows its end
-	top    int  // first transcript line shown, when not following
+	// unsaved: the session is no longer being saved (a Warning with
+	// NotSaved); the status line says so until a new session starts.
+	unsaved bool
+	top     int // first transcript line shown, when not following
 
 	quitArmed time.Time // first Ctrl-C, for the second one within 1 s
 	ticking   bool

@@ -38,6 +38,9 @@ func (m *Model) statusLine() string {
 	case m.busy != nil:
 		parts = append(parts, m.spin(now)+m.busy.label+" "+elapsed(now.Sub(m.busy.started)), "esc to cancel")
 	}
+	if m.unsaved {
+		parts = append(parts, "session not saved")
+	}
 	if !m.quitArmed.IsZero() && now.Sub(m.quitArmed) <= quitWindow {
 		parts = append(parts, "ctrl-c again to quit")
 	}

@@ -94,7 +94,8 @@ type Resumed struct {
 
 // Message is one past message shown after /resume.
 type Message struct {
-	// Role is "user" or "assistant".
+	// Role is "user", "assistant" or "warning" (a problem found while
+	// loading a recorded session, shown as a warning notice).
 	Role string
 	// Text is the message text (markdown for the assistant).
 	Text string

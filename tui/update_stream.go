@@ -107,6 +107,7 @@ func (m *Model) apply(ev session.Event) {
 		m.retrying(ev.Retry)
 	case session.Warning:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Message)})
+		m.unsaved = m.unsaved || ev.NotSaved
 	case session.ToolCallBegin:
 		m.turn.retry = nil
 		b := m.tool(ev.Call)

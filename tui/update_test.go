@@ -337,6 +337,14 @@ func TestStreamEvents(t *testing.T) {
 			absent: []string{"✗"},
 		},
 		{
+			name: "a failure to save reaches the status line and stays",
+			events: []session.Event{
+				session.Warning{Message: "the session is no longer being saved: no space left on device", NotSaved: true},
+				session.TurnCompleted{},
+			},
+			want: []string{"⚠ the session is no longer being saved: no space left on device", "session not saved"},
+		},
+		{
 			name: "usage reaches the status line",
 			events: []session.Event{
 				session.TurnCompleted{Last: transport.Usage{TotalTokens: 12345}, Total: transport.Usage{TotalTokens: 20000}},

@@ -31,7 +31,8 @@ standard input sends the input as a <stdin> block after the prompt.
 Each completed assistant message goes to standard output; retries and other
 notices go to standard error. Exit codes: 0 completed, 1 turn failed,
 2 usage or config error, 3 authentication, 4 quota or usage limit,
-5 transient failures outlasted every retry budget, 130 interrupted.
+5 transient failures outlasted every retry budget, 6 the turn completed but
+the session could not be saved, 130 interrupted.
 
 With --batch FILE it runs one prompt per JSON line of FILE, --jobs at a
 time, sharing one retry gate, and prints one JSON result line per prompt
@@ -135,13 +136,20 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, sess *session.Sessi
 		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
 		out.finish()
 	}
+	saveErr := sess.SaveError()
 	if err != nil {
+		if saveErr != nil {
+			err = fmt.Errorf("%w (and the session was not saved: %v)", err, saveErr)
+		}
 		return &exitError{code: exitCode(err), err: err}
 	}
 	if f.lastMessage != "" {
 		if err := writeFileAtomic(f.lastMessage, []byte(last+"\n")); err != nil {
 			return &exitError{code: exitFailed, err: fmt.Errorf("--output-last-message: %w", err)}
 		}
+	}
+	if saveErr != nil {
+		return &exitError{code: exitNotSaved, err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
 	}
 	return nil
 }

@@ -16,7 +16,14 @@ type rolloutRecorder struct{ r *rollout.Recorder }
 
 func (a rolloutRecorder) RecordItems(items ...transport.Item) error { return a.r.AppendItems(items...) }
 
-func (a rolloutRecorder) Sync() error { return a.r.Sync() }
+// Sync makes the lines durable; an index record that could not be written
+// is not a loss (lookups scan for the file), so it is not reported.
+func (a rolloutRecorder) Sync() error {
+	if err := a.r.Sync(); err != nil && !errors.Is(err, rollout.ErrIndex) {
+		return err
+	}
+	return nil
+}
 
 // RecordCompacted keeps the replaced history in the file and records the
 // replacement after it.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +53,9 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			sess, ro, err := e.resume(path)
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
+			}
+			for _, w := range loadWarnings(ro) {
+				fmt.Fprintln(env.Stderr, "agent: warning: "+w)
 			}
 			prompt := ""
 			if len(args) == 1 || !env.StdinTTY && stdinHasData(env.Stdin) {
@@ -132,9 +136,24 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 	}
 }
 
-// transcript turns a rollout's recorded messages into chat messages.
+// loadWarnings describes the damaged lines found loading ro, each with its
+// file and line number: a resume reports them rather than skipping them
+// silently.
+func loadWarnings(ro *rollout.Rollout) []string {
+	var out []string
+	for _, w := range ro.Warnings {
+		out = append(out, fmt.Sprintf("%s: %s", ro.Path, w))
+	}
+	return out
+}
+
+// transcript turns a rollout's recorded messages into chat messages, after
+// warnings about the lines that could not be loaded.
 func transcript(ro *rollout.Rollout) []tui.Message {
 	var out []tui.Message
+	for _, w := range loadWarnings(ro) {
+		out = append(out, tui.Message{Role: "warning", Text: w})
+	}
 	for _, ev := range ro.Events {
 		switch ev.Type {
 		case rollout.EventUserMessage:

@@ -48,6 +48,7 @@ const (
 	exitAuth        = 3   // authentication failed
 	exitQuota       = 4   // quota or usage limit
 	exitExhausted   = 5   // transient failures outlasted every retry budget
+	exitNotSaved    = 6   // the turn completed, but the session could not be saved
 	exitInterrupted = 130 // Ctrl-C
 )
 
