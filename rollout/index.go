@@ -37,6 +37,8 @@ type AmbiguousError struct {
 	Prefix string
 	// IDs are the matching sessions, newest first.
 	IDs []string
+	// Matches are the same sessions as the index knows them.
+	Matches []Entry
 }
 
 // Error says how many sessions the prefix matched.
@@ -120,6 +122,7 @@ func Find(home, idOrPrefix string) (Entry, error) {
 		for _, e := range es {
 			ae.IDs = append(ae.IDs, e.ID)
 		}
+		ae.Matches = es
 		return Entry{}, ae
 	}
 	return es[0], nil

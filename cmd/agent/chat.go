@@ -163,6 +163,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 					"transport: " + currentTransport(e),
 					fmt.Sprintf("approval: %s · sandbox: %s", e.ws.policy, e.ws.sandbox.Mode),
 					"cwd: " + e.ws.cwd,
+					"session: " + sessionLine(e),
 				}
 				return append(lines, e.notices...)
 			},
@@ -171,7 +172,19 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 	if err != nil && ctx.Err() != nil {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
+	if err == nil && !e.ephemeral {
+		fmt.Fprintf(env.Stdout, "Session %s · resume with `agent resume %s`\n", e.sessionID, e.sessionID)
+	}
 	return err
+}
+
+// sessionLine is /status's session line: the id, and whether it is
+// recorded for `agent resume`.
+func sessionLine(e *engine) string {
+	if e.ephemeral {
+		return e.sessionID + " (ephemeral, not recorded)"
+	}
+	return e.sessionID + " · resume with `agent resume " + e.sessionID + "`"
 }
 
 // switchboard is the chat's engine: it forwards each turn to the session

@@ -230,3 +230,59 @@ func TestE2EKillMidStreamThenResume(t *testing.T) {
 		t.Errorf("resumed request:\n%s", in)
 	}
 }
+
+// sessionIDOf is the id exec's stderr header shows.
+func sessionIDOf(t *testing.T, stderr string) string {
+	t.Helper()
+	for _, ln := range strings.Split(stderr, "\n") {
+		if id, ok := strings.CutPrefix(ln, "session id: "); ok {
+			return id
+		}
+	}
+	t.Fatalf("stderr shows no session id:\n%s", stderr)
+	return ""
+}
+
+// TestExecSessionIDResumeByPrefix: exec's header shows the session id;
+// resume takes the full id or any unique prefix, and lists the matches of
+// an ambiguous one.
+func TestExecSessionIDResumeByPrefix(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "a"), rt.Reply("r2", "m2", "b"),
+		rt.Reply("r3", "m3", "by full id"), rt.Reply("r4", "m4", "by prefix")})
+	home := t.TempDir()
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	os.WriteFile(home+"/config.toml", []byte(cfg), 0o600)
+	opts := runOpts{config: cfg, env: map[string]string{"AGENT_HOME": home}, stdinTTY: true}
+	r1 := runCLI(t, nil, opts, "exec", "first session")
+	r2 := runCLI(t, nil, opts, "exec", "second session")
+	if r1.code != 0 || r2.code != 0 {
+		t.Fatalf("exit %d, %d: %s %s", r1.code, r2.code, r1.stderr, r2.stderr)
+	}
+	id1, id2 := sessionIDOf(t, r1.stderr), sessionIDOf(t, r2.stderr)
+	common := 0
+	for common < len(id1) && common < len(id2) && id1[common] == id2[common] {
+		common++
+	}
+	if common == 0 || common == len(id1) {
+		t.Fatalf("ids %s and %s share no prefix (or are equal)", id1, id2)
+	}
+	r := runCLI(t, nil, opts, "exec", "resume", id1[:common], "hi")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "matches 2 sessions") ||
+		!strings.Contains(r.stderr, id1) || !strings.Contains(r.stderr, id2) || !strings.Contains(r.stderr, "second session") {
+		t.Errorf("ambiguous prefix: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests after the ambiguous resume; want 2", n)
+	}
+	r = runCLI(t, nil, opts, "exec", "resume", id1, "again")
+	if r.code != 0 || r.stdout != "by full id\n" || sessionIDOf(t, r.stderr) != id1 {
+		t.Errorf("resume by full id: exit %d stdout %q: %s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, opts, "exec", "resume", id2[:common+1], "again")
+	if r.code != 0 || r.stdout != "by prefix\n" || sessionIDOf(t, r.stderr) != id2 {
+		t.Errorf("resume by unique prefix: exit %d stdout %q: %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(string(srv.Requests()[3].Body), "second session") {
+		t.Error("the prefix resumed the wrong session")
+	}
+}

@@ -132,6 +132,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, sess *session.Sessi
 		jp := newJSONPrinter(env.Stdout, sessionID)
 		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
 	} else {
+		fmt.Fprintf(env.Stderr, "session id: %s\n", sessionID)
 		out := newExecPrinter(env)
 		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
 		out.finish()

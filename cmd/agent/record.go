@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentcli/agent/modelclient"
@@ -91,6 +92,7 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 		return nil, nil, err
 	}
 	e.closers = append(e.closers, func() { r.Close() })
+	e.sessionID = ro.Meta.ID
 	opts := e.opts
 	opts.Recorder = rolloutRecorder{r}
 	opts.Resumed, opts.Usage = ro.History, ro.Total
@@ -117,6 +119,10 @@ func (e *engine) findSession(id string, last, all bool) (string, error) {
 	default:
 		return "", errors.New("say which session: an ID or --last")
 	}
+	var ae *rollout.AmbiguousError
+	if errors.As(err, &ae) {
+		return "", ambiguousSession(ae)
+	}
 	if errors.Is(err, rollout.ErrNotFound) {
 		if id != "" {
 			return "", fmt.Errorf("no session %q", id)
@@ -124,4 +130,25 @@ func (e *engine) findSession(id string, last, all bool) (string, error) {
 		return "", errors.New("no recorded session in this directory (try --all)")
 	}
 	return ent.Path, err
+}
+
+// ambiguousLimit caps the sessions an ambiguous prefix lists.
+const ambiguousLimit = 20
+
+// ambiguousSession says which sessions a prefix matched, newest first, so
+// the user can pick one by a longer prefix or the full id.
+func ambiguousSession(ae *rollout.AmbiguousError) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q matches %d sessions; give more of the id:", ae.Prefix, len(ae.Matches))
+	for i, m := range ae.Matches {
+		if i == ambiguousLimit {
+			fmt.Fprintf(&b, "\n  … and %d more", len(ae.Matches)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s  %s  %s", m.ID, m.Updated.Local().Format("2006-01-02 15:04"), m.Cwd)
+		if m.Title != "" {
+			fmt.Fprintf(&b, "  %q", m.Title)
+		}
+	}
+	return errors.New(b.String())
 }
