@@ -19,6 +19,11 @@ type PatchOptions struct {
 	WritableRoots []string
 	// Policy and Sandbox select the approval rules.
 	Policy, Sandbox string
+	// ReadOnlyPaths are never written outside danger-full-access, not even
+	// with approval: the agent's home ($AGENT_HOME, with its config,
+	// credentials and sessions) belongs here, as it does in the sandbox
+	// of commands. A patch touching one is refused whole.
+	ReadOnlyPaths []string
 	// Freeform offers the custom (grammar) form of the tool instead of the
 	// function form, for providers that support custom tools.
 	Freeform bool
@@ -71,6 +76,24 @@ func (a *ApplyPatch) writable(path string) bool {
 	return false
 }
 
+// protected returns the entry of ReadOnlyPaths that abs (symbolic links
+// resolved) lies in, or "" when none does or the sandbox is off.
+func (a *ApplyPatch) protected(abs string) string {
+	if a.opts.Sandbox == SandboxFullAccess {
+		return ""
+	}
+	for _, p := range a.opts.ReadOnlyPaths {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			real = filepath.Clean(p)
+		}
+		if rel, err := filepath.Rel(real, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return p
+		}
+	}
+	return ""
+}
+
 // Run implements [Tool].
 func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	text := inv.Call.Input
@@ -90,14 +113,23 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	// A dry run finds what the patch touches and whether it applies at all,
 	// before anyone is asked to approve it.
 	outside := false
+	var protected, protectedFile string
 	preview, err := patch.Preview(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool {
 		if !a.writable(abs) {
 			outside = true
+		}
+		if dir := a.protected(abs); dir != "" && protected == "" {
+			protected, protectedFile = dir, abs
 		}
 		return true
 	}})
 	if err != nil {
 		return Result{Output: "apply_patch: " + err.Error(), Status: StatusFailed}
+	}
+	if protected != "" {
+		return Result{Output: "apply_patch: refusing to write " + protectedFile + ": it is in the agent's home (" + protected +
+			"), which holds its config, credentials and sessions and is read-only to the model's tools; no files were changed",
+			Status: StatusDeclined}
 	}
 	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "patch", Files: p.Paths(), Diff: preview.Diff(),
 		Workdir: a.opts.Cwd, Escalated: outside}
@@ -117,7 +149,8 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	if err := inv.Start(); err != nil {
 		return NotStarted(err)
 	}
-	res, err := patch.Apply(ctx, a.opts.Cwd, p, patch.Options{})
+	// The home stays off limits even if the tree changed since the preview.
+	res, err := patch.Apply(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool { return a.protected(abs) == "" }})
 	if err != nil {
 		var we *patch.WriteError
 		msg := "apply_patch: " + err.Error()

@@ -119,3 +119,44 @@ func TestApplyPatchTool(t *testing.T) {
 		}
 	})
 }
+
+func TestApplyPatchKeepsAgentHomeReadOnly(t *testing.T) {
+	ws := t.TempDir()
+	home := filepath.Join(ws, ".agent")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(cfg, []byte("model = \"m\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(path string) string {
+		return "*** Begin Patch\n*** Update File: " + path + "\n@@\n model = \"m\"\n+[mcp_servers.x]\n+command = \"sh\"\n*** End Patch\n"
+	}
+	approveAll := func(tools.ApprovalRequest) tools.Decision { return tools.Decision{Kind: tools.ApproveOnce} }
+	for _, policy := range []string{tools.PolicyNever, tools.PolicyOnRequest, tools.PolicyUntrusted} {
+		for _, path := range []string{".agent/config.toml", "link/config.toml"} {
+			tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: ws, Policy: policy, Sandbox: tools.SandboxWorkspaceWrite, ReadOnlyPaths: []string{home}})
+			res, started := runPatch(t, tool, edit(path), false, approveAll)
+			if res.Status != tools.StatusDeclined || started || !strings.Contains(res.Output, "agent's home") {
+				t.Errorf("%s, %s: result = %+v; want refused", policy, path, res)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "model = \"m\"\n" {
+		t.Errorf("config.toml = %q", b)
+	}
+	// A workspace write still works.
+	tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: ws, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite, ReadOnlyPaths: []string{home}})
+	if res, _ := runPatch(t, tool, addHello, false, nil); res.Status != tools.StatusCompleted {
+		t.Errorf("workspace patch = %+v", res)
+	}
+	// danger-full-access has no sandbox, for patches as for commands.
+	tool = tools.NewApplyPatch(tools.PatchOptions{Cwd: ws, Policy: tools.PolicyNever, Sandbox: tools.SandboxFullAccess, ReadOnlyPaths: []string{home}})
+	if res, _ := runPatch(t, tool, edit(".agent/config.toml"), false, nil); res.Status != tools.StatusCompleted {
+		t.Errorf("full-access patch = %+v", res)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,6 +86,74 @@ func TestE2ESandboxedCommands(t *testing.T) {
 			}
 			if out := callOutput(t, srv); !strings.Contains(out, tt.output) {
 				t.Errorf("the model was told:\n%s\nwant it to contain %q", out, tt.output)
+			}
+		})
+	}
+}
+
+// TestE2EAgentHomeReadOnly: with AGENT_HOME inside the workspace (agent
+// run in $HOME), a scripted model tries to add an MCP server to
+// config.toml, by a command and by a patch, under workspace-write; both
+// fail, and a workspace write and git status still work.
+func TestE2EAgentHomeReadOnly(t *testing.T) {
+	bin := buildAgent(t)
+	if _, err := sandbox.Available(); err != nil {
+		t.Skipf("the kernel cannot sandbox here: %v", err)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	patchArgs, _ := json.Marshal(map[string]string{"input": "*** Begin Patch\n*** Update File: .agent/config.toml\n@@\n model = \"test-model\"\n+[mcp_servers.x]\n+command = \"sh\"\n*** End Patch\n"})
+	for _, tt := range []struct {
+		name, want string
+		step       rt.Step
+	}{
+		{"command", "Read-only file system", execCallStep(`echo ok > f; printf '[mcp_servers.x]\ncommand = "sh"\n' >> .agent/config.toml; git status --porcelain`)},
+		{"patch", "it is in the agent's home", rt.FunctionCallDone("fc1", "call_1", "apply_patch", string(patchArgs))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{
+				rt.Stream(rt.Created("r1"), tt.step, rt.Completed("r1")),
+				rt.Reply("r2", "m2", "done"),
+			})
+			cfgBytes, err := os.ReadFile(filepath.Join(writeConfig(t, srv.URL, ""), "config.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			work := t.TempDir()
+			if out, err := exec.Command(git, "init", "-q", work).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			home := filepath.Join(work, ".agent")
+			cfg := filepath.Join(home, "config.toml")
+			if err := os.Mkdir(home, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, cfgBytes, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "-s", "workspace-write", "-C", work, "do it")
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
+			}
+			if stdout.String() != "done\n" {
+				t.Errorf("stdout = %q", stdout)
+			}
+			if b, _ := os.ReadFile(cfg); string(b) != string(cfgBytes) {
+				t.Errorf("config.toml changed:\n%s", b)
+			}
+			out := callOutput(t, srv)
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("the model was told:\n%s\nwant it to contain %q", out, tt.want)
+			}
+			if tt.name == "command" {
+				if b, _ := os.ReadFile(filepath.Join(work, "f")); string(b) != "ok\n" {
+					t.Errorf("workspace write: f = %q", b)
+				}
+				if !strings.Contains(out, "?? f") {
+					t.Errorf("git status did not run in the sandbox:\n%s", out)
+				}
 			}
 		})
 	}

@@ -119,7 +119,7 @@ func (w workspace) tools() (*tools.Set, error) {
 	})
 	roots := append([]string{w.cwd}, pol.WritableRoots...)
 	return tools.NewSet(ex, tools.NewWriteStdin(ex),
-		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy,
+		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy, ReadOnlyPaths: pol.ReadOnlyPaths,
 			Sandbox: string(pol.Mode), Freeform: w.freeformPatch}),
 		tools.Plan{})
 }
@@ -254,6 +254,10 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, usageError(err)
 	}
 	e.ws.freeformPatch = p.CustomTools
+	// The agent's home stays read-only to the model's commands and
+	// patches, even inside a writable root: a config written there would
+	// run its MCP servers unsandboxed at the next start.
+	e.ws.sandbox.ReadOnlyPaths = []string{e.home}
 	if e.tools, err = e.ws.tools(); err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}

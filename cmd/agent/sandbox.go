@@ -34,13 +34,16 @@ func newSandboxCmd(ctx context.Context, env Env, _ *globalFlags) *cobra.Command 
 current directory (the workspace). Its standard streams, exit status and
 signals pass through.
 
-Modes: read-only (default) reads everything and writes nothing;
-workspace-write also writes the current directory, each --writable DIR,
-$TMPDIR and /tmp, but keeps their .git read-only; danger-full-access runs
-the command unsandboxed. The network is off in both restricted modes
-unless --network.
+Modes: read-only (default) reads everything and changes nothing, file
+modes, owners and times included; workspace-write also writes the current
+directory, each --writable DIR, $TMPDIR and /tmp, but keeps their .git and
+$AGENT_HOME read-only; danger-full-access runs the command unsandboxed.
+The network, UNIX sockets included, is off in both restricted modes unless
+--network. A sandboxed command runs in a new session, without the
+terminal as its controlling terminal, and cannot push input into it.
 
-On Linux the sandbox is Landlock plus mount and network namespaces. When
+On Linux the sandbox is Landlock, mount and network namespaces and a
+seccomp filter. When
 the kernel cannot enforce the policy, agent sandbox refuses to run the
 command and exits 125, unless --best-effort. It also exits 125 when the
 sandbox could not be set up; otherwise it exits with COMMAND's status
@@ -86,6 +89,9 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		ExcludeSlashTmp:     f.excludeTmp,
 		BestEffort:          f.bestEffort,
 	}
+	if home, err := agentHome(env.Getenv); err == nil {
+		p.ReadOnlyPaths = []string{home} // as for the agent's own commands
+	}
 	cmd, err := sandbox.Command(ctx, p, args[0], args[1:]...)
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		err = fmt.Errorf("%w (pass --best-effort to run it anyway)", err)
@@ -94,8 +100,9 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		return &exitError{code: sandbox.ExitHelperFailed, err: err}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
-	// Ctrl-C reaches the command from the terminal; on any other
-	// interrupt forward SIGTERM and let it decide, as a shell would.
+	// A sandboxed command is in a session of its own, so Ctrl-C reaches
+	// agent alone: forward SIGTERM on any interrupt and let the command
+	// decide, as a shell would.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	err = cmd.Run()
 	if cmd.ProcessState == nil {
