@@ -29,6 +29,7 @@ func slashCommands() []slashCommand {
 		{"/resume", "[ID]", "continue a saved conversation"},
 		{"/diff", "", "show the git diff of the working tree"},
 		{"/approvals", "[POLICY]", "show or change the approval policy"},
+		{"/mcp", "", "MCP servers, their state and tools"},
 		{"/help", "", "this list"},
 		{"/quit", "", "leave (also /exit)"},
 	}
@@ -82,6 +83,9 @@ func (m *Model) slash(line string) tea.Cmd {
 		return nil
 	case "/diff":
 		return m.diff()
+	case "/mcp":
+		m.showMCP()
+		return nil
 	case "/approvals":
 		if c.Approvals == nil {
 			return m.unavailable(name)

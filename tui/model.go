@@ -141,7 +141,7 @@ func newComposer(l *look) textarea.Model {
 
 // Init loads the composer history and starts listening for approvals.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.loadHistory(), m.listenApprovals())
+	return tea.Batch(m.loadHistory(), m.listenApprovals(), m.listenNotices())
 }
 
 // Update dispatches msg to its handler family: keys (update_keys.go),
@@ -181,6 +181,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.turnDone(msg)
 	case approvalMsg:
 		return m.updateApproval(msg)
+	case noticesMsg:
+		return m.showNotices(msg)
 	case tickMsg:
 		return m.updateTick()
 	case historyMsg:

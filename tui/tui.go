@@ -43,6 +43,9 @@ type Options struct {
 	// HistoryPath is the composer history file (JSON lines, appended with
 	// O_APPEND, created 0600); empty keeps history in memory only.
 	HistoryPath string
+	// Notices carries notices from other goroutines into the transcript;
+	// nil means none.
+	Notices *Notifier
 	// Commands are the slash-command hooks; a nil hook makes its command
 	// answer that it is not available.
 	Commands Commands
@@ -82,6 +85,9 @@ type Commands struct {
 	// Approvals shows (policy "") or changes the approval policy
 	// (/approvals [POLICY]) and returns the line to show.
 	Approvals func(ctx context.Context, policy string) (string, error)
+	// MCP returns the MCP servers for /mcp, in order; it may be called
+	// during a turn.
+	MCP func() []MCPServer
 }
 
 // Resumed is a conversation loaded by [Commands.Resume].

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -34,8 +35,16 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}
 	ap := tui.NewApprover()
+	notices := tui.NewNotifier()
 	e, err := newEngine(ctx, env, g, engineOptions{
 		originator: "agent_cli", cd: f.cd, sandbox: f.sandbox, approval: f.approval, approve: ap.Approve,
+		// A server that fails or stops is told once, in the transcript;
+		// /mcp shows every server's state.
+		mcpNotice: func(n mcp.Notice) {
+			if n.State == mcp.Failed || n.State == mcp.Stopped {
+				notices.Post("mcp: "+n.String(), true)
+			}
+		},
 	})
 	if err != nil {
 		return err
@@ -70,6 +79,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		Engine:        sw,
 		Messages:      shown,
 		Approver:      ap,
+		Notices:       notices,
 		Model:         e.cfg.Model,
 		Provider:      p.Name,
 		Transport:     currentTransport(e),
@@ -156,6 +166,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 				en, _ := use(sess, nil)
 				return tui.Resumed{Engine: en, Messages: transcript(ro)}, nil
 			},
+			MCP: func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
 			Status: func() []string {
 				lines := []string{
 					"config: " + orNone(e.cfg.Path),
@@ -176,6 +187,22 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		fmt.Fprintf(env.Stdout, "Session %s · resume with `agent resume %s`\n", e.sessionID, e.sessionID)
 	}
 	return err
+}
+
+// mcpStatus is /mcp's list: each server's state, tools and error.
+func mcpStatus(m *mcp.Manager) []tui.MCPServer {
+	if m == nil {
+		return nil
+	}
+	var out []tui.MCPServer
+	for _, s := range m.Servers() {
+		srv := tui.MCPServer{Name: s.Name, State: s.State.String(), Tools: s.Tools}
+		if s.Err != nil {
+			srv.Err = s.Err.Error()
+		}
+		out = append(out, srv)
+	}
+	return out
 }
 
 // sessionLine is /status's session line: the id, and whether it is
