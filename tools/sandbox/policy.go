@@ -115,18 +115,19 @@ func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailab
 // Command returns a command that runs name with args under p. The caller
 // sets Stdin, Stdout, Stderr, Env and may change Dir (the workspace by
 // default) before starting it; Env is passed through to the command
-// unchanged. SysProcAttr carries the namespaces: callers may set other
-// fields on it but must keep Cloneflags and the ID mappings, or the helper
-// refuses to run. name is looked up in the PATH of the command's
+// unchanged. SysProcAttr carries the namespaces and the new session:
+// callers may set other fields on it but must keep Cloneflags, the ID
+// mappings and Setsid (so not set Setpgid, Setctty or Foreground), or the
+// helper refuses to run. name is looked up in the PATH of the command's
 // environment.
 //
 // ctx bounds the probes Command runs and, as with exec.CommandContext, the
 // command: when ctx is done the process is killed.
 //
 // Command returns an error matching [ErrUnavailable] when the kernel
-// cannot enforce p and p.BestEffort is false. Under [DangerFullAccess], or
-// under best effort on a kernel that can enforce nothing, it returns a
-// plain exec.CommandContext.
+// cannot enforce p and p.BestEffort is false. Under [DangerFullAccess] it
+// returns a plain exec.CommandContext, and under best effort on a kernel
+// that can enforce nothing, one in a new session.
 func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.Cmd, error) {
 	mode, err := ParseMode(string(p.Mode))
 	if err != nil {
