@@ -20,3 +20,19 @@ func lockFile(f *os.File) error {
 }
 
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// tryLockFile takes an exclusive flock on f without waiting; held reports
+// that another open file (another process) holds it.
+func tryLockFile(f *os.File) (held bool, err error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return false, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return true, nil
+		case !errors.Is(err, syscall.EINTR):
+			return false, err
+		}
+	}
+}

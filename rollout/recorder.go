@@ -34,7 +34,8 @@ type Recorder struct {
 
 	wmu      sync.Mutex // serialises writes to f; held across write and fsync
 	f        *os.File
-	unsynced bool // written since the last fsync; guarded by wmu
+	lock     *os.File // holds the session's lock file (see hold)
+	unsynced bool     // written since the last fsync; guarded by wmu
 
 	mu         sync.Mutex // guards the fields below
 	buf        []byte     // encoded lines not yet written
@@ -86,6 +87,12 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	if err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
+	lock, err := hold(path, meta.ID)
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, err
+	}
 	_, err = f.Write(appendLine(nil, now, LineSessionMeta, payload))
 	if err == nil {
 		err = f.Sync()
@@ -93,6 +100,8 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	if err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
+		_ = os.Remove(lock.Name())
+		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: write %s: %w", path, err)
 	}
 	// Make the new name durable: the file and any day directory just made.
@@ -104,7 +113,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	start := time.Now()
 	r := &Recorder{
 		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, f: f, title: title,
+		created: meta.Timestamp, f: f, lock: lock, title: title,
 		now: func() time.Time { return now.Add(time.Since(start)) },
 	}
 	_ = r.updateIndex(now) // a failure stays due for the next Sync
@@ -112,7 +121,9 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 }
 
 // Open resumes the rollout at path: later appends go to the end of the
-// same file (O_APPEND). A torn last line left by a crash is terminated
+// same file (O_APPEND). The session is held by one recorder at a time,
+// across processes: while another holds it, Open returns an
+// [*InUseError] naming the holder's pid (a dead holder does not count). A torn last line left by a crash is terminated
 // first, so it stays one corrupt line that [Load] skips instead of
 // swallowing the next one. Open returns an error wrapping [ErrNoMeta] when
 // the file is not a rollout. When path lies in a $AGENT_HOME/sessions tree,
@@ -122,17 +133,23 @@ func Open(path string) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	lock, err := hold(path, meta.ID)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
+		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
 	if err := terminate(f); err != nil {
 		_ = f.Close()
+		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: repair %s: %w", path, err)
 	}
 	r := &Recorder{
 		path: path, sessions: sessionsDirOf(path), id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, now: time.Now, f: f, title: title,
+		created: meta.Timestamp, now: time.Now, f: f, lock: lock, title: title,
 	}
 	_ = r.updateIndex(r.now()) // a failure stays due for the next Sync
 	return r, nil
@@ -367,8 +384,9 @@ func (r *Recorder) updateIndex(now time.Time) error {
 	return nil
 }
 
-// Close flushes and syncs what is buffered, then closes the file. Later
-// appends return [ErrClosed]; closing again returns nil.
+// Close flushes and syncs what is buffered, then closes the file and lets
+// go of the session. Later appends return [ErrClosed]; closing again
+// returns nil.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -380,7 +398,11 @@ func (r *Recorder) Close() error {
 	err := r.flush(true)
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	return errors.Join(err, r.f.Close())
+	err = errors.Join(err, r.f.Close())
+	if r.lock != nil {
+		_ = r.lock.Close() // drops the flock
+	}
+	return err
 }
 
 // fileName is rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl for local time t.

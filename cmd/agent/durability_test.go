@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,67 @@ func TestResumeReportsCorruptLine(t *testing.T) {
 	want := "agent: warning: " + ent.Path + ": line 4: corrupt line skipped"
 	if !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
+
+// TestConcurrentResumesOfOneSession: three `agent exec resume` of one
+// session at once. One holds the session and runs its turn; the others
+// fail at once, naming the holder's pid, and append nothing.
+func TestConcurrentResumesOfOneSession(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r1", "m1", "first answer"),
+		rt.Stream(rt.Created("r2"), rt.Stall(), rt.MessageDone("m2", "resumed answer"), rt.Completed("r2")),
+	})
+	home := t.TempDir()
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	os.WriteFile(home+"/config.toml", []byte(cfg), 0o600)
+	env := map[string]string{"AGENT_HOME": home}
+	if r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	ent, err := rollout.Latest(home, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan execRun, 3)
+	for i := range 3 {
+		go func() {
+			results <- runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "resume", "--last", fmt.Sprint("two-", i))
+		}()
+	}
+	// The holder's turn stalls until both others have given up.
+	var done []execRun
+	for len(done) < 2 {
+		done = append(done, <-results)
+	}
+	srv.Release()
+	done = append(done, <-results)
+	ok, busy := 0, 0
+	want := fmt.Sprintf("session %s is in use by process %d", ent.ID, os.Getpid())
+	for _, r := range done {
+		switch {
+		case r.code == 0 && r.stdout == "resumed answer\n":
+			ok++
+		case r.code == exitFailed && strings.Contains(r.stderr, want):
+			busy++
+		default:
+			t.Errorf("resume: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+		}
+	}
+	if ok != 1 || busy != 2 {
+		t.Errorf("%d resumes ran and %d were refused; want 1 and 2", ok, busy)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, ev := range ro.Events {
+		if ev.Type == rollout.EventTurnStarted {
+			turns++
+		}
+	}
+	if turns != 2 || len(srv.Requests()) != 2 {
+		t.Errorf("%d turns recorded, %d requests; want 2 and 2 (one resumed turn)", turns, len(srv.Requests()))
 	}
 }
