@@ -137,9 +137,26 @@ func actAsAgent(mode sandbox.Mode) int {
 
 // dial connects to target ("tcp 127.0.0.1:80", "unix /path", "unix
 // @abstract") and reports the outcome. "socketpair-dgram PATH" sends a
-// datagram to PATH from one end of a socketpair instead.
+// datagram to PATH from one end of a socketpair instead, and
+// "socketpair-stream -" passes a byte through a stream socketpair.
 func dial(target string) int {
 	network, addr, _ := strings.Cut(target, " ")
+	if network == "socketpair-stream" {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		buf := make([]byte, 1)
+		if err == nil {
+			_, err = unix.Write(fds[0], []byte("x"))
+		}
+		if err == nil {
+			_, err = unix.Read(fds[1], buf)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "socketpair-stream:", err)
+			return 1
+		}
+		fmt.Println("connected")
+		return 0
+	}
 	if network == "socketpair-dgram" {
 		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {

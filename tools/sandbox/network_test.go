@@ -145,6 +145,14 @@ func TestNetworkUnixSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
+	t.Run("own socketpair", func(t *testing.T) {
+		t.Parallel()
+		// Stream socketpairs between the command's own processes still
+		// work with the network off.
+		p := sandbox.Policy{Workspace: t.TempDir()}
+		out, err, _ := dialFromSandbox(t, p, "socketpair-stream -")
+		mustSucceed(t, out, err)
+	})
 	for _, target := range []string{"unix " + path, "unix " + abstract, "unixgram " + dgram, "socketpair-dgram " + dgram} {
 		t.Run(target, func(t *testing.T) {
 			t.Parallel()

@@ -361,6 +361,12 @@ func TestReadOnlyPathsInsideWritableRoot(t *testing.T) {
 			t.Errorf("git status = %q; want the new file", out)
 		}
 		mustContain(t, filepath.Join(ws, "f"), "hi\n")
+		// git status works read-only too.
+		out, err = sh(t, sandbox.Policy{Workspace: ws, ReadOnlyPaths: p.ReadOnlyPaths}, "git status --porcelain")
+		mustSucceed(t, out, err)
+		if !strings.Contains(out, "?? f\n") {
+			t.Errorf("read-only git status = %q; want the new file", out)
+		}
 	})
 	t.Run("home under /tmp", func(t *testing.T) {
 		t.Parallel()
