@@ -304,6 +304,9 @@ func overlayProvider(info provider.Info, p providerFile) provider.Info {
 	if ms := p.WebSocketConnectTimeoutMS; ms != nil {
 		info.WebSocketConnectTimeout = millis(*ms)
 	}
+	if ms := p.ConnectionMaxWaitMS; ms != nil {
+		info.ConnectionMaxWait = millis(*ms)
+	}
 	set(&info.SupportsWebSockets, p.SupportsWebSockets)
 	set(&info.RequiresOpenAIAuth, p.RequiresOpenAIAuth)
 	return info

@@ -137,6 +137,7 @@ type providerFile struct {
 	StreamProgressTimeoutMS   *int64            `toml:"stream_progress_timeout_ms"`
 	Transport                 *string           `toml:"transport"`
 	WebSocketConnectTimeoutMS *int64            `toml:"websocket_connect_timeout_ms"`
+	ConnectionMaxWaitMS       *int64            `toml:"connection_max_wait_ms"`
 	SupportsWebSockets        *bool             `toml:"supports_websockets"`
 	RequiresOpenAIAuth        *bool             `toml:"requires_openai_auth"`
 	Retry                     *retryFile        `toml:"retry"`

@@ -169,6 +169,8 @@ func (c checker) provider(path []string, p *providerFile) {
 	c.millis(at(path, "stream_progress_timeout_ms"), &p.StreamProgressTimeoutMS)
 	c.enum(at(path, "transport"), &p.Transport, []string{provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS})
 	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
+	check(c, at(path, "connection_max_wait_ms"), &p.ConnectionMaxWaitMS, func(n int64) bool { return n >= 0 && n <= maxMS },
+		"must be 0 (wait until interrupted) or a positive number of milliseconds, got %d")
 	c.retry(at(path, "retry"), p.Retry)
 	c.autoContinue(at(path, "auto_continue"), p.AutoContinue)
 	if a := p.Auth; a != nil {

@@ -18,6 +18,7 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/transport"
 )
 
 // The auth types the client consumes satisfy its interfaces.
@@ -82,13 +83,14 @@ type authRun struct {
 	log    string
 }
 
-// streamWith runs one Client.Stream over transport ("sse" or "ws")
+// streamWith runs one Client.Sample over transport ("sse" or "ws")
 // against script, authenticated by creds.
 func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.Credentials) authRun {
 	t.Helper()
 	srv := rt.NewServer(t, script)
 	p := provider.Custom("test")
 	p.BaseURL, p.SupportsWebSockets = srv.URL, mode == "ws"
+	p.StreamMaxRetries = 0 // the HTTP layer and 401 recovery alone
 	var logs bytes.Buffer
 	var run authRun
 	c := modelclient.New(modelclient.Options{
@@ -103,15 +105,20 @@ func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.C
 		},
 	})
 	defer c.Close()
-	s, err := c.Stream(t.Context(), &modelclient.Prompt{}, modelclient.Hooks{})
-	if err == nil {
-		for s.Next() {
-		}
-		run.err = s.Err()
-		s.Close()
-	} else {
-		run.err = err
-	}
+	run.err = c.Sample(t.Context(), c.NewBudgets(false, 0), modelclient.Sampling{
+		Prompt: func() *modelclient.Prompt { return &modelclient.Prompt{} },
+		Consume: func(_ context.Context, s transport.Stream) error {
+			for s.Next() {
+				if _, ok := s.Event().(transport.Completed); ok {
+					return nil
+				}
+			}
+			if s.Err() != nil {
+				return s.Err()
+			}
+			return transport.ErrIncomplete
+		},
+	})
 	if reqs := srv.Requests(); mode == "ws" && len(reqs) > 0 && reqs[0].Method != http.MethodGet {
 		t.Errorf("first request is a %s; want the WebSocket handshake", reqs[0].Method)
 	}

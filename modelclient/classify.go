@@ -34,11 +34,12 @@ const (
 	KindQuota                       // insufficient_quota, usage_not_included
 	KindUsageLimit                  // usage_limit_reached (has a reset time)
 	KindInvalidRequest              // 400, invalid_prompt, policy refusals
+	KindConfig                      // the configuration cannot make a valid request
 )
 
 var kindNames = [...]string{
 	"permanent", "canceled", "transient", "connect", "rate_limited", "overloaded",
-	"auth", "upgrade_required", "context_window", "quota", "usage_limit", "invalid_request",
+	"auth", "upgrade_required", "context_window", "quota", "usage_limit", "invalid_request", "config",
 }
 
 func (k Kind) String() string {
@@ -107,11 +108,31 @@ func retryable(k Kind, class string, err error) Failure {
 	return Failure{Kind: k, Class: class, Retryable: true, Err: err}
 }
 
+// classifiedError carries the [Failure] of an error, computed once where
+// the error arose, so every layer that judges it reads the same verdict.
+type classifiedError struct{ f Failure }
+
+func (e *classifiedError) Error() string { return e.f.Err.Error() }
+func (e *classifiedError) Unwrap() error { return e.f.Err }
+
+// classified wraps err with its classification (nil stays nil; an error
+// already classified is returned as it is).
+func classified(err error) error {
+	var ce *classifiedError
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	return &classifiedError{f: Classify(err)}
+}
+
 // Classify sorts err into a [Failure]. It never matches error strings of
 // other packages: it reads typed transport errors, status codes, API error
-// codes and server bodies.
+// codes and server bodies. An error classified where it arose keeps that
+// verdict (a cancellation in its chain still wins).
 func Classify(err error) Failure {
 	var (
+		ce         *classifiedError
+		header     *HeaderError
 		httpErr    *transport.HTTPError
 		apiErr     *transport.APIError
 		incomplete *transport.IncompleteError
@@ -128,6 +149,16 @@ func Classify(err error) Failure {
 		return Failure{}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return Failure{Kind: KindCanceled, Err: err}
+	case errors.As(err, &ce):
+		return ce.f
+	case errors.As(err, &header):
+		k := KindConfig
+		if header.Credential {
+			k = KindAuth
+		}
+		return Failure{Kind: k, Message: header.Error(), Err: err}
+	case errors.Is(err, transport.ErrEventTooLarge):
+		return Failure{Kind: KindPermanent, Message: err.Error(), Err: err}
 	case errors.As(err, &refused):
 		// The login must be renewed by hand: the message says how.
 		return Failure{Kind: KindAuth, Message: refused.Error(), Err: err}

@@ -57,9 +57,13 @@ type Options struct {
 	Rand func() float64
 	// Logger receives one line per retry; default discards.
 	Logger *slog.Logger
-	// RetryOn selects what the HTTP layer retries; nil means everything
-	// retryable (429, 5xx and transport failures).
-	RetryOn *RetryOn
+	// Now is the clock for server-given times (a pause until a
+	// Retry-After); default time.Now.
+	Now func() time.Time
+	// CredentialSource names where Auth's secret comes from ("environment
+	// variable OPENAI_API_KEY", "auth command ..."), for the error that
+	// refuses a credential no HTTP header can carry.
+	CredentialSource string
 	// Gate, when set, is the retry gate this client shares with others
 	// (agent exec --batch): every re-send waits for one of its slots, every
 	// request waits out its cooldowns, and [Client.Backoff] turns
@@ -98,8 +102,8 @@ func New(opts Options) *Client {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	if opts.RetryOn == nil {
-		opts.RetryOn = &RetryOn{RateLimit: true, ServerError: true, Transport: true}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	if opts.Originator == "" {
 		opts.Originator = "agent"
@@ -226,15 +230,53 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 	return json.Marshal(b)
 }
 
-// header builds the headers of one attempt, token included.
+// HeaderError is a header no HTTP request can carry (a line break or
+// another control character in its value): the request is refused
+// locally, before anything is sent, and not retried.
+type HeaderError struct {
+	// Header is the header's name.
+	Header string
+	// Source is where its value came from, in words.
+	Source string
+	// Credential says the value is a credential (an API key or token).
+	Credential bool
+}
+
+func (e *HeaderError) Error() string {
+	what := "header " + e.Header
+	if e.Credential {
+		what = "credential"
+	}
+	return fmt.Sprintf("the %s from %s contains a line break or control character; no request was sent", what, e.Source)
+}
+
+// validHeaderValue reports whether v can be sent as an HTTP header value
+// (no CR, LF, NUL or other control characters but tab).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; (b < ' ' && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// header builds the headers of one attempt, token included. A value that
+// cannot be sent is a [*HeaderError] naming its source.
 func (c *Client) header(ctx context.Context) (http.Header, error) {
 	h := http.Header{}
 	p := c.opts.Provider
 	for _, k := range slices.Sorted(maps.Keys(p.HTTPHeaders)) {
+		if !validHeaderValue(p.HTTPHeaders[k]) {
+			return nil, &HeaderError{Header: k, Source: fmt.Sprintf("model_providers.%s.http_headers.%s in config", p.ID, k)}
+		}
 		h.Set(k, p.HTTPHeaders[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(p.EnvHTTPHeaders)) {
 		if v := strings.TrimSpace(c.opts.Getenv(p.EnvHTTPHeaders[k])); v != "" {
+			if !validHeaderValue(v) {
+				return nil, &HeaderError{Header: k, Source: fmt.Sprintf("environment variable %s (model_providers.%s.env_http_headers)", p.EnvHTTPHeaders[k], p.ID)}
+			}
 			h.Set(k, v)
 		}
 	}
@@ -248,6 +290,17 @@ func (c *Client) header(ctx context.Context) (http.Header, error) {
 	if c.opts.Auth != nil {
 		if err := c.opts.Auth.Apply(ctx, h); err != nil {
 			return nil, fmt.Errorf("authenticate: %w", err)
+		}
+	}
+	for k, vs := range h {
+		for _, v := range vs {
+			if !validHeaderValue(v) {
+				src := c.opts.CredentialSource
+				if src == "" {
+					src = "the configured credentials"
+				}
+				return nil, &HeaderError{Header: k, Source: src, Credential: true}
+			}
 		}
 	}
 	return h, nil

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -25,7 +25,9 @@ func (c *Client) SupportsRemoteCompaction() bool {
 // Compact asks the server to compact p's input: POST {base}/responses/compact
 // with the request body minus the streaming fields; the answer's "output"
 // items replace the history. Failures before an answer are retried like
-// any request (the HTTP layer), bounded by ctx.
+// any request (the HTTP layer, which here also takes 429s: compaction has
+// no stream layer), with the same 401 recovery and retry gate, bounded by
+// ctx.
 func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, error) {
 	body, err := c.Body(p)
 	if err != nil {
@@ -45,33 +47,25 @@ func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, erro
 	if i := strings.Index(c.url, "/responses?"); i >= 0 {
 		url = c.url[:i] + "/responses/compact" + c.url[i+len("/responses"):]
 	}
-	budget := c.opts.Provider.RequestMaxRetries
-	for n := 1; ; n++ {
-		items, err := c.compactOnce(ctx, url, body)
-		if err == nil {
-			return items, nil
-		}
-		f := Classify(err)
-		pol := c.Policy(f.Class)
-		if !f.Retryable || f.Class == provider.ClassOverloaded || !pol.Allows(n, budget) {
+	l := &httpLayer{c: c, budget: retry.NewBudget(LayerHTTP, c.opts.Provider.RequestMaxRetries, 0), rateLimit: true}
+	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "compact", nil), Decide: l.decide(ctx)}
+	return retry.Do(ctx, d, func(ctx context.Context, n int) ([]transport.Item, error) {
+		release, err := c.enterGate(ctx, n > 1)
+		if err != nil {
 			return nil, err
 		}
-		d := pol.Delay(n, c.opts.Rand())
-		if f.Delay > 0 {
-			d = pol.Cap(f.Delay)
+		defer release()
+		h, err := c.header(ctx)
+		if err != nil {
+			return nil, classified(err)
 		}
-		c.LogRetry(ctx, "compact", Retry{Layer: LayerHTTP, Class: f.Class, Attempt: n, Max: budget, Delay: d, Failure: f})
-		if err := c.opts.Sleep(ctx, d); err != nil {
-			return nil, err
-		}
-	}
+		l.sent = h
+		items, err := c.compactOnce(ctx, url, h, body)
+		return items, classified(err)
+	})
 }
 
-func (c *Client) compactOnce(ctx context.Context, url string, body []byte) ([]transport.Item, error) {
-	h, err := c.header(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (c *Client) compactOnce(ctx context.Context, url string, h http.Header, body []byte) ([]transport.Item, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err

@@ -21,6 +21,9 @@ const (
 	// DefaultStreamProgressTimeout ends a stream that stays alive (keep-alive
 	// comments, pings) but delivers no event for this long.
 	DefaultStreamProgressTimeout = 600 * time.Second
+	// DefaultConnectionMaxWait bounds, in exec and batch, the total wait
+	// of the connection retries of one sampling request.
+	DefaultConnectionMaxWait = 10 * time.Minute
 )
 
 // Transport choices for a provider ("transport" in config).
@@ -81,6 +84,10 @@ type Info struct {
 	Transport string
 	// WebSocketConnectTimeout bounds the WebSocket handshake.
 	WebSocketConnectTimeout time.Duration
+	// ConnectionMaxWait bounds the total wait of the connection retries
+	// of one sampling request in exec and batch (connection_max_wait_ms);
+	// zero waits until interrupted. The chat always waits until Esc.
+	ConnectionMaxWait time.Duration
 	// SupportsWebSockets says the provider speaks Responses over WebSocket.
 	SupportsWebSockets bool
 	// RequiresOpenAIAuth says the provider uses auth.json / login.
@@ -116,6 +123,7 @@ func withDefaults(p Info) Info {
 	p.StreamProgressTimeout = DefaultStreamProgressTimeout
 	p.Transport = TransportAuto
 	p.WebSocketConnectTimeout = DefaultWebSocketConnectTimeout
+	p.ConnectionMaxWait = DefaultConnectionMaxWait
 	p.Retry = DefaultRetry()
 	return p
 }

@@ -57,7 +57,10 @@ func DefaultRetry() map[string]ClassPolicy {
 			MaxDelay:   10 * time.Minute,
 			Jitter:     1,
 			Delays: []time.Duration{
-				time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 5 * time.Minute,
+				// At most 2 s + 10 s + 60 s + 4 m + 8 m with the up-only
+				// jitter: with the continuations, a turn on a model that
+				// stays at capacity ends within 15 minutes.
+				time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 4 * time.Minute,
 			},
 		},
 	}

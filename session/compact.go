@@ -85,7 +85,8 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 			emit(r)
 		}
 	}
-	_, _, _, err := s.sample(ctx, quiet)
+	var retries int
+	_, _, err := s.sample(ctx, s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait), quiet, &retries)
 	s.history, s.opts.Recorder = saved, rec
 	if err != nil {
 		return "", err

@@ -89,40 +89,51 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 
 // Run calls attempt with the original prompt, then with the continuation
 // prompt after each retryable failure, while the schedule lasts and the
-// thread can continue. It returns nil on success, a [*PausedError] when the
-// schedule ran out, a [*StoppedError] when the thread cannot continue, or
-// the attempt's error when it is not retryable.
+// thread can continue, through the one retry driver (the continuation
+// layer's budget is the schedule). It returns nil on success, a
+// [*PausedError] when the schedule ran out, a [*StoppedError] when the
+// thread cannot continue, or the attempt's error when it is not retryable.
 func (c *Coordinator) Run(ctx context.Context, prompt string, attempt func(ctx context.Context, prompt string) error) error {
-	for n := 0; ; n++ {
+	budget := retry.NewBudget(LayerContinue, len(c.Policy.Delays), 0)
+	d := retry.Driver{
+		Sleep: c.Sleep,
+		Decide: func(err error) retry.Decision {
+			if !c.Policy.Enabled || !c.Retryable(err) {
+				return retry.Decision{}
+			}
+			if why := c.CanContinue(); why != nil {
+				return retry.Decision{Final: &StoppedError{Reason: why, Err: err}}
+			}
+			n := budget.Spent()
+			if budget.Exhausted() {
+				return retry.Decision{Final: &PausedError{Attempts: n, Err: err}}
+			}
+			return retry.Decision{Budget: budget, Delay: c.Policy.Delays[n]}
+		},
+		Notify: func(w retry.Wait) {
+			if c.Notify != nil {
+				c.Notify(w.Attempt, w.Delay, w.Err)
+			}
+		},
+	}
+	_, err := retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
 		p := prompt
-		if n > 0 {
+		if n > 1 {
 			p = c.Policy.Prompt
 		}
-		err := attempt(ctx, p)
-		if err == nil || ctx.Err() != nil || !c.Policy.Enabled || !c.Retryable(err) {
-			return err
-		}
-		if why := c.CanContinue(); why != nil {
-			return &StoppedError{Reason: why, Err: err}
-		}
-		if n >= len(c.Policy.Delays) {
-			return &PausedError{Attempts: n, Err: err}
-		}
-		d := c.Policy.Delays[n]
-		if c.Notify != nil {
-			c.Notify(n+1, d, err)
-		}
-		if serr := c.Sleep(ctx, d); serr != nil {
-			return errors.Join(serr, err)
-		}
-	}
+		return struct{}{}, attempt(ctx, p)
+	})
+	return err
 }
 
 // continuable is the session's answer to "can this thread continue in the
-// same context": the turn's history is recorded and no tool call is in an
-// unknown state.
-func (s *Session) continuable() error {
+// same context": the turn's history is recorded and none of this turn's
+// tool calls (those not in earlier) is in an unknown state.
+func (s *Session) continuable(earlier map[string]bool) error {
 	for _, e := range s.ledger.Entries() {
+		if earlier[e.CallID] {
+			continue // an earlier turn's: it does not make this one ambiguous
+		}
 		if e.State == CallStarted || e.State == CallUnknown {
 			return errors.New("a tool call's outcome is unknown (" + e.Name + " " + e.CallID + ")")
 		}
@@ -134,8 +145,15 @@ func (s *Session) continuable() error {
 }
 
 // retryableTerminal reports whether a turn's terminal failure is a
-// transient class that outlasted the retry budgets.
+// transient class that outlasted the retry budgets. A failure whose
+// server asked for a wait beyond its class's cap is not: continuing
+// would ask again before the server's time.
 func retryableTerminal(err error) bool {
+	var p *modelclient.PausedError
+	var g *modelclient.GaveUpError
+	if errors.As(err, &p) || errors.As(err, &g) {
+		return false
+	}
 	f := modelclient.Classify(err)
 	return f.Retryable && f.Kind != modelclient.KindCanceled
 }

@@ -138,8 +138,13 @@ func TestContinuationAfterRepeatedDeaths(t *testing.T) {
 	reqs := h.srv.Requests()
 	for i, r := range reqs {
 		in := r.JSON["input"].([]any)
-		if n := len(in); n != i+1 {
-			t.Errorf("request %d has %d input items; want %d (full history)", i, n, i+1)
+		// The continuation prompt is recorded once: every continuation
+		// carries the history with it exactly once.
+		if n, want := len(in), min(i+1, 2); n != want {
+			t.Errorf("request %d has %d input items; want %d", i, n, want)
+		}
+		if n := strings.Count(string(r.Body), "continue please"); n != min(i, 1) {
+			t.Errorf("request %d carries the continuation prompt %d times; want %d", i, n, min(i, 1))
 		}
 		first := in[0].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]
 		if first != "long task" {
@@ -168,23 +173,47 @@ func TestContinuationPausesWhenScheduleRunsOut(t *testing.T) {
 	}
 }
 
-// TestNoContinuationWithUnknownToolCall: a call started and its outcome
-// is unknown (its output never recorded): the turn is not continued.
+// TestNoContinuationWithUnknownToolCall: a call of this turn started and
+// its outcome is unknown (its output never recorded): the turn is not
+// continued.
 func TestNoContinuationWithUnknownToolCall(t *testing.T) {
 	h := newHarness(t, rt.Script{
 		rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop()),
 	}, withStreamRetries(0), withContinue(session.DefaultContinuePolicy()),
 		withTools(t, t.TempDir(), tools.PolicyNever, nil))
-	h.sess.Ledger().Restore([]session.LedgerEntry{{CallID: "old", Name: "exec_command", State: session.CallStarted}})
-	err := h.turn(t, "task")
+	err := h.sess.Turn(t.Context(), "task", func(ev session.Event) {
+		if _, ok := ev.(session.TextDelta); ok { // the call starts during this turn
+			h.sess.Ledger().Restore([]session.LedgerEntry{{CallID: "now", Name: "exec_command", State: session.CallStarted}})
+		}
+	})
 	var te *session.TurnError
 	if !errors.As(err, &te) || te.Paused || !strings.Contains(te.NotContinued, "unknown") {
-		t.Errorf("err = %v; want not continued because of the unknown call", err)
+		t.Fatalf("err = %v; want not continued because of the unknown call", err)
 	}
 	if len(h.srv.Requests()) != 1 || len(h.sleeps) != 0 {
 		t.Errorf("%d requests, sleeps %v; want 1 and none", len(h.srv.Requests()), h.sleeps)
 	}
 	if te.Failure.Kind != modelclient.KindTransient {
 		t.Errorf("kind = %v", te.Failure.Kind)
+	}
+}
+
+// TestEarlierUnknownToolCallDoesNotStopContinuation: a call of an earlier
+// turn whose outcome is unknown stops that turn's auto-continue only.
+func TestEarlierUnknownToolCallDoesNotStopContinuation(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop()),
+		rt.Reply("r2", "m2", "done"),
+	}, withStreamRetries(0), withContinue(session.DefaultContinuePolicy()),
+		withTools(t, t.TempDir(), tools.PolicyNever, nil))
+	h.sess.Ledger().Restore([]session.LedgerEntry{{CallID: "old", Name: "exec_command", State: session.CallStarted}})
+	if err := h.turn(t, "task"); err != nil {
+		t.Fatalf("err = %v; want the turn continued and completed", err)
+	}
+	if diff := cmp.Diff([]time.Duration{10 * time.Second}, h.sleeps); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"done"}, h.messages()); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 }

@@ -15,16 +15,30 @@ type TurnError struct {
 	Exhausted bool
 	// Retries is how many retries the turn made in all.
 	Retries int
+	// Requests is how many requests the turn sent in all.
+	Requests int
+	// Until, when set, is the time the server asked to wait for: the
+	// turn paused at once instead of asking earlier.
+	Until time.Time
 	// Paused says auto-continue ran out of schedule: the turn's state is
 	// kept and it can be continued later.
 	Paused bool
 	// NotContinued says why a retryable failure was not auto-continued.
 	NotContinued string
+	// GaveUp, when set, says why more attempts were ruled out (a
+	// connection wait that reached connection_max_wait, an undecodable
+	// final event twice).
+	GaveUp string
 }
 
 func (e *TurnError) Error() string {
 	msg := Describe(e.Failure, e.Exhausted)
 	switch {
+	case e.GaveUp != "":
+		msg = e.GaveUp
+	case e.Paused && !e.Until.IsZero():
+		msg = "turn paused: the server asked to wait until " + e.Until.UTC().Format("2006-01-02 15:04:05 MST") +
+			" (" + e.Failure.Reason() + "); continue it then with `agent exec resume --last`"
 	case e.Paused:
 		msg = "turn paused, " + msg + "; continue it later with `agent exec resume --last`"
 	case e.NotContinued != "":

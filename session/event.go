@@ -44,14 +44,23 @@ type MessageDone struct {
 	Text   string
 }
 
+// ResponseCompleted says the attempt in progress ended with
+// response.completed: the messages it completed are the answer (those of
+// an attempt that failed before it, though recorded, are not).
+type ResponseCompleted struct {
+	Usage transport.Usage
+}
+
 // ReasoningDone is a completed reasoning item's summary text.
 type ReasoningDone struct {
 	ItemID string
 	Text   string
 }
 
-// Retry says a retry is about to wait: which layer, class, attempt of how
-// many, how long, and why.
+// Retry says a retry is about to wait: which budget it spends (Layer),
+// the class, attempt of how many (Attempt/Max), what is left (Left, and
+// Waited of MaxWait for a time-bounded budget), how long, and why. Front
+// ends word it from these fields.
 type Retry struct {
 	modelclient.Retry
 }
@@ -69,24 +78,29 @@ type TurnCompleted struct {
 	// Last is the usage of the turn's last response; Total accumulates the
 	// whole session.
 	Last, Total transport.Usage
+	// Requests is how many requests the turn sent, retries included.
+	Requests int
 }
 
 // TurnFailed closes a turn that did not complete. The same error is
 // returned by [Session.Turn].
 type TurnFailed struct {
 	Err *TurnError
+	// Requests is how many requests the turn sent, retries included.
+	Requests int
 }
 
-func (TurnStarted) isEvent()    {}
-func (TextDelta) isEvent()      {}
-func (ReasoningDelta) isEvent() {}
-func (Retracted) isEvent()      {}
-func (MessageDone) isEvent()    {}
-func (ReasoningDone) isEvent()  {}
-func (Retry) isEvent()          {}
-func (Warning) isEvent()        {}
-func (TurnCompleted) isEvent()  {}
-func (TurnFailed) isEvent()     {}
+func (TurnStarted) isEvent()       {}
+func (TextDelta) isEvent()         {}
+func (ReasoningDelta) isEvent()    {}
+func (Retracted) isEvent()         {}
+func (MessageDone) isEvent()       {}
+func (ReasoningDone) isEvent()     {}
+func (ResponseCompleted) isEvent() {}
+func (Retry) isEvent()             {}
+func (Warning) isEvent()           {}
+func (TurnCompleted) isEvent()     {}
+func (TurnFailed) isEvent()        {}
 
 // ToolCallBegin says a tool call is about to run (approval may follow).
 type ToolCallBegin struct {

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
@@ -34,8 +32,12 @@ type Options struct {
 	Instructions string
 	// UnboundedConnectionRetries keeps retrying connect failures of the
 	// sampling request (5 s doubling to 60 s) without spending the stream
-	// budget, until the turn is cancelled.
+	// budget, until ConnectionMaxWait is waited or the turn is cancelled.
 	UnboundedConnectionRetries bool
+	// ConnectionMaxWait bounds the total wait of those connection retries
+	// in one sampling request; zero waits until the turn is cancelled
+	// (the chat). exec and batch set connection_max_wait.
+	ConnectionMaxWait time.Duration
 	// OutputSchema, when set, constrains the final answer to this JSON
 	// Schema (strict structured output).
 	OutputSchema json.RawMessage
@@ -230,31 +232,50 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	emit(TurnStarted{Input: input})
 	var last transport.Usage
 	retries := 0
+	budgets := s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait)
+	// Only this turn's tool calls decide whether it can continue: an
+	// unknown outcome of an earlier turn does not stop later ones.
+	earlier := map[string]bool{}
+	for _, e := range s.ledger.Entries() {
+		earlier[e.CallID] = true
+	}
 	c := &Coordinator{
 		Policy:      policy,
 		Sleep:       s.client.Sleep,
 		Retryable:   retryableTerminal,
-		CanContinue: s.continuable,
+		CanContinue: func() error { return s.continuable(earlier) },
 		Notify: func(n int, d time.Duration, cause error) {
-			r := modelclient.Retry{Layer: LayerContinue, Class: modelclient.Classify(cause).Class,
-				Attempt: n, Max: len(policy.Delays), Delay: d, Failure: modelclient.Classify(cause)}
+			f := modelclient.Classify(cause)
+			var waited time.Duration
+			for _, w := range policy.Delays[:n] {
+				waited += w
+			}
+			r := modelclient.Retry{Layer: LayerContinue, Class: f.Class, Attempt: n, Max: len(policy.Delays),
+				Left: len(policy.Delays) - n, Delay: d, Waited: waited, Failure: f}
 			s.client.LogRetry(ctx, "continue", r)
+			retries++
 			emit(Retry{r})
 		},
 	}
 	compacted := false
+	round, continued := 0, false
 	images := s.images
 	s.images = nil
 	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
 		if err := s.maybeCompact(ctx, emit); err != nil {
 			emit(Warning{Message: "automatic compaction failed: " + err.Error()})
 		}
-		s.appendItems(transport.UserMessageWithImages(prompt, images))
-		images = nil // a continuation carries the prompt only
-		s.sync()     // a turn boundary: the prompt survives a crash
+		// The continuation prompt is recorded once per turn: a later
+		// round resends the history that already carries it.
+		round++
+		if round == 1 || !continued {
+			continued = round > 1
+			s.appendItems(transport.UserMessageWithImages(prompt, images))
+			images = nil // a continuation carries the prompt only
+		}
+		s.sync() // a turn boundary: the prompt survives a crash
 		for {
-			u, st, ran, err := s.sample(ctx, emit)
-			retries += st.total()
+			u, ran, err := s.sample(ctx, budgets, emit, &retries)
 			if err != nil && !compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
 				// The window is full: compact once and try again, rather
 				// than ending the turn.
@@ -279,19 +300,25 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	})
 	if err != nil {
 		f := modelclient.Classify(err)
-		te := &TurnError{Failure: f, Retries: retries, Exhausted: f.Retryable}
+		te := &TurnError{Failure: f, Retries: retries, Requests: budgets.Requests(), Exhausted: f.Retryable}
 		var paused *PausedError
 		var stopped *StoppedError
+		var wait *modelclient.PausedError
+		var gave *modelclient.GaveUpError
 		switch {
+		case errors.As(err, &gave):
+			te.GaveUp = gave.Error()
+		case errors.As(err, &wait):
+			te.Paused, te.Until, te.Exhausted = true, wait.Until, true
 		case errors.As(err, &paused):
 			te.Paused = true
 		case errors.As(err, &stopped):
 			te.NotContinued = stopped.Reason.Error()
 		}
-		emit(TurnFailed{Err: te})
+		emit(TurnFailed{Err: te, Requests: budgets.Requests()})
 		return te
 	}
-	emit(TurnCompleted{Last: last, Total: s.total})
+	emit(TurnCompleted{Last: last, Total: s.total, Requests: budgets.Requests()})
 	return nil
 }
 
@@ -317,120 +344,37 @@ func (s *Session) prompt() *modelclient.Prompt {
 	}
 }
 
-// StreamRetryState counts the stream-layer retries of one sampling request,
-// as the reference client's ResponsesStreamRetryState does, plus the
-// separate overload schedule.
-type StreamRetryState struct {
-	// Retries spends the provider's stream_max_retries.
-	Retries int
-	// ConnectionRetries counts unbounded connection retries.
-	ConnectionRetries int
-	// OverloadRetries counts retries on the overloaded schedule.
-	OverloadRetries int
-	// ByClass counts retries per class, for per-class caps.
-	ByClass map[string]int
-	// HTTPRetries counts retries the HTTP layer made inside attempts.
-	HTTPRetries int
-}
-
-func (st *StreamRetryState) total() int {
-	return st.Retries + st.ConnectionRetries + st.OverloadRetries + st.HTTPRetries
-}
-
-// next decides whether f may be retried and how: it returns the retry to
-// announce, or ok=false when every budget is spent.
-func (s *Session) next(st *StreamRetryState, f modelclient.Failure) (r modelclient.Retry, ok bool) {
-	if !f.Retryable {
-		return r, false
-	}
-	if f.Kind == modelclient.KindConnect && s.opts.UnboundedConnectionRetries && !s.client.WebSocketActive() {
-		st.ConnectionRetries++
-		return modelclient.Retry{
-			Layer: modelclient.LayerConnection, Class: f.Class, Attempt: st.ConnectionRetries,
-			Max: -1, Delay: retry.ConnectionDelay(st.ConnectionRetries), Failure: f,
-		}, true
-	}
-	pol := s.client.Policy(f.Class)
-	if st.ByClass == nil {
-		st.ByClass = map[string]int{}
-	}
-	var n, budget int
-	if f.Class == provider.ClassOverloaded {
-		n, budget = st.OverloadRetries+1, -1
-		if !pol.Allows(n, budget) {
-			return r, false
-		}
-		st.OverloadRetries = n
-		budget = pol.MaxRetries
-	} else {
-		n, budget = st.Retries+1, s.client.Provider().StreamMaxRetries
-		if !pol.Allows(st.ByClass[f.Class]+1, -1) || n > budget {
-			return r, false
-		}
-		st.Retries = n
-	}
-	st.ByClass[f.Class]++
-	r = modelclient.Retry{Layer: modelclient.LayerStream, Class: f.Class, Attempt: n, Max: budget, Failure: f}
-	if f.Delay > 0 {
-		r.Delay = pol.Cap(f.Delay) // the server's delay wins
-	} else {
-		r.Delay = pol.Delay(n, s.client.Rand())
-	}
-	return r, true
-}
-
-// sample runs one sampling request with the stream-layer retries. It
-// reports how many tool calls ran (the turn then needs a follow-up).
-func (s *Session) sample(ctx context.Context, emit func(Event)) (_ transport.Usage, _ *StreamRetryState, ran int, _ error) {
-	st := &StreamRetryState{}
-	hooks := modelclient.Hooks{
-		Retry: func(r modelclient.Retry) {
-			st.HTTPRetries++
-			emit(Retry{r})
+// sample runs one sampling request through the model client, which owns
+// every retry layer under it; the session supplies the prompt (rebuilt
+// from history for every attempt) and consumes each stream. It reports
+// how many tool calls the successful attempt ran (the turn then needs a
+// follow-up) and counts retries into *retries.
+func (s *Session) sample(ctx context.Context, b *modelclient.Budgets, emit func(Event), retries *int) (usage transport.Usage, ran int, _ error) {
+	err := s.client.Sample(ctx, b, modelclient.Sampling{
+		Prompt: s.prompt,
+		// Only the successful attempt's calls decide the follow-up: calls
+		// of a failed attempt ran and were recorded, and the retry shows
+		// them.
+		Consume: func(ctx context.Context, st transport.Stream) error {
+			var err error
+			usage, ran, err = s.attempt(ctx, st, emit)
+			return err
 		},
+		Retry:    func(r modelclient.Retry) { *retries++; emit(Retry{r}) },
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
+	})
+	if err != nil {
+		return transport.Usage{}, 0, err
 	}
-	for try := 1; ; try++ {
-		// Every try after the first repeats a failed request: it passes the
-		// client's retry gate as a re-send.
-		hooks.Resend = try > 1
-		// Only the successful attempt's calls decide the follow-up: calls of
-		// a failed attempt ran and were recorded, and the retry shows them.
-		usage, n, err := s.attempt(ctx, emit, hooks)
-		if err == nil {
-			return usage, st, n, nil
-		}
-		f := modelclient.Classify(err)
-		if f.Kind == modelclient.KindCanceled || ctx.Err() != nil {
-			return usage, st, ran, errors.Join(context.Cause(ctx), err)
-		}
-		r, ok := s.next(st, f)
-		if !ok && f.Retryable && f.Kind != modelclient.KindOverloaded {
-			// The stream budget ran out on WebSocket: switch the session to
-			// HTTPS, reset the counter and send the same prompt again.
-			if reason := f.Reason(); s.client.FallBack(ctx, reason) {
-				emit(Warning{Message: modelclient.Fallback{Reason: reason}.Message()})
-				st.Retries, st.ByClass = 0, nil
-				continue
-			}
-		}
-		if !ok {
-			return usage, st, ran, err
-		}
-		s.client.LogRetry(ctx, "sampling", r)
-		emit(Retry{r})
-		if err := s.client.Backoff(ctx, r); err != nil {
-			return usage, st, ran, err
-		}
-	}
+	return usage, ran, nil
 }
 
-// attempt opens one stream and consumes it. Each completed item is recorded
-// into history at once (as the reference client does), so a retry replays
-// it instead of repeating it; deltas of unfinished items are retracted when
+// attempt consumes one stream. Each completed item is recorded into
+// history at once (as the reference client does), so a retry replays it
+// instead of repeating it; deltas of unfinished items are retracted when
 // the attempt fails.
-func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (_ transport.Usage, ran int, _ error) {
-	usage, calls, err := s.consume(ctx, emit, hooks)
+func (s *Session) attempt(ctx context.Context, stream transport.Stream, emit func(Event)) (_ transport.Usage, ran int, _ error) {
+	usage, calls, err := s.consume(stream, emit)
 	// Completed calls run whether the stream finished or not: they are
 	// recorded, and the retry (or follow-up) must carry their outputs.
 	ran, abort := s.runCalls(ctx, calls, emit)
@@ -440,13 +384,8 @@ func (s *Session) attempt(ctx context.Context, emit func(Event), hooks modelclie
 	return usage, ran, err
 }
 
-// consume opens one stream and reads it, recording completed items.
-func (s *Session) consume(ctx context.Context, emit func(Event), hooks modelclient.Hooks) (_ transport.Usage, calls []transport.Item, _ error) {
-	stream, err := s.client.Stream(ctx, s.prompt(), hooks)
-	if err != nil {
-		return transport.Usage{}, nil, err
-	}
-	defer stream.Close()
+// consume reads one stream, recording completed items.
+func (s *Session) consume(stream transport.Stream, emit func(Event)) (_ transport.Usage, calls []transport.Item, _ error) {
 	open := map[string]bool{} // items with streamed deltas but not yet done
 	var order []string
 	for stream.Next() {
@@ -477,10 +416,11 @@ func (s *Session) consume(ctx context.Context, emit func(Event), hooks modelclie
 				s.total.Add(u)
 				s.lastTotal = u.TotalTokens
 			}
+			emit(ResponseCompleted{Usage: u})
 			return u, calls, nil
 		}
 	}
-	err = stream.Err()
+	err := stream.Err()
 	if err == nil {
 		err = transport.ErrIncomplete // a stream must end with response.completed
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // wireEvent is the union of the fields any Responses stream event carries.
@@ -27,25 +29,63 @@ type wireError struct {
 	Message string `json:"message"`
 }
 
+// wireUsage is the usage object of response.completed.
+type wireUsage struct {
+	InputTokens        tokenCount `json:"input_tokens"`
+	InputTokensDetails struct {
+		CachedTokens     tokenCount `json:"cached_tokens"`
+		CacheWriteTokens tokenCount `json:"cache_write_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokens        tokenCount `json:"output_tokens"`
+	OutputTokensDetails struct {
+		ReasoningTokens tokenCount `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+	TotalTokens tokenCount `json:"total_tokens"`
+}
+
+// tokenCount is a token count as gateways send it: an integer, a float
+// with an integral value (10.0, 1e3), a numeric string, or null. Anything
+// else decodes as 0.
+type tokenCount int64
+
+func (t *tokenCount) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(strings.TrimSpace(string(b)), `"`)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f < 1<<62 {
+		*t = tokenCount(f)
+	}
+	return nil
+}
+
+// decodeUsage decodes a usage object leniently: nil when absent or
+// undecodable, never an error.
+func decodeUsage(raw json.RawMessage) *Usage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var u wireUsage
+	if json.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	return &Usage{
+		InputTokens:           int64(u.InputTokens),
+		CachedInputTokens:     int64(u.InputTokensDetails.CachedTokens),
+		CacheWriteInputTokens: int64(u.InputTokensDetails.CacheWriteTokens),
+		OutputTokens:          int64(u.OutputTokens),
+		ReasoningOutputTokens: int64(u.OutputTokensDetails.ReasoningTokens),
+		TotalTokens:           int64(u.TotalTokens),
+	}
+}
+
 type wireResponse struct {
 	ID                string     `json:"id"`
 	Error             *wireError `json:"error"`
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Usage *struct {
-		InputTokens        int64 `json:"input_tokens"`
-		InputTokensDetails struct {
-			CachedTokens     int64 `json:"cached_tokens"`
-			CacheWriteTokens int64 `json:"cache_write_tokens"`
-		} `json:"input_tokens_details"`
-		OutputTokens        int64 `json:"output_tokens"`
-		OutputTokensDetails struct {
-			ReasoningTokens int64 `json:"reasoning_tokens"`
-		} `json:"output_tokens_details"`
-		TotalTokens int64 `json:"total_tokens"`
-	} `json:"usage"`
-	EndTurn *bool `json:"end_turn"`
+	// Usage is decoded on its own (see [decodeUsage]): a usage object a
+	// gateway spells oddly must not cost the answer.
+	Usage   json.RawMessage `json:"usage"`
+	EndTurn *bool           `json:"end_turn"`
 }
 
 // Decode turns one event payload into an [Event]. The event type is taken
@@ -99,17 +139,7 @@ func decodeGeneral(typ string, data []byte) (Event, error) {
 		if err := json.Unmarshal(w.Response, &r); err != nil {
 			return nil, &DecodeError{Type: w.Type, Err: err}
 		}
-		c := Completed{ResponseID: r.ID, EndTurn: r.EndTurn}
-		if u := r.Usage; u != nil {
-			c.Usage = &Usage{
-				InputTokens:           u.InputTokens,
-				CachedInputTokens:     u.InputTokensDetails.CachedTokens,
-				CacheWriteInputTokens: u.InputTokensDetails.CacheWriteTokens,
-				OutputTokens:          u.OutputTokens,
-				ReasoningOutputTokens: u.OutputTokensDetails.ReasoningTokens,
-				TotalTokens:           u.TotalTokens,
-			}
-		}
+		c := Completed{ResponseID: r.ID, EndTurn: r.EndTurn, Usage: decodeUsage(r.Usage)}
 		return c, nil
 	case "response.failed":
 		var r wireResponse

@@ -16,7 +16,14 @@ var (
 	// ErrNoProgress: bytes (keep-alives) kept arriving but no event did
 	// within the progress timeout.
 	ErrNoProgress = errors.New("transport: stream made no progress")
+	// ErrEventTooLarge: one event (an SSE event or a WebSocket message)
+	// is larger than [MaxEventSize]. Asking again gets the same event, so
+	// it is not retried.
+	ErrEventTooLarge = errors.New("transport: an event is larger than the 128 MiB limit")
 )
+
+// MaxEventSize bounds one event of a stream on either transport.
+const MaxEventSize = 128 << 20
 
 // HTTPError is a non-2xx answer to the request (or handshake).
 type HTTPError struct {

@@ -45,6 +45,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 				notices.Post("mcp: "+n.String(), true)
 			}
 		},
+		waitForNetwork: true,
 	})
 	if err != nil {
 		return err

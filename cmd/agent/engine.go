@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentcli/agent/agentsmd"
@@ -150,6 +151,9 @@ type engineOptions struct {
 	cd, sandbox    string // -C and -s; "" means config's
 	approval       string // approval policy; "" means config's
 	noAutoContinue bool
+	// waitForNetwork keeps retrying a lost connection until the user
+	// interrupts (the chat); otherwise connection_max_wait bounds it.
+	waitForNetwork bool
 	ephemeral      bool // do not record the session
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
@@ -227,6 +231,9 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	if p.BaseURL == "" {
 		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
 	}
+	if o.waitForNetwork {
+		p.ConnectionMaxWait = 0
+	}
 	e.sessionID = newSessionID()
 	gate := o.gate
 	if gate == nil {
@@ -247,6 +254,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Rand:             env.Rand,
 		Logger:           e.logger,
 		Gate:             gate,
+		CredentialSource: credentialSource(cfg, p, env.Getenv),
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
@@ -270,6 +278,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	e.opts = session.Options{
 		Client:                     e.client,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
+		ConnectionMaxWait:          p.ConnectionMaxWait,
 		OutputSchema:               o.outputSchema,
 		Tools:                      e.tools,
 		Approve:                    o.approve,
@@ -295,6 +304,20 @@ func openGate(env Env, home, id string, n int, log *slog.Logger) *retrygate.Gate
 		return retrygate.New(n)
 	}
 	return g
+}
+
+// credentialSource names, for errors, where the provider's credential
+// comes from, in the order auth.Resolve picks it.
+func credentialSource(cfg config.Config, p provider.Info, getenv func(string) string) string {
+	switch {
+	case p.EnvKey != "" && strings.TrimSpace(getenv(p.EnvKey)) != "":
+		return "environment variable " + p.EnvKey
+	case cfg.AuthCommands[p.ID].Command != "":
+		return "the output of auth command " + cfg.AuthCommands[p.ID].Command
+	case strings.TrimSpace(getenv("AGENT_API_KEY")) != "":
+		return "environment variable AGENT_API_KEY"
+	}
+	return "auth.json"
 }
 
 // autoCompactTokens is min(model_auto_compact_token_limit, 90% of the

@@ -210,6 +210,8 @@ func exitCode(err error) int {
 		return exitAuth
 	case modelclient.KindQuota, modelclient.KindUsageLimit:
 		return exitQuota
+	case modelclient.KindConfig:
+		return exitUsage
 	}
 	if te.Exhausted {
 		return exitExhausted

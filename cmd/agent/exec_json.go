@@ -21,12 +21,17 @@ type jsonEvent struct {
 	Error    *jsonError `json:"error,omitempty"`
 	Message  string     `json:"message,omitempty"`
 	// retry fields, flattened
-	Layer   string `json:"layer,omitempty"`
-	Class   string `json:"class,omitempty"`
-	Attempt int    `json:"attempt,omitempty"`
-	Max     *int   `json:"max,omitempty"`
-	DelayMS *int64 `json:"delay_ms,omitempty"`
-	Reason  string `json:"reason,omitempty"`
+	Layer     string `json:"layer,omitempty"`
+	Class     string `json:"class,omitempty"`
+	Attempt   int    `json:"attempt,omitempty"`
+	Max       *int   `json:"max,omitempty"`
+	Left      *int   `json:"left,omitempty"`
+	DelayMS   *int64 `json:"delay_ms,omitempty"`
+	WaitedMS  *int64 `json:"waited_ms,omitempty"`
+	MaxWaitMS int64  `json:"max_wait_ms,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Requests is the turn's request count (turn.completed, turn.failed).
+	Requests *int `json:"requests,omitempty"`
 }
 
 type jsonItem struct {
@@ -182,15 +187,16 @@ func (p *jsonPrinter) handle(ev session.Event) {
 	case session.ToolCallEnd:
 		p.toolEnd(ev)
 	case session.Retry:
-		maxRetries, delay := ev.Max, ev.Delay.Milliseconds()
+		maxRetries, left, delay, waited := ev.Max, ev.Left, ev.Delay.Milliseconds(), ev.Waited.Milliseconds()
 		p.emit(jsonEvent{Type: "retry", Layer: ev.Layer, Class: ev.Class, Attempt: ev.Attempt,
-			Max: &maxRetries, DelayMS: &delay, Reason: ev.Reason()})
+			Max: &maxRetries, Left: &left, DelayMS: &delay, WaitedMS: &waited, MaxWaitMS: ev.MaxWait.Milliseconds(),
+			Reason: ev.Reason()})
 	case session.Warning:
 		p.emit(jsonEvent{Type: "warning", Message: ev.Message})
 	case session.TurnCompleted:
-		p.emit(jsonEvent{Type: "turn.completed", Usage: usageJSON(ev.Total)})
+		p.emit(jsonEvent{Type: "turn.completed", Usage: usageJSON(ev.Total), Requests: &ev.Requests})
 	case session.TurnFailed:
-		p.emit(jsonEvent{Type: "turn.failed", Error: &jsonError{Message: ev.Err.Error()}})
+		p.emit(jsonEvent{Type: "turn.failed", Error: &jsonError{Message: ev.Err.Error()}, Requests: &ev.Requests})
 	}
 }
 

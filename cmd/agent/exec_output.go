@@ -11,8 +11,10 @@ import (
 	"github.com/agentcli/agent/session"
 )
 
-// execPrinter renders session events for agent exec: completed messages on
-// stdout, notices on stderr, and, when stderr is a terminal, the answer
+// execPrinter renders session events for agent exec: the completed
+// messages of each response that completed on stdout (a message completed
+// by an attempt that then failed is left out: the retry answers), notices
+// on stderr, and, when stderr is a terminal, the answer
 // streaming live on stderr. Live text of a failed attempt is erased (or, when
 // the terminal width is unknown, marked) before the retry, and live text is
 // erased once its completed message is printed to a terminal stdout, so
@@ -22,6 +24,9 @@ type execPrinter struct {
 	live bool
 	// shown is the live text currently on the screen, since the last erase.
 	shown strings.Builder
+	// pending are the completed messages of the attempt in progress,
+	// printed once its response completes.
+	pending []string
 }
 
 func newExecPrinter(env Env) *execPrinter {
@@ -47,8 +52,14 @@ func (p *execPrinter) handle(ev session.Event) {
 				p.endLine()
 			}
 		}
-		fmt.Fprintln(p.env.Stdout, ev.Text)
+		p.pending = append(p.pending, ev.Text)
+	case session.ResponseCompleted:
+		for _, m := range p.pending {
+			fmt.Fprintln(p.env.Stdout, m)
+		}
+		p.pending = nil
 	case session.Retry:
+		p.pending = nil // the attempt failed: its retry answers
 		p.endLine()
 		fmt.Fprintln(p.env.Stderr, retryNotice(ev.Retry))
 	case session.Warning:

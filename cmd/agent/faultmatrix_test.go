@@ -9,11 +9,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"encoding/json"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -37,7 +40,36 @@ type faultRow struct {
 	stdout   string // exact
 	stderr   string // a substring
 	extra    string // config appended to the provider table
+	env      map[string]string
+	// check, when set, inspects the requests the server saw.
+	check func(t *testing.T, reqs []rt.Request)
 }
+
+// forever is a script long enough for a failure that never clears: more
+// attempts than any bound allows (a request beyond the bound fails the
+// row, one beyond the script fails the test).
+func forever(a rt.Attempt) func() rt.Script {
+	return func() rt.Script { return slices.Repeat(rt.Script{a}, 60) }
+}
+
+// seq is n copies of d.
+func seq(n int, d ...time.Duration) []time.Duration { return slices.Repeat(d, n) }
+
+// nested is the waits of a 5xx that never clears, with the default
+// budgets: the HTTP layer's four waits inside each of the stream layer's
+// six attempts, the stream layer's five waits between them.
+func nested() []time.Duration {
+	ms := time.Millisecond
+	http := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}
+	w := slices.Clone(http)
+	for _, d := range []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms} {
+		w = append(append(w, d), http...)
+	}
+	return w
+}
+
+// cat joins wait lists.
+func cat(ws ...[]time.Duration) []time.Duration { return slices.Concat(ws...) }
 
 func reply() rt.Attempt { return rt.Reply("r", "m", "answer") }
 
@@ -51,11 +83,13 @@ func faultRows() []faultRow {
 	ok := "answer\n"
 	return []faultRow{
 		// HTTP status classes.
-		{group: "HTTP status", name: "500 then OK", script: func() rt.Script { return rt.Script{rt.Status(500), reply()} },
+		{group: "HTTP status", name: "500 then OK", only: "sse", script: func() rt.Script { return rt.Script{rt.Status(500), reply()} },
 			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Retrying request... 1/4 in 0.2s (500"},
+		{group: "HTTP status", name: "handshake answered 500 then OK: the stream layer retries handshakes", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(500), reply()} },
+			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Reconnecting... 1/5 in 0.2s (500"},
 		{group: "HTTP status", name: "502, 503, 504 then OK", script: func() rt.Script { return rt.Script{rt.Status(502), rt.Status(503), rt.Status(504), reply()} },
-			requests: 4, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms}, stdout: ok, stderr: "3/4 in 0.8s"},
-		{group: "HTTP status", name: "500 five times: HTTP budget spent, then the stream layer retries", script: func() rt.Script {
+			requests: 4, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms}, stdout: ok, stderr: "3/"},
+		{group: "HTTP status", name: "500 five times: HTTP budget spent, then the stream layer retries", only: "sse", script: func() rt.Script {
 			return rt.Script{rt.Status(500), rt.Status(500), rt.Status(500), rt.Status(500), rt.Status(500), reply()}
 		}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 200 * ms}, stdout: ok, stderr: "Reconnecting... 1/5"},
 		{group: "HTTP status", name: "503 with Retry-After: 2", script: func() rt.Script { return rt.Script{rt.Status(503, "Retry-After", "2"), reply()} },
@@ -152,9 +186,9 @@ func faultRows() []faultRow {
 		{group: "cut stream", name: "clean EOF before response.completed", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.End()), reply()}
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
-		{group: "cut stream", name: "reset after a completed message: it is kept, shown once, and replayed", script: func() rt.Script {
+		{group: "cut stream", name: "a message completes, response.completed never comes, the retry answers: stdout holds the final answer once", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m1", "first"), rt.Drop()), rt.Reply("r2", "m2", "second")}
-		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: "first\nsecond\n"},
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: "second\n"},
 		{group: "cut stream", name: "every attempt cut, auto-continue off: budgets run out", only: "sse",
 			extra: "[model_providers.fake.auto_continue]\nenabled = false\n", script: func() rt.Script {
 				c := rt.Stream(rt.Created("r"), rt.Drop())
@@ -164,13 +198,78 @@ func faultRows() []faultRow {
 			extra: "stream_max_retries = 1\n[auto_continue]\ndelays_ms = [10000, 20000]\n", script: func() rt.Script {
 				c := rt.Stream(rt.Created("r"), rt.Drop())
 				return rt.Script{c, c, c, c, c, c}
-			}, requests: 6, waits: []time.Duration{200 * ms, 10 * s, 200 * ms, 20 * s, 200 * ms}, exit: exitExhausted,
+			}, requests: 4, waits: []time.Duration{200 * ms, 10 * s, 20 * s}, exit: exitExhausted,
 			stderr: "turn paused, gave up after retries"},
 		{group: "cut stream", name: "cut twice, continued, then answered", only: "sse",
 			extra: "stream_max_retries = 1\n", script: func() rt.Script {
 				c := rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())
 				return rt.Script{c, c, reply()}
 			}, requests: 3, waits: []time.Duration{200 * ms, 10 * s}, stdout: ok, stderr: "Continuing the turn 1/3 in 10s"},
+		// Failures that never clear (issue 16): what one turn costs at most,
+		// with the defaults (request_max_retries 4, stream_max_retries 5,
+		// auto-continue 10 s, 20 s, 60 s; each continuation is one request).
+		{group: "never clears", name: "HTTP 500 forever: nested 5 × 6, then one request per continuation", only: "sse",
+			script: forever(rt.Status(500)), requests: 33,
+			waits: cat(nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
+			exit:  exitExhausted, stderr: "turn paused, gave up after retries: 500"},
+		{group: "never clears", name: "HTTP 500 forever over WebSocket: 1 + 5 handshakes, fall back, then as over HTTPS", only: "ws",
+			script: forever(rt.Status(500)), requests: 39,
+			waits: cat([]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
+			exit:  exitExhausted, stderr: "Falling back from WebSockets to HTTPS transport"},
+		{group: "never clears", name: "429 + Retry-After: 1 forever: retried in the stream layer only, each after the server's delay",
+			script: forever(rt.Status(429, "Retry-After", "1")), requests: 9,
+			waits: []time.Duration{s, s, s, s, s, 10 * s, 20 * s, 60 * s}, exit: exitExhausted, stderr: "Reconnecting... 5/5 in 1.0s (429"},
+		{group: "never clears", name: "the stream is cut mid-answer forever: the continuation prompt is carried once", only: "sse",
+			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 9,
+			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 10 * s, 20 * s, 60 * s},
+			exit:  exitExhausted, stderr: "turn paused", check: continuationOnce},
+		{group: "never clears", name: "the stream is cut mid-answer forever over WebSocket: the stream budget twice (WS, then HTTPS)", only: "ws",
+			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 15,
+			waits: cat(seq(2, 200*ms, 400*ms, 800*ms, 1600*ms, 3200*ms), []time.Duration{10 * s, 20 * s, 60 * s}),
+			exit:  exitExhausted, stderr: "Falling back", check: continuationOnce},
+		{group: "never clears", name: "WebSocket handshake answered 500, HTTPS works: 1 + stream_max_retries handshakes, then one POST", only: "ws",
+			script: func() rt.Script { return append(slices.Repeat(rt.Script{rt.Status(500)}, 6), reply()) }, requests: 7,
+			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, stdout: ok, stderr: "Falling back",
+			check: func(t *testing.T, reqs []rt.Request) {
+				var gets, posts int
+				for _, r := range reqs {
+					if r.Method == http.MethodGet {
+						gets++
+					} else {
+						posts++
+					}
+				}
+				if gets != 6 || posts != 1 {
+					t.Errorf("%d handshakes and %d POSTs; want 6 and 1", gets, posts)
+				}
+			}},
+		{group: "never clears", name: "503 at capacity forever: the overload schedule, then continuations (12m54s of waits)",
+			script: forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 9,
+			waits: []time.Duration{1500 * ms, 7500 * ms, 45 * s, 180 * s, 360 * s, 10 * s, 20 * s, 60 * s}, exit: exitExhausted, stderr: "Model at capacity; retrying 5/5 in 6m0s"},
+		{group: "never clears", name: "429 + Retry-After: 3600: no request before the server's time, the turn pauses at once",
+			script: func() rt.Script { return rt.Script{rt.Status(429, "Retry-After", "3600")} }, requests: 1,
+			exit: exitExhausted, stderr: "turn paused: the server asked to wait until"},
+		{group: "never clears", name: "an API key with a line break: refused locally, no request",
+			script: func() rt.Script { return nil }, env: map[string]string{"FAKE_KEY": "sk-test-canary-0000\nX"},
+			exit: exitAuth, stderr: "the credential from environment variable FAKE_KEY contains a line break"},
+		{group: "never clears", name: "a configured header with CR/LF: refused locally, no request",
+			script: func() rt.Script { return nil }, extra: "http_headers = { \"X-Team\" = \"a\\r\\nb\" }\n",
+			exit: exitUsage, stderr: "model_providers.fake.http_headers.X-Team"},
+		// Events (issue 16).
+		{group: "events", name: "one 10 MiB event is answered", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("y", 10<<20)), rt.Completed("r"))}
+		}, requests: 1, stdout: strings.Repeat("y", 10<<20) + "\n"},
+		{group: "events", name: "response.completed with \"input_tokens\": 10.0 is accepted", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{
+				"response": map[string]any{"id": "r", "usage": map[string]any{"input_tokens": json.Number("10.0"), "output_tokens": json.Number("5.0"), "total_tokens": json.Number("15.0")}},
+			}))}
+		}, requests: 1, stdout: ok, stderr: "tokens used: 15"},
+		{group: "events", name: "an undecodable final event is retried once; the answer is printed once", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{"response": "garbage"})), reply()}
+		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+		{group: "events", name: "an undecodable final event forever: retried once, not continued", script: forever(
+			rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{"response": "garbage"}))),
+			requests: 2, waits: []time.Duration{200 * ms}, exit: exitExhausted, stderr: "could not be decoded"},
 		// WebSocket specifics.
 		{group: "WebSocket", name: "handshake answered 426: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(426), reply()} },
 			requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
@@ -206,6 +305,17 @@ func faultRows() []faultRow {
 	}
 }
 
+// continuationOnce checks that no request carries the continuation prompt
+// more than once.
+func continuationOnce(t *testing.T, reqs []rt.Request) {
+	t.Helper()
+	for i, r := range reqs {
+		if n := strings.Count(string(r.Body), "Your previous response was cut off"); n > 1 {
+			t.Errorf("request %d carries the continuation prompt %d times", i+1, n)
+		}
+	}
+}
+
 // TestFaultMatrix runs every row over each transport it applies to.
 func TestFaultMatrix(t *testing.T) {
 	rows := faultRows()
@@ -221,7 +331,11 @@ func TestFaultMatrix(t *testing.T) {
 				srv := rt.NewServer(t, row.script())
 				cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n" +
 					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + row.extra
-				r := runCLI(t, srv, runOpts{config: cfg, env: map[string]string{"TZ": "UTC"}}, "exec", "hi")
+				env := map[string]string{"TZ": "UTC"}
+				for k, v := range row.env {
+					env[k] = v
+				}
+				r := runCLI(t, srv, runOpts{config: cfg, env: env}, "exec", "hi")
 				if r.code != row.exit {
 					t.Errorf("exit %d; want %d\nstderr:\n%s", r.code, row.exit, r.stderr)
 				}
@@ -236,6 +350,9 @@ func TestFaultMatrix(t *testing.T) {
 				}
 				if diff := cmp.Diff(row.waits, r.sleeps); diff != "" {
 					t.Errorf("waits (-want +got):\n%s", diff)
+				}
+				if row.check != nil {
+					row.check(t, srv.Requests())
 				}
 				checkRollout(t, r, row)
 			})
@@ -269,8 +386,10 @@ func checkRollout(t *testing.T, r execRun, row faultRow) {
 			texts = append(texts, it.Text()+"\n")
 		}
 	}
-	if got := strings.Join(texts, ""); got != row.stdout {
-		t.Errorf("recorded answers = %.100q; want %.100q", got, row.stdout)
+	// Every answer printed is recorded (a message of an attempt that
+	// failed is recorded, not printed: the retry answers).
+	if got := strings.Join(texts, ""); !strings.HasSuffix(got, row.stdout) {
+		t.Errorf("recorded answers = %.100q; want them to end with %.100q", got, row.stdout)
 	}
 }
 
@@ -286,7 +405,13 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("(`$AGENT_HOME/sessions/...`) whose last turn is marked completed (exit 0) or failed, holding exactly the answers printed.\n")
 	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests;\n")
 	b.WriteString("401 refresh paths are in `cmd/agent/login_test.go` and `modelclient/auth_test.go`; `agent proxy` in the middle is\n")
-	b.WriteString("`TestFaultMatrixThroughProxy` (the proxy absorbs failures before the first byte, agent handles cuts after it).\n")
+	b.WriteString("`TestFaultMatrixThroughProxy` (the proxy absorbs failures before the first byte, agent handles cuts after it).\n\n")
+	b.WriteString("Every retry runs through the one retry driver (package `retry`) and spends exactly one budget: `http`\n")
+	b.WriteString("(request_max_retries, before the first byte: 5xx, timeouts, connect errors), `stream` (stream_max_retries, the whole\n")
+	b.WriteString("request: cuts, failed or incomplete responses, WebSocket handshakes, 429), `overload` (its own schedule),\n")
+	b.WriteString("`connection` (exec and batch: up to connection_max_wait_ms in all; the chat waits until Esc) and `continue` (the\n")
+	b.WriteString("turn, continued over its history; each continuation is one request, the nested budgets are not renewed). A server\n")
+	b.WriteString("delay beyond its class's cap pauses the turn at once (exit 5, naming the time); what cannot change is not retried.\n")
 	group := ""
 	for _, r := range rows {
 		if r.group != group {

@@ -4,6 +4,7 @@
 package sse
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -33,7 +34,8 @@ type Options struct {
 	// delivers no event for this long, with [transport.ErrNoProgress].
 	// Zero disables it.
 	ProgressTimeout time.Duration
-	// MaxEventSize bounds one event; default 8 MiB.
+	// MaxEventSize bounds one event; default [transport.MaxEventSize]. A
+	// larger event fails the stream with [transport.ErrEventTooLarge].
 	MaxEventSize int
 }
 
@@ -56,7 +58,7 @@ func New(opts *Options) *Transport {
 		o.HTTPClient = &http.Client{}
 	}
 	if o.MaxEventSize <= 0 {
-		o.MaxEventSize = 8 << 20
+		o.MaxEventSize = transport.MaxEventSize
 	}
 	return &Transport{
 		client:       o.HTTPClient,
@@ -73,11 +75,17 @@ func New(opts *Options) *Transport {
 func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport.Stream, error) {
 	sctx, cancel := context.WithCancel(ctx)
 	w := liveness.Start(cancel, t.idle, t.progress)
-	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, bytes.NewReader(req.Body))
+	// The upload counts as activity too: a large request on a slow link
+	// is not idle while its bytes leave.
+	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, &activityReader{r: bytes.NewReader(req.Body), w: w})
 	if err != nil {
 		w.Stop()
 		cancel()
 		return nil, err
+	}
+	hreq.ContentLength = int64(len(req.Body))
+	hreq.GetBody = func() (io.ReadCloser, error) {
+		return io.NopCloser(&activityReader{r: bytes.NewReader(req.Body), w: w}), nil
 	}
 	hreq.Header = req.Header.Clone()
 	if hreq.Header == nil {
@@ -137,6 +145,8 @@ func (s *stream) Next() bool {
 		switch {
 		case err == io.EOF:
 			return s.finish(transport.ErrIncomplete)
+		case errors.Is(err, bufio.ErrTooLong):
+			return s.finish(transport.ErrEventTooLarge)
 		case err != nil:
 			return s.finish(&transport.ReadError{Err: err})
 		}
@@ -187,7 +197,8 @@ func (s *stream) Close() error {
 	return nil
 }
 
-// activityReader tells the watchdog about every byte that arrives.
+// activityReader tells the watchdog about every byte that moves (read
+// from the answer, or read from the request body to be sent).
 type activityReader struct {
 	r io.Reader
 	w *liveness.Watchdog

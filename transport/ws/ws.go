@@ -39,7 +39,8 @@ type Options struct {
 	// ProgressTimeout ends a response stream when pings arrive but no event
 	// does for this long, with [transport.ErrNoProgress]. Zero disables it.
 	ProgressTimeout time.Duration
-	// MaxMessageSize bounds one frame; default 8 MiB.
+	// MaxMessageSize bounds one message; default [transport.MaxEventSize].
+	// A larger one fails the stream with [transport.ErrEventTooLarge].
 	MaxMessageSize int64
 }
 
@@ -79,7 +80,7 @@ func Dial(ctx context.Context, httpURL string, header http.Header, opts *Options
 		o.HTTPClient = &http.Client{}
 	}
 	if o.MaxMessageSize <= 0 {
-		o.MaxMessageSize = 8 << 20
+		o.MaxMessageSize = transport.MaxEventSize
 	}
 	h := header.Clone()
 	if h == nil {
@@ -109,7 +110,7 @@ func Dial(ctx context.Context, httpURL string, header http.Header, opts *Options
 	if err != nil {
 		return nil, &transport.HandshakeError{Err: handshakeFact(ctx, dctx, resp, err)}
 	}
-	wc.SetReadLimit(o.MaxMessageSize)
+	wc.SetReadLimit(-1) // the stream enforces MaxMessageSize itself, with a typed error
 	c.c = wc
 	return c, nil
 }
@@ -176,11 +177,63 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 	c.mu.Lock()
 	c.active = w
 	c.mu.Unlock()
-	if err := c.c.Write(sctx, websocket.MessageText, frame); err != nil {
+	if err := s.send(frame); err != nil {
 		s.fail(&transport.ReadError{Err: fmt.Errorf("send response.create: %w", err)})
 		return nil, s.err
 	}
 	return s, nil
+}
+
+// chunk is how much of a message is moved between two liveness marks.
+const chunk = 32 << 10
+
+// send writes frame as one text message, telling the watchdog as each
+// chunk leaves: an upload in progress is not idle.
+func (s *stream) send(frame []byte) error {
+	wr, err := s.c.c.Writer(s.sctx, websocket.MessageText)
+	if err != nil {
+		return err
+	}
+	for len(frame) > 0 {
+		n := min(len(frame), chunk)
+		if _, err := wr.Write(frame[:n]); err != nil {
+			_ = wr.Close()
+			return err
+		}
+		s.w.Active()
+		frame = frame[n:]
+	}
+	return wr.Close()
+}
+
+// read reads one message, telling the watchdog about every chunk that
+// arrives (a large event on a slow link is not idle), and enforcing
+// MaxMessageSize.
+func (s *stream) read() (websocket.MessageType, []byte, error) {
+	typ, r, err := s.c.c.Reader(s.sctx)
+	if err != nil {
+		return typ, nil, err
+	}
+	s.w.Active()
+	limit := s.c.opts.MaxMessageSize
+	var buf bytes.Buffer
+	p := make([]byte, chunk)
+	for {
+		n, err := r.Read(p)
+		if n > 0 {
+			s.w.Active()
+			if int64(buf.Len()+n) > limit {
+				return typ, nil, transport.ErrEventTooLarge
+			}
+			buf.Write(p[:n])
+		}
+		if err == io.EOF {
+			return typ, buf.Bytes(), nil
+		}
+		if err != nil {
+			return typ, nil, err
+		}
+	}
 }
 
 // createFrame prefixes a JSON object with "type":"response.create".
@@ -215,11 +268,13 @@ func (s *stream) Next() bool {
 		return false
 	}
 	for {
-		typ, data, err := s.c.c.Read(s.sctx)
+		typ, data, err := s.read()
+		if errors.Is(err, transport.ErrEventTooLarge) {
+			return s.fail(err)
+		}
 		if err != nil {
 			return s.fail(readFact(err))
 		}
-		s.w.Active()
 		if typ != websocket.MessageText {
 			return s.fail(transport.ErrUnexpectedBinary)
 		}
