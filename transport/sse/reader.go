@@ -2,9 +2,10 @@ package sse
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
+
+	"github.com/agentcli/agent/transport"
 )
 
 // eventReader reads Server-Sent Events from r, one at a time, the way the
@@ -40,7 +41,7 @@ type eventReader struct {
 }
 
 // errEventTooLarge says an event was longer than the reader's bound.
-var errEventTooLarge = errors.New("event too large")
+var errEventTooLarge = transport.ErrEventTooLarge
 
 const (
 	initialBuffer = 32 << 10

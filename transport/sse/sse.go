@@ -4,7 +4,6 @@
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -145,8 +144,8 @@ func (s *stream) Next() bool {
 		switch {
 		case err == io.EOF:
 			return s.finish(transport.ErrIncomplete)
-		case errors.Is(err, bufio.ErrTooLong):
-			return s.finish(transport.ErrEventTooLarge)
+		case errors.Is(err, transport.ErrEventTooLarge):
+			return s.finish(err)
 		case err != nil:
 			return s.finish(&transport.ReadError{Err: err})
 		}
