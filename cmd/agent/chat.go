@@ -185,7 +185,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
 	if err == nil && !e.ephemeral {
-		fmt.Fprintf(env.Stdout, "Session %s · resume with `agent resume %s`\n", e.sessionID, e.sessionID)
+		fmt.Fprintf(env.Stdout, "resume with `agent resume %s`\n", e.sessionID)
 	}
 	return err
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// paste pastes text into the pane as a terminal does: bracketed, when the
+// program asked for bracketed paste.
+func (c *tmuxChat) paste(text string) {
+	c.t.Helper()
+	for _, args := range [][]string{{"set-buffer", "-b", "p", text}, {"paste-buffer", "-p", "-d", "-b", "p", "-t", "e2e"}} {
+		if out, err := exec.Command("tmux", append([]string{"-S", c.name}, args...)...).CombinedOutput(); err != nil {
+			c.t.Fatalf("tmux %s: %v: %s", args[0], err, out)
+		}
+	}
+}
+
+// keepOnExit keeps the pane (and what the program printed last) after the
+// program exits.
+func (c *tmuxChat) keepOnExit() {
+	c.t.Helper()
+	if out, err := exec.Command("tmux", "-S", c.name, "set-option", "-t", "e2e", "remain-on-exit", "on").CombinedOutput(); err != nil {
+		c.t.Fatalf("remain-on-exit: %v: %s", err, out)
+	}
+}
+
+// TestE2EChatPasteAndComposer: key names and line breaks that arrive as
+// text (one chunk, or a bracketed paste) are typed into the composer, not
+// pressed; the composer grows to its bound and every line stays reachable;
+// the message is sent once, whole; the quit line names the session.
+func TestE2EChatPasteAndComposer(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "got all of it")})
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	c.keepOnExit()
+
+	c.keys("-l", "enter") // the word, in one chunk: before, it sent the message
+	c.waitFor("› enter")
+	c.keys("-l", "\rup\resc") // text with line breaks in one chunk: a paste without brackets
+	c.waitFor("  esc")
+	c.paste("\nfourth\nfifth")
+	s := c.waitFor("  fifth")
+	for _, want := range []string{"› enter", "  up", "  esc", "  fourth"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the composer does not show %q:\n%s", want, s)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests while typing; the text was taken for keys", n)
+	}
+	// Seven more lines: twelve in all, more than the composer's bound (8).
+	c.paste("\n6\n7\n8\n9\n10\n11\nlast line")
+	s = c.waitFor("  last line")
+	if strings.Contains(s, "› enter") {
+		t.Errorf("twelve lines fit a composer bounded at eight?\n%s", s)
+	}
+	for range 11 {
+		c.keys("Up")
+	}
+	s = c.waitFor("› enter")
+	if strings.Contains(s, "last line") {
+		t.Errorf("on the first line, the composer still shows the last:\n%s", s)
+	}
+	c.keys("Enter")
+	c.waitFor("got all of it")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if want := `enter\nup\nesc\nfourth\nfifth\n6\n7\n8\n9\n10\n11\nlast line`; !strings.Contains(string(reqs[0].Body), want) {
+		t.Errorf("the request does not carry the whole text %q:\n%s", want, reqs[0].Body)
+	}
+	c.keys("C-d")
+	c.waitFor("Pane is dead")
+	// The line is printed after the chat leaves the alternate screen, at
+	// the top of the history.
+	out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
+	s = string(out)
+	id := regexp.MustCompile("agent resume ([0-9a-f-]{36})`").FindStringSubmatch(s)
+	if id == nil {
+		t.Fatalf("the quit line has no session id:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
+		t.Errorf("no session recorded for %s: %v", id[1], err)
+	}
+}
+
+// TestE2EChatApprovalShowsDiff: a patch approval shows the files and the
+// diff, which scrolls; y applies it.
+func TestE2EChatApprovalShowsDiff(t *testing.T) {
+	bin := buildAgent(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep\nold line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var p strings.Builder
+	p.WriteString("*** Begin Patch\n*** Update File: a.txt\n@@\n keep\n-old line\n+new line\n*** Add File: notes.txt\n")
+	for i := range 40 {
+		p.WriteString("+note " + strconv.Itoa(i) + "\n")
+	}
+	p.WriteString("*** End Patch\n")
+	args, _ := json.Marshal(map[string]string{"input": p.String()})
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc", "call_1", "apply_patch", string(args)), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "patched"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n")
+	c := startChat(t, bin, home, dir)
+	c.send("change it")
+	s := c.waitFor("Apply this patch to 2 files?")
+	for _, want := range []string{"a.txt", "notes.txt", "-old line", "+new line", "+note 0", "lines 1–"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the approval lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "+note 39") {
+		t.Errorf("a 48-line diff fits 30 rows with the prompt?\n%s", s)
+	}
+	c.keys("PageDown")
+	c.keys("PageDown")
+	c.keys("PageDown")
+	c.waitFor("+note 39")
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "keep\nold line\n" {
+		t.Fatalf("the patch was applied before the approval: %q", b)
+	}
+	c.keys("y")
+	c.waitFor("patched")
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "keep\nnew line\n" {
+		t.Errorf("a.txt after approval = %q", b)
+	}
+	c.keys("C-d")
+}
+
+// TestE2EChatRetryCountdown: a retry's wait counts down live in the chat,
+// in the one wording exec uses, and Ctrl+R retries at once (the wait is 30
+// s, longer than the test waits for anything).
+func TestE2EChatRetryCountdown(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Status(503), rt.Reply("r1", "m1", "answered after the retry")})
+	home := writeConfig(t, srv.URL, "[retry.server_error]\nbase_delay_ms = 30000\nmax_delay_ms = 30000\njitter = 0\n")
+	c := startChat(t, bin, home, t.TempDir())
+	c.send("hello")
+	s := c.waitFor("ctrl+r to retry now")
+	if !strings.Contains(s, "Retrying request... 1/") || !strings.Contains(s, "in 30s (503") {
+		t.Errorf("the retry is not worded as exec words it:\n%s", s)
+	}
+	m := regexp.MustCompile(`next try in (\d+)s`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no countdown:\n%s", s)
+	}
+	n, _ := strconv.Atoi(m[1])
+	c.waitFor("next try in " + strconv.Itoa(n-1) + "s") // it counts down
+	c.keys("C-r")
+	c.waitFor("answered after the retry")
+	if len(srv.Requests()) != 2 {
+		t.Errorf("%d requests, want 2", len(srv.Requests()))
+	}
+	c.keys("C-d")
+}
+
+// TestE2EChatMCP: a server that fails to start shows once in the
+// transcript; /mcp lists every server with its state and tools.
+func TestE2EChatMCP(t *testing.T) {
+	bin := buildAgent(t)
+	mcpBin := stdioMCPServer(t)
+	srv := rt.NewServer(t, rt.Script{})
+	tables := "[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n\n" +
+		"[mcp_servers.test]\ncommand = " + quoteTOML(mcpBin) + "\n"
+	home := writeConfig(t, srv.URL, tables)
+	c := startChat(t, bin, home, t.TempDir())
+	c.waitFor(`server "broken" failed to start`)
+	c.send("/mcp")
+	s := c.waitFor("test: ready")
+	for _, want := range []string{"broken: failed · ", "cannot read my settings", "mcp__test__"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/mcp lacks %q:\n%s", want, s)
+		}
+	}
+	if n := strings.Count(s, "failed to start"); n != 1 {
+		t.Errorf("the failure is shown %d times:\n%s", n, s)
+	}
+	c.keys("C-d")
+}
