@@ -66,6 +66,9 @@ type Options struct {
 type Config struct {
 	// Path is the file that was read, or "" if there was none.
 	Path string
+	// Warnings are the Codex keys that were set and that agent ignores,
+	// one per key, in the order found. The caller prints them.
+	Warnings []Warning
 	// Profile is the name of the profile applied, or "".
 	Profile string
 
@@ -94,8 +97,11 @@ type Config struct {
 	// ModelAutoCompactTokenLimit triggers compaction; 0 = unset.
 	ModelAutoCompactTokenLimit int64
 
-	// ApprovalPolicy is untrusted, on-request, on-failure or never;
-	// [DefaultApprovalPolicy] by default.
+	// ApprovalPolicy is untrusted, on-request, on-failure or never, or ""
+	// when nothing sets it: the caller then derives it from the project's
+	// trust (untrusted for an untrusted project, else
+	// [DefaultApprovalPolicy]), as Codex does. Codex's granular table
+	// becomes on-request when its sandbox_approval is true, else never.
 	ApprovalPolicy string
 	// SandboxMode is read-only, workspace-write or danger-full-access, or ""
 	// when unset: the caller then derives it from the project's trust
@@ -124,7 +130,8 @@ type Config struct {
 
 	// Instructions, DeveloperInstructions, ModelInstructionsFile,
 	// CompactPrompt and ExperimentalCompactPromptFile are the Codex keys of
-	// the same names; "" = unset.
+	// the same names; "" = unset. ModelInstructionsFile also takes the
+	// legacy experimental_instructions_file when it is not set itself.
 	Instructions                  string
 	DeveloperInstructions         string
 	ModelInstructionsFile         string
@@ -137,8 +144,6 @@ type Config struct {
 	ProjectDocFallbackFilenames []string
 	// ProjectRootMarkers mark a project root; [".git"] by default.
 	ProjectRootMarkers []string
-	// ToolOutputTokenLimit caps a tool output fed back; 0 = unset.
-	ToolOutputTokenLimit int64
 
 	// CLIAuthCredentialsStore is "" or file, keyring, auto or ephemeral.
 	CLIAuthCredentialsStore string
@@ -177,10 +182,8 @@ type Config struct {
 	Projects map[string]Project
 	// Notify is the notification command and its arguments.
 	Notify []string
-	// HideAgentReasoning and ShowRawAgentReasoning are the Codex display
-	// switches of the same names.
-	HideAgentReasoning    bool
-	ShowRawAgentReasoning bool
+	// HideAgentReasoning hides the model's reasoning in exec and the chat.
+	HideAgentReasoning bool
 
 	// Proxy is [proxy], the settings of `agent proxy`.
 	Proxy Proxy
@@ -192,11 +195,6 @@ type Config struct {
 	// ShellEnvironmentPolicy is [shell_environment_policy]: the
 	// environment of the model's commands.
 	ShellEnvironmentPolicy shellenv.Policy
-
-	// Compat holds keys accepted so that a Codex config loads but not
-	// interpreted here, by top-level name: tui, otel, tools, notice and
-	// web_search.
-	Compat map[string]any
 }
 
 // AuthCommand is a [model_providers.<id>.auth] table: a command whose
@@ -221,9 +219,6 @@ type Features struct {
 	// UnboundedConnectionRetries keeps reconnecting, without a retry limit,
 	// while the network is down. True by default.
 	UnboundedConnectionRetries bool
-	// Other holds every other feature key as written, for Codex
-	// compatibility.
-	Other map[string]bool
 }
 
 // SandboxWorkspaceWrite is the [sandbox_workspace_write] table.
@@ -291,8 +286,7 @@ func Default() Config {
 		ModelProvider:      DefaultModelProvider,
 		Provider:           provs[DefaultModelProvider].Clone(),
 		Providers:          provs,
-		ApprovalPolicy:     DefaultApprovalPolicy,
-		Features:           Features{UnboundedConnectionRetries: true, Other: map[string]bool{}},
+		Features:           Features{UnboundedConnectionRetries: true},
 		Retry:              provider.DefaultRetry(),
 		AutoContinue:       DefaultAutoContinue(),
 		SandboxFallback:    "refuse",
@@ -301,7 +295,6 @@ func Default() Config {
 		History:            History{Persistence: DefaultHistoryPersistence},
 		Proxy:              defaultProxy(),
 		Projects:           map[string]Project{},
-		Compat:             map[string]any{},
 		MCPServers:         map[string]MCPServer{},
 		AuthCommands:       map[string]AuthCommand{},
 	}
@@ -338,6 +331,7 @@ type layer struct {
 // load is [Load] for the file text data read from path ("" if none).
 func load(path string, data []byte, opts Options) (Config, error) {
 	var probs problems
+	var warns warnings
 	file := layer{src: &source{path: path}}
 	if path != "" {
 		src, t, err := parseFile(path, data)
@@ -345,7 +339,7 @@ func load(path string, data []byte, opts Options) (Config, error) {
 			return Config{}, err
 		}
 		file.src = src
-		file.decode(t, &probs)
+		file.decode(t, &probs, &warns)
 	}
 	layers := []layer{file}
 	for _, arg := range opts.Overrides {
@@ -355,13 +349,14 @@ func load(path string, data []byte, opts Options) (Config, error) {
 			continue
 		}
 		l := layer{src: src}
-		l.decode(t, &probs)
+		l.decode(t, &probs, &warns)
 		layers = append(layers, l)
 	}
 	c := resolve(layers, opts, &probs)
 	if err := probs.err(); err != nil {
 		return Config{}, err
 	}
+	c.Warnings = warns.list
 	return c, nil
 }
 
@@ -392,8 +387,8 @@ func parseFile(path string, data []byte) (*source, map[string]any, error) {
 }
 
 // decode fills l.f from the parsed tree t and validates it.
-func (l *layer) decode(t map[string]any, probs *problems) {
-	d := decoder{src: l.src, probs: probs}
+func (l *layer) decode(t map[string]any, probs *problems, warns *warnings) {
+	d := decoder{src: l.src, probs: probs, warns: warns}
 	d.decode(nil, t, reflect.ValueOf(&l.f).Elem())
 	l.baseURLGiven = map[string]bool{}
 	for id, p := range l.f.ModelProviders {
@@ -401,7 +396,7 @@ func (l *layer) decode(t map[string]any, probs *problems) {
 			l.baseURLGiven[id] = true
 		}
 	}
-	validate(l, probs)
+	validate(l, probs, warns)
 }
 
 // oneLine keeps a parser message to one line.

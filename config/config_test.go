@@ -54,7 +54,7 @@ func TestLoadNoFile(t *testing.T) {
 
 func TestDefault(t *testing.T) {
 	c := config.Default()
-	if c.Path != "" || c.Model != "gpt-5.5" || c.ModelProvider != "openai" || c.ApprovalPolicy != "on-request" {
+	if c.Path != "" || c.Model != "gpt-5.5" || c.ModelProvider != "openai" || c.ApprovalPolicy != "" {
 		t.Errorf("Default() = path %q model %q provider %q approval %q", c.Path, c.Model, c.ModelProvider, c.ApprovalPolicy)
 	}
 	if !c.Features.UnboundedConnectionRetries {
@@ -217,7 +217,7 @@ http_headers = { "X-A" = "1" }
 		"headers":            c.Provider.HTTPHeaders,
 		"openai_retries":     c.Providers["openai"].RequestMaxRetries,
 		"unbounded":          c.Features.UnboundedConnectionRetries,
-		"other":              c.Features.Other,
+		"warnings":           warningKeys(c.Warnings),
 		"projects":           c.Projects,
 		"notify":             c.Notify,
 		"history":            c.History,
@@ -230,7 +230,7 @@ http_headers = { "X-A" = "1" }
 		"headers":            map[string]string{"X-A": "1", "X-B": "2x"},
 		"openai_retries":     7,
 		"unbounded":          false,
-		"other":              map[string]bool{"shell_tool": true},
+		"warnings":           []string{"features.shell_tool"},
 		"projects":           map[string]config.Project{"/src/a=b": {TrustLevel: "trusted"}},
 		"notify":             []string{"notify-send", "done"},
 		"history":            config.History{Persistence: "save-all", MaxBytes: 1024},
@@ -334,26 +334,15 @@ service_tier = "priority"
 model_context_window = 272000
 sandbox_mode = "workspace-write"
 hide_agent_reasoning = true
-web_search = "live"
 
 [sandbox_workspace_write]
 writable_roots = ["/tmp/a"]
 network_access = true
 
-[features]
-enable_request_compression = true
-remote_compaction_v2 = false
-
 [mcp_servers.docs]
 command = "docs"
 args = ["--stdio"]
 env = { A = "1" }
-
-[[tui.notifications]]
-x = 1
-
-[otel]
-exporter = "none"
 `
 	c := mustLoad(t, file, config.Options{Overrides: []string{"mcp_servers.docs.command=other"}})
 	got := map[string]any{
@@ -364,7 +353,6 @@ exporter = "none"
 		"hide":      c.HideAgentReasoning,
 		"sww":       c.SandboxWorkspaceWrite,
 		"features":  c.Features,
-		"compat":    c.Compat,
 		"mcp":       c.MCPServers,
 	}
 	want := map[string]any{
@@ -374,14 +362,7 @@ exporter = "none"
 		"sandbox":   "workspace-write",
 		"hide":      true,
 		"sww":       config.SandboxWorkspaceWrite{WritableRoots: []string{"/tmp/a"}, NetworkAccess: true},
-		"features": config.Features{UnboundedConnectionRetries: true, Other: map[string]bool{
-			"enable_request_compression": true, "remote_compaction_v2": false,
-		}},
-		"compat": map[string]any{
-			"web_search": "live",
-			"tui":        map[string]any{"notifications": []map[string]any{{"x": int64(1)}}},
-			"otel":       map[string]any{"exporter": "none"},
-		},
+		"features":  config.Features{UnboundedConnectionRetries: true},
 		"mcp": map[string]config.MCPServer{"docs": {Command: "other", Args: []string{"--stdio"}, Env: map[string]string{"A": "1"},
 			StartupTimeout: 10 * time.Second, ToolTimeout: time.Minute, Enabled: true}},
 	}
@@ -450,4 +431,13 @@ func TestShellEnvironmentPolicyErrors(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
+}
+
+// warningKeys returns the keys the warnings name, in order.
+func warningKeys(ws []config.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Key)
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 type decoder struct {
 	src   *source
 	probs *problems
+	warns *warnings
 }
 
 // decode stores data into the settable rv and reports problems at path. It
@@ -41,7 +42,11 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 			sub := append(slices.Clip(path), k)
 			i := slices.IndexFunc(fields, func(f field) bool { return f.name == k })
 			if i < 0 {
-				d.probs.add(d.src, sub, "unknown key%s", hint(k, fields))
+				if codexIgnored(sub) {
+					d.warns.add(d.src, sub, ignoredMsg)
+					continue
+				}
+				d.probs.add(d.src, sub, "unknown key%s", codexHint(path, k, fields))
 				continue
 			}
 			d.decode(sub, m[k], rv.FieldByIndex(fields[i].index))
@@ -214,23 +219,19 @@ func fieldsOf(t reflect.Type) []field {
 	return out
 }
 
-// hint suggests what an unknown key k was meant to be: the nearest known
-// key if it is close, or every key when there are few.
-func hint(k string, fields []field) string {
+// hintNames suggests what an unknown key k was meant to be: the nearest
+// of names if it is close, or every name when there are few.
+func hintNames(k string, names []string) string {
 	best, dist := "", 3
-	for _, f := range fields {
-		if n := editDistance(k, f.name); n < dist && n < len(k) {
-			best, dist = f.name, n
+	for _, name := range names {
+		if n := editDistance(k, name); n < dist && n < len(k) {
+			best, dist = name, n
 		}
 	}
 	if best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if len(fields) <= 6 {
-		names := make([]string, len(fields))
-		for i, f := range fields {
-			names[i] = f.name
-		}
+	if len(names) <= 6 {
 		return " (expected one of: " + strings.Join(names, ", ") + ")"
 	}
 	return ""
@@ -262,11 +263,7 @@ func editDistance(a, b string) int {
 // Tables whose content is free ([tui], query_params) are listed as one
 // key.
 func knownKeys() []string {
-	keys := keyPatterns(reflect.TypeFor[fileConfig](), "")
-	for _, f := range knownFeatures() {
-		keys = append(keys, "features."+f)
-	}
-	return keys
+	return keyPatterns(reflect.TypeFor[fileConfig](), "")
 }
 
 // keyPatterns lists the key patterns of type t below prefix.

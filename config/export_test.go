@@ -7,3 +7,7 @@ func KnownKeys() []string { return knownKeys() }
 func LoadData(path string, data []byte, opts Options) (Config, error) {
 	return load(path, data, opts)
 }
+
+// CodexIgnoredKeys and CodexFeatures expose the Codex key lists.
+func CodexIgnoredKeys() []string { return codexIgnoredKeys() }
+func CodexFeatures() []string    { return codexFeatures() }

@@ -65,7 +65,7 @@ func (f *fileConfig) topModel() profileFile {
 		ModelProvider:         f.ModelProvider,
 		ModelReasoningEffort:  f.ModelReasoningEffort,
 		ModelReasoningSummary: f.ModelReasoningSummary,
-		ApprovalPolicy:        f.ApprovalPolicy,
+		approval:              f.approval,
 		SandboxMode:           f.SandboxMode,
 		ModelVerbosity:        f.ModelVerbosity,
 		ServiceTier:           f.ServiceTier,
@@ -80,7 +80,7 @@ func (c *Config) applyModel(p profileFile, loc location, mp *location) {
 	set(&c.ModelProvider, p.ModelProvider)
 	set(&c.ModelReasoningEffort, p.ModelReasoningEffort)
 	set(&c.ModelReasoningSummary, p.ModelReasoningSummary)
-	set(&c.ApprovalPolicy, p.ApprovalPolicy)
+	set(&c.ApprovalPolicy, p.approval)
 	set(&c.SandboxMode, p.SandboxMode)
 	set(&c.ModelVerbosity, p.ModelVerbosity)
 	set(&c.ServiceTier, p.ServiceTier)
@@ -149,6 +149,9 @@ func (c *Config) applyRest(f *fileConfig) {
 	}
 	set(&c.Instructions, f.Instructions)
 	set(&c.DeveloperInstructions, f.DeveloperInstructions)
+	if f.ModelInstructionsFile == nil {
+		set(&c.ModelInstructionsFile, f.ExperimentalInstructionsFile)
+	}
 	set(&c.ModelInstructionsFile, f.ModelInstructionsFile)
 	set(&c.CompactPrompt, f.CompactPrompt)
 	set(&c.CACertificate, f.CACertificate)
@@ -157,7 +160,6 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ProjectDocMaxBytes, f.ProjectDocMaxBytes)
 	set(&c.ProjectDocFallbackFilenames, f.ProjectDocFallbackFilenames)
 	set(&c.ProjectRootMarkers, f.ProjectRootMarkers)
-	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
 	set(&c.CLIAuthCredentialsStore, f.CLIAuthCredentialsStore)
 	set(&c.ForcedLoginMethod, f.ForcedLoginMethod)
 	set(&c.ForcedChatGPTWorkspaceID, f.ForcedChatGPTWorkspaceID)
@@ -176,14 +178,9 @@ func (c *Config) applyRest(f *fileConfig) {
 	}
 	set(&c.Notify, f.Notify)
 	set(&c.HideAgentReasoning, f.HideAgentReasoning)
-	set(&c.ShowRawAgentReasoning, f.ShowRawAgentReasoning)
 	c.applyProxy(f.Proxy)
-	for name, v := range f.Features {
-		if name == "unbounded_connection_retries" {
-			c.Features.UnboundedConnectionRetries = v
-			continue
-		}
-		c.Features.Other[name] = v
+	if ft := f.Features; ft != nil {
+		set(&c.Features.UnboundedConnectionRetries, ft.UnboundedConnectionRetries)
 	}
 	if p := f.ShellEnvironmentPolicy; p != nil {
 		sp := &c.ShellEnvironmentPolicy
@@ -194,19 +191,6 @@ func (c *Config) applyRest(f *fileConfig) {
 		set(&sp.Exclude, p.Exclude)
 		set(&sp.IncludeOnly, p.IncludeOnly)
 		sp.Set = overlayMap(sp.Set, p.Set)
-	}
-	for name, t := range map[string]map[string]any{
-		"tui":    f.TUI,
-		"otel":   f.OTel,
-		"tools":  f.Tools,
-		"notice": f.Notice,
-	} {
-		if t != nil {
-			c.Compat[name] = merge(c.Compat[name], t)
-		}
-	}
-	if f.WebSearch != nil {
-		c.Compat["web_search"] = f.WebSearch
 	}
 }
 

@@ -19,21 +19,24 @@ type fileConfig struct {
 	ServiceTier                *string `toml:"service_tier"`
 	ModelContextWindow         *int64  `toml:"model_context_window"`
 	ModelAutoCompactTokenLimit *int64  `toml:"model_auto_compact_token_limit"`
-	ApprovalPolicy             *string `toml:"approval_policy"`
-	SandboxMode                *string `toml:"sandbox_mode"`
-	Profile                    *string `toml:"profile"`
+	// ApprovalPolicy is a string or Codex's { granular = { ... } }
+	// table; validate turns it into approval.
+	ApprovalPolicy any     `toml:"approval_policy"`
+	approval       *string // the policy agent applies
+	SandboxMode    *string `toml:"sandbox_mode"`
+	Profile        *string `toml:"profile"`
 
 	SandboxWorkspaceWrite *sandboxFile `toml:"sandbox_workspace_write"`
 
 	Instructions                  *string   `toml:"instructions"`
 	DeveloperInstructions         *string   `toml:"developer_instructions"`
 	ModelInstructionsFile         *string   `toml:"model_instructions_file"`
+	ExperimentalInstructionsFile  *string   `toml:"experimental_instructions_file"`
 	CompactPrompt                 *string   `toml:"compact_prompt"`
 	ExperimentalCompactPromptFile *string   `toml:"experimental_compact_prompt_file"`
 	ProjectDocMaxBytes            *int64    `toml:"project_doc_max_bytes"`
 	ProjectDocFallbackFilenames   *[]string `toml:"project_doc_fallback_filenames"`
 	ProjectRootMarkers            *[]string `toml:"project_root_markers"`
-	ToolOutputTokenLimit          *int64    `toml:"tool_output_token_limit"`
 
 	CLIAuthCredentialsStore  *string `toml:"cli_auth_credentials_store"`
 	ForcedLoginMethod        *string `toml:"forced_login_method"`
@@ -46,24 +49,16 @@ type fileConfig struct {
 	AuthTokenURL             *string `toml:"auth_token_url"`
 	AuthClientID             *string `toml:"auth_client_id"`
 
-	History               *historyFile           `toml:"history"`
-	Projects              map[string]projectFile `toml:"projects"`
-	Notify                *[]string              `toml:"notify"`
-	HideAgentReasoning    *bool                  `toml:"hide_agent_reasoning"`
-	ShowRawAgentReasoning *bool                  `toml:"show_raw_agent_reasoning"`
+	History            *historyFile           `toml:"history"`
+	Projects           map[string]projectFile `toml:"projects"`
+	Notify             *[]string              `toml:"notify"`
+	HideAgentReasoning *bool                  `toml:"hide_agent_reasoning"`
 
 	MCPServers map[string]mcpServerFile `toml:"mcp_servers"`
 
 	ShellEnvironmentPolicy *shellEnvFile `toml:"shell_environment_policy"`
 
-	// Accepted for Codex compatibility, content not interpreted.
-	TUI       map[string]any `toml:"tui"`
-	OTel      map[string]any `toml:"otel"`
-	Tools     map[string]any `toml:"tools"`
-	Notice    map[string]any `toml:"notice"` // Codex writes this itself
-	WebSearch any            `toml:"web_search"`
-
-	Features       map[string]bool         `toml:"features"`
+	Features       *featuresFile           `toml:"features"`
 	Retry          *topRetryFile           `toml:"retry"`
 	AutoContinue   *autoContinueFile       `toml:"auto_continue"`
 	Proxy          *proxyFile              `toml:"proxy"`
@@ -115,10 +110,17 @@ type profileFile struct {
 	ModelProvider         *string         `toml:"model_provider"`
 	ModelReasoningEffort  *string         `toml:"model_reasoning_effort"`
 	ModelReasoningSummary *string         `toml:"model_reasoning_summary"`
-	ApprovalPolicy        *string         `toml:"approval_policy"`
+	ApprovalPolicy        any             `toml:"approval_policy"`
+	approval              *string         // the policy agent applies
 	SandboxMode           *string         `toml:"sandbox_mode"`
 	ModelVerbosity        *string         `toml:"model_verbosity"`
 	ServiceTier           *string         `toml:"service_tier"`
+}
+
+// featuresFile is [features]. Codex's feature names load with a warning
+// (codexkeys.go); any other name is an unknown key.
+type featuresFile struct {
+	UnboundedConnectionRetries *bool `toml:"unbounded_connection_retries"`
 }
 
 // providerFile is [model_providers.<id>].
@@ -202,10 +204,4 @@ type classFile struct {
 type overloadedFile struct {
 	classFile
 	DelaysMS *[]int64 `toml:"delays_ms"`
-}
-
-// knownFeatures are the [features] keys this program reads; any other
-// boolean feature key is accepted and kept in [Features.Other].
-func knownFeatures() []string {
-	return []string{"unbounded_connection_retries"}
 }

@@ -36,6 +36,7 @@ const maxMS = math.MaxInt64 / int64(time.Millisecond)
 type checker struct {
 	src   *source
 	probs *problems
+	warns *warnings
 }
 
 // check reports and clears *v if it is set and ok rejects it. msg is a
@@ -86,15 +87,15 @@ func at(path []string, keys ...string) []string {
 
 // validate checks the values of one decoded layer that the types alone do
 // not constrain.
-func validate(l *layer, probs *problems) {
-	c := checker{src: l.src, probs: probs}
+func validate(l *layer, probs *problems, warns *warnings) {
+	c := checker{src: l.src, probs: probs, warns: warns}
 	f := &l.f
 	c.nonEmpty([]string{"model"}, &f.Model)
 	c.nonEmpty([]string{"model_provider"}, &f.ModelProvider)
 	c.enum([]string{"model_reasoning_effort"}, &f.ModelReasoningEffort, reasoningEfforts())
 	c.enum([]string{"model_reasoning_summary"}, &f.ModelReasoningSummary, reasoningSummaries())
 	c.enum([]string{"model_verbosity"}, &f.ModelVerbosity, verbosities())
-	c.enum([]string{"approval_policy"}, &f.ApprovalPolicy, approvalPolicies())
+	f.approval = c.approval([]string{"approval_policy"}, f.ApprovalPolicy)
 	c.enum([]string{"sandbox_mode"}, &f.SandboxMode, sandboxModes())
 	c.enum([]string{"sandbox_fallback"}, &f.SandboxFallback, []string{"refuse", "best-effort"})
 	c.enum([]string{"cli_auth_credentials_store"}, &f.CLIAuthCredentialsStore, []string{"file", "keyring", "auto", "ephemeral"})
@@ -102,7 +103,6 @@ func validate(l *layer, probs *problems) {
 	c.nonNegative([]string{"model_context_window"}, &f.ModelContextWindow)
 	c.nonNegative([]string{"model_auto_compact_token_limit"}, &f.ModelAutoCompactTokenLimit)
 	c.nonNegative([]string{"project_doc_max_bytes"}, &f.ProjectDocMaxBytes)
-	c.nonNegative([]string{"tool_output_token_limit"}, &f.ToolOutputTokenLimit)
 	c.httpURL([]string{"openai_base_url"}, &f.OpenAIBaseURL)
 	c.httpURL([]string{"chatgpt_base_url"}, &f.ChatGPTBaseURL)
 	c.httpURL([]string{"auth_issuer"}, &f.AuthIssuer)
@@ -128,18 +128,12 @@ func validate(l *layer, probs *problems) {
 		c.enum(at(path, "model_reasoning_effort"), &p.ModelReasoningEffort, reasoningEfforts())
 		c.enum(at(path, "model_reasoning_summary"), &p.ModelReasoningSummary, reasoningSummaries())
 		c.enum(at(path, "model_verbosity"), &p.ModelVerbosity, verbosities())
-		c.enum(at(path, "approval_policy"), &p.ApprovalPolicy, approvalPolicies())
+		p.approval = c.approval(at(path, "approval_policy"), p.ApprovalPolicy)
 		c.enum(at(path, "sandbox_mode"), &p.SandboxMode, sandboxModes())
 		f.Profiles[name] = p
 	}
-	builtins := provider.Builtins()
 	for _, id := range sortedKeys(f.ModelProviders) {
 		path := []string{"model_providers", id}
-		if _, ok := builtins[id]; ok && l.src.override == "" {
-			probs.add(l.src, path, "cannot redefine built-in provider %q; choose another id", id)
-			delete(f.ModelProviders, id)
-			continue
-		}
 		p := f.ModelProviders[id]
 		c.provider(path, &p)
 		f.ModelProviders[id] = p
@@ -152,6 +146,72 @@ func validate(l *layer, probs *problems) {
 	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)
 	c.mcpServers(f.MCPServers)
+}
+
+// granularKeys are the categories of Codex's approval_policy.granular
+// table; the first three are required, as in Codex.
+func granularKeys() []string {
+	return []string{"sandbox_approval", "rules", "mcp_elicitations", "skill_approval", "request_permissions"}
+}
+
+// approval checks an approval_policy value at path, a policy name or
+// Codex's { granular = { ... } } table, and returns the policy agent
+// applies, or nil when v is unset or invalid. Of the granular categories
+// agent has only command approvals: sandbox_approval = true asks (on-request),
+// false rejects every escalation without asking (never); each other
+// category set gets a warning, as agent has no such prompt.
+func (c checker) approval(path []string, v any) *string {
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case string:
+		p := &v
+		c.enum(path, &p, approvalPolicies())
+		return p
+	case map[string]any:
+		g, ok := v["granular"].(map[string]any)
+		if len(v) != 1 || !ok {
+			c.probs.add(c.src, path, `expected a policy name or { granular = { ... } }`)
+			return nil
+		}
+		gpath := at(path, "granular")
+		good := true
+		for _, k := range sortedKeys(g) {
+			if !slices.Contains(granularKeys(), k) {
+				c.probs.add(c.src, at(gpath, k), "unknown key%s", hintNames(k, granularKeys()))
+				good = false
+			} else if _, isBool := g[k].(bool); !isBool {
+				c.probs.add(c.src, at(gpath, k), "expected a boolean, got %s", typeName(g[k]))
+				good = false
+			}
+		}
+		if !good {
+			return nil
+		}
+		var missing []string
+		for _, k := range granularKeys()[:3] {
+			if _, ok := g[k]; !ok {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			c.probs.add(c.src, gpath, "missing %s (sandbox_approval, rules and mcp_elicitations are required)",
+				strings.Join(missing, ", "))
+			return nil
+		}
+		for _, k := range granularKeys()[1:] {
+			if _, ok := g[k]; ok {
+				c.warns.add(c.src, at(gpath, k), "agent has no approval prompts of this kind; ignored")
+			}
+		}
+		p := "never"
+		if g["sandbox_approval"] == true {
+			p = "on-request"
+		}
+		return &p
+	}
+	c.probs.add(c.src, path, "expected a string or a table, got %s", typeName(v))
+	return nil
 }
 
 // provider checks one [model_providers.<id>] table at path.

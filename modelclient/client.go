@@ -8,6 +8,7 @@ package modelclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -36,6 +37,11 @@ type Options struct {
 	// ReasoningEffort and ReasoningSummary fill the "reasoning" object;
 	// empty values are omitted.
 	ReasoningEffort, ReasoningSummary string
+	// Verbosity is "text.verbosity" (low, medium, high); "" sends none.
+	Verbosity string
+	// ServiceTier is the "service_tier" field ("priority", "flex", ...;
+	// Codex's legacy "fast" is sent as "priority"); "" sends none.
+	ServiceTier string
 	// Auth authenticates each attempt (see [Credentials]); nil sends no
 	// Authorization header.
 	Auth Credentials
@@ -185,7 +191,8 @@ type requestBody struct {
 	Stream             bool              `json:"stream"`
 	Include            []string          `json:"include"`
 	PromptCacheKey     string            `json:"prompt_cache_key,omitempty"`
-	Text               json.RawMessage   `json:"text,omitempty"`
+	ServiceTier        string            `json:"service_tier,omitempty"`
+	Text               map[string]any    `json:"text,omitempty"`
 }
 
 // Body encodes the JSON body for p.
@@ -205,6 +212,10 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 		Stream:             true,
 		Include:            []string{"reasoning.encrypted_content"},
 		PromptCacheKey:     c.opts.SessionID,
+		ServiceTier:        c.opts.ServiceTier,
+	}
+	if b.ServiceTier == "fast" {
+		b.ServiceTier = "priority"
 	}
 	if b.Input == nil {
 		b.Input = []transport.Item{}
@@ -218,14 +229,19 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 	if s := c.opts.ReasoningSummary; s != "" && s != "none" {
 		b.Reasoning["summary"] = s
 	}
+	if v := c.opts.Verbosity; v != "" {
+		b.Text = map[string]any{"verbosity": v}
+	}
 	if len(p.OutputSchema) > 0 {
-		t, err := json.Marshal(map[string]any{"format": map[string]any{
-			"type": "json_schema", "strict": true, "name": "agent_output_schema", "schema": p.OutputSchema,
-		}})
-		if err != nil {
-			return nil, fmt.Errorf("output schema: %w", err)
+		if !json.Valid(p.OutputSchema) {
+			return nil, errors.New("output schema: not valid JSON")
 		}
-		b.Text = t
+		if b.Text == nil {
+			b.Text = map[string]any{}
+		}
+		b.Text["format"] = map[string]any{
+			"type": "json_schema", "strict": true, "name": "agent_output_schema", "schema": p.OutputSchema,
+		}
 	}
 	return json.Marshal(b)
 }

@@ -73,7 +73,11 @@ func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 // history, without recording anything into it.
 func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, error) {
 	saved := s.history
-	s.history = append(append([]transport.Item(nil), saved...), transport.UserMessage(SummaryPrompt))
+	prompt := SummaryPrompt
+	if s.opts.CompactPrompt != "" {
+		prompt = s.opts.CompactPrompt
+	}
+	s.history = append(append([]transport.Item(nil), saved...), transport.UserMessage(prompt))
 	rec := s.opts.Recorder
 	s.opts.Recorder = nil // the summary exchange is not part of the conversation
 	var summary strings.Builder

@@ -30,6 +30,16 @@ type Options struct {
 	Client *modelclient.Client
 	// Instructions override [DefaultInstructions] when non-empty.
 	Instructions string
+	// HideReasoning keeps [ReasoningDelta] and [ReasoningDone] from the
+	// caller's emit function (hide_agent_reasoning); the recorder and
+	// OnEvent still see them, and reasoning items stay in the history.
+	HideReasoning bool
+	// OnEvent, when set, sees every event of a turn before the caller's
+	// emit function does (the notify program hangs off it).
+	OnEvent func(Event)
+	// CompactPrompt overrides [SummaryPrompt], the request for the
+	// handoff summary of a local compaction, when non-empty.
+	CompactPrompt string
 	// UnboundedConnectionRetries keeps retrying connect failures of the
 	// sampling request (5 s doubling to 60 s) without spending the stream
 	// budget, until ConnectionMaxWait is waited or the turn is cancelled.
@@ -172,20 +182,33 @@ func (s *Session) unsavedWarning() (Warning, bool) {
 }
 
 // tap persists each event through the recorder (syncing at turn ends)
-// before passing it on. The first failure to record is announced once, as
+// and shows it to OnEvent before passing it on, reasoning aside when
+// HideReasoning is set. The first failure to record is announced once, as
 // a [Warning] with NotSaved, before the event that follows it.
 func (s *Session) tap(emit func(Event)) func(Event) {
-	if s.opts.Recorder == nil {
+	rec, on, hide := s.opts.Recorder, s.opts.OnEvent, s.opts.HideReasoning
+	if rec == nil && on == nil && !hide {
 		return emit
 	}
 	return func(ev Event) {
-		s.noteSave(s.opts.Recorder.RecordEvent(ev))
-		switch ev.(type) {
-		case TurnCompleted, TurnFailed:
-			s.sync()
+		if rec != nil {
+			s.noteSave(rec.RecordEvent(ev))
+			switch ev.(type) {
+			case TurnCompleted, TurnFailed:
+				s.sync()
+			}
+			if w, ok := s.unsavedWarning(); ok {
+				emit(w)
+			}
 		}
-		if w, ok := s.unsavedWarning(); ok {
-			emit(w)
+		if on != nil {
+			on(ev)
+		}
+		if hide {
+			switch ev.(type) {
+			case ReasoningDelta, ReasoningDone:
+				return
+			}
 		}
 		emit(ev)
 	}

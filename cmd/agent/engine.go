@@ -55,18 +55,16 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return workspace{}, fmt.Errorf("working directory %s: not a directory", cwd)
 	}
+	defSandbox, defApproval := cfg.WorkspaceDefaults(cwd) // config, else the project's trust
 	if sandboxMode == "" {
-		sandboxMode = cfg.SandboxMode
-	}
-	if sandboxMode == "" {
-		sandboxMode = string(sandbox.ReadOnly)
+		sandboxMode = defSandbox
 	}
 	mode, err := sandbox.ParseMode(sandboxMode)
 	if err != nil {
 		return workspace{}, err
 	}
 	if approval == "" {
-		approval = cfg.ApprovalPolicy
+		approval = defApproval
 	}
 	switch approval {
 	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
@@ -126,12 +124,17 @@ func (w workspace) tools() (*tools.Set, error) {
 }
 
 // context builds the messages recorded before the first user message:
-// the environment, then AGENTS.md instructions when there are any.
+// developer_instructions as a developer message (as Codex sends them), the
+// environment, then AGENTS.md instructions when there are any.
 func (w workspace) context(cfg config.Config, home string, now time.Time) ([]transport.Item, error) {
-	items := []transport.Item{session.EnvironmentContext(session.Environment{
+	var items []transport.Item
+	if d := cfg.DeveloperInstructions; d != "" {
+		items = append(items, transport.DeveloperMessage(d))
+	}
+	items = append(items, session.EnvironmentContext(session.Environment{
 		Cwd: w.cwd, Shell: w.shell, ApprovalPolicy: w.policy, SandboxMode: string(w.sandbox.Mode),
 		NetworkAccess: w.sandbox.NetworkAccess, WritableRoots: w.sandbox.WritableRoots, Now: now,
-	})}
+	}))
 	doc, err := agentsmd.Discover(w.cwd, agentsmd.Options{
 		Home: home, MaxBytes: int(cfg.ProjectDocMaxBytes), RootMarkers: cfg.ProjectRootMarkers,
 		Fallbacks: cfg.ProjectDocFallbackFilenames,
@@ -195,9 +198,8 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	if e.home, err = agentHome(env.Getenv); err != nil {
 		return nil, usageError(err)
 	}
-	e.cfg, err = config.Load(config.Options{Home: e.home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
-	if err != nil {
-		return nil, usageError(err)
+	if e.cfg, err = loadConfig(env, e.home, g); err != nil {
+		return nil, err
 	}
 	cfg := e.cfg
 	var closeLog func()
@@ -244,6 +246,8 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Model:            cfg.Model,
 		ReasoningEffort:  cfg.ModelReasoningEffort,
 		ReasoningSummary: cfg.ModelReasoningSummary,
+		Verbosity:        cfg.ModelVerbosity,
+		ServiceTier:      cfg.ServiceTier,
 		Auth:             creds,
 		SessionID:        e.sessionID,
 		Originator:       o.originator,
@@ -271,12 +275,18 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	}
 	e.closers = append(e.closers, func() { e.tools.Close() })
 	e.startMCP(ctx, env, o.mcpNotice) // in the background: never delays the first prompt
+	base, compact, err := instructions(cfg, e.home)
+	if err != nil {
+		return nil, usageError(err)
+	}
 	initial, err := e.ws.context(cfg, e.home, time.Now())
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	e.opts = session.Options{
 		Client:                     e.client,
+		Instructions:               base,
+		CompactPrompt:              compact,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
 		ConnectionMaxWait:          p.ConnectionMaxWait,
 		OutputSchema:               o.outputSchema,
@@ -286,6 +296,13 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.noAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
 		AutoCompactTokens: autoCompactTokens(cfg),
+		HideReasoning:     cfg.HideAgentReasoning,
+	}
+	if len(cfg.Notify) > 0 {
+		n := &notifier{argv: cfg.Notify, cwd: e.ws.cwd, thread: func() string { return e.sessionID },
+			logger: e.logger, stderr: env.Stderr}
+		e.opts.OnEvent = n.observe
+		e.closers = append(e.closers, func() { n.wait(context.Background()) })
 	}
 	return e, nil
 }

@@ -93,9 +93,9 @@ func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAu
 	if err != nil {
 		return usageError(err)
 	}
-	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	cfg, err := loadConfig(env, home, g)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	store := auth.NewStore(home, nil)
 	if withAPIKey {

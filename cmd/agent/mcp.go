@@ -101,11 +101,7 @@ func loadMCPConfig(env Env, g *globalFlags) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, usageError(err)
 	}
-	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
-	if err != nil {
-		return config.Config{}, usageError(err)
-	}
-	return cfg, nil
+	return loadConfig(env, home, g)
 }
 
 func newMCPListCmd(env Env, g *globalFlags) *cobra.Command {

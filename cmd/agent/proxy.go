@@ -73,9 +73,9 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	if err != nil {
 		return usageError(err)
 	}
-	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	cfg, err := loadConfig(env, home, g)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	pc := mergeProxyFlags(cfg.Proxy, f, cmd)
 	if err := checkListen(pc.Listen, f.allowRemote); err != nil {

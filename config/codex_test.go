@@ -1,0 +1,188 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/config"
+)
+
+// TestCodexExampleConfig loads Codex's own example config, unchanged: it
+// loads, and each key agent ignores gives exactly one warning.
+func TestCodexExampleConfig(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "codex", "example-config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t, string(data), config.Options{})
+	want := []string{
+		"review_model",
+		"model_supports_reasoning_summaries",
+		"model_reasoning_summary_format",
+		"history.file_opener", // after [history] in Codex's file
+		"tui",
+		"notice", // with the keys written after [notice]: the auth keys, project_doc_*
+		"tools",
+		"features.unified_exec",
+		"features.rmcp_client",
+		"features.apply_patch_freeform",
+		"features.view_image_tool",
+		"features.web_search_request",
+		"features.undo",
+		"features.enable_experimental_windows_sandbox",
+		"features.skills",
+		"features.experimental_use_freeform_apply_patch", // after [features]
+		"otel",
+	}
+	got := warningKeys(c.Warnings)
+	if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	for _, w := range c.Warnings {
+		if w.Line == 0 || !strings.HasSuffix(w.String(), ": "+w.Key+": Codex setting that agent ignores") {
+			t.Errorf("warning %q: want path:line: key: Codex setting that agent ignores", w.String())
+		}
+	}
+	// What it sets that agent implements is applied.
+	if c.Model != "gpt-5.1-codex-max" || c.ModelVerbosity != "medium" || c.ModelReasoningSummary != "auto" ||
+		c.ApprovalPolicy != "on-request" || c.SandboxMode != "read-only" || c.History.Persistence != "save-all" {
+		t.Errorf("example settings not applied: %+v", c)
+	}
+}
+
+// TestCodexUserConfig is a Codex user's config as the issue found it: it
+// loads, with one warning per ignored key, and the built-in provider
+// override and the granular approval policy take effect.
+func TestCodexUserConfig(t *testing.T) {
+	const file = `
+model = "gpt-5.5"
+file_opener = "cursor"
+review_model = "gpt-5.5"
+model_supports_reasoning_summaries = true
+personality = "pragmatic"
+experimental_instructions_file = "/etc/codex/instructions.md"
+mcp_oauth_credentials_store = "keyring"
+check_for_update_on_startup = false
+disable_response_storage = true
+approval_policy = { granular = { sandbox_approval = false, rules = true, mcp_elicitations = false } }
+
+[ghost_snapshot]
+disable_warnings = true
+ignore_large_untracked_files = 100
+
+[model_providers.openai]
+name = "OpenAI (corp)"
+base_url = "https://llm.corp.example/v1"
+request_max_retries = 9
+
+[profiles.deep]
+model = "gpt-5.5"
+features = { unified_exec = false }
+tools_web_search = true
+`
+	c := mustLoad(t, file, config.Options{})
+	want := []string{
+		"file_opener", "review_model", "model_supports_reasoning_summaries", "personality",
+		"mcp_oauth_credentials_store", "check_for_update_on_startup", "disable_response_storage",
+		"approval_policy.granular.rules", "approval_policy.granular.mcp_elicitations",
+		"ghost_snapshot", "profiles.deep.features", "profiles.deep.tools_web_search",
+	}
+	if diff := cmp.Diff(sorted(want), sorted(warningKeys(c.Warnings))); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if c.ApprovalPolicy != "never" {
+		t.Errorf("granular sandbox_approval = false: ApprovalPolicy = %q, want never", c.ApprovalPolicy)
+	}
+	if c.ModelInstructionsFile != "/etc/codex/instructions.md" {
+		t.Errorf("experimental_instructions_file: ModelInstructionsFile = %q", c.ModelInstructionsFile)
+	}
+	if p := c.Provider; p.ID != "openai" || p.Name != "OpenAI (corp)" || p.BaseURL != "https://llm.corp.example/v1" ||
+		p.RequestMaxRetries != 9 || !p.RequiresOpenAIAuth {
+		t.Errorf("[model_providers.openai] override: %+v", p)
+	}
+}
+
+// TestCodexIgnoredKeys is the table of ignored keys: each, set alone, loads
+// with exactly one warning naming it.
+func TestCodexIgnoredKeys(t *testing.T) {
+	for _, pattern := range config.CodexIgnoredKeys() {
+		key := strings.ReplaceAll(pattern, "*", "x")
+		t.Run(key, func(t *testing.T) {
+			var file string
+			switch parts := strings.Split(key, "."); {
+			case len(parts) == 1:
+				file = key + " = true\n"
+			case parts[0] == "history":
+				file = "[history]\n" + parts[1] + " = true\n"
+			case parts[0] == "model_providers":
+				file = "[model_providers.x]\nbase_url = \"http://h/v1\"\n" + parts[2] + " = true\n"
+			case parts[0] == "mcp_servers":
+				file = "[mcp_servers.x]\ncommand = \"srv\"\n" + parts[2] + " = true\n"
+			default:
+				file = "[" + strings.Join(parts[:2], ".") + "]\n" + parts[2] + " = true\n"
+			}
+			c := mustLoad(t, file, config.Options{})
+			if got := warningKeys(c.Warnings); !slices.Equal(got, []string{key}) {
+				t.Errorf("warnings = %q, want exactly [%s]", got, key)
+			}
+			// The same key given with -c warns once too, naming the argument.
+			args := []string{key + "=1"}
+			if strings.HasPrefix(key, "mcp_servers.") {
+				args = append([]string{"mcp_servers.x.command=srv"}, args...)
+			}
+			if strings.HasPrefix(key, "model_providers.") {
+				args = append([]string{"model_providers.x.base_url=http://h/v1"}, args...)
+			}
+			c, err := config.Load(config.Options{Overrides: args})
+			if err != nil {
+				t.Fatalf("-c %s=1: %v", key, err)
+			}
+			if len(c.Warnings) != 1 || c.Warnings[0].Override != key+"=1" {
+				t.Errorf("-c warnings = %v", c.Warnings)
+			}
+		})
+	}
+	for _, name := range config.CodexFeatures() {
+		c := mustLoad(t, "[features]\n"+name+" = true\n", config.Options{})
+		if got := warningKeys(c.Warnings); !slices.Equal(got, []string{"features." + name}) {
+			t.Errorf("features.%s: warnings = %q", name, got)
+		}
+	}
+}
+
+// TestCodexWarningOncePerRun: a key set in the file and again with -c
+// warns once.
+func TestCodexWarningOncePerRun(t *testing.T) {
+	c := mustLoad(t, "personality = \"x\"\n", config.Options{Overrides: []string{"personality=y"}})
+	if got := warningKeys(c.Warnings); !slices.Equal(got, []string{"personality"}) {
+		t.Errorf("warnings = %q", got)
+	}
+}
+
+// TestExampleListsIgnoredKeys: config.toml.example names every key agent
+// ignores.
+func TestExampleListsIgnoredKeys(t *testing.T) {
+	ex := readExample(t)
+	i := strings.Index(ex, "# Codex keys agent ignores.")
+	if i < 0 {
+		t.Fatal("config.toml.example has no \"Codex keys agent ignores\" section")
+	}
+	words := strings.FieldsFunc(ex[i:], func(r rune) bool { return r == ' ' || r == ',' || r == '.' || r == '\n' || r == '#' })
+	for _, pattern := range config.CodexIgnoredKeys() {
+		parts := strings.Split(pattern, ".")
+		if !slices.Contains(words, parts[len(parts)-1]) {
+			t.Errorf("config.toml.example does not list %s", pattern)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
