@@ -9,12 +9,14 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -68,39 +70,59 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		return
 	}
 	ctx := r.Context()
-	for n := 1; ; n++ {
-		res.attempts = n
+	// The proxy's one layer runs through the shared retry driver: the
+	// budget is max_retries, the delay the class's (the server's wins).
+	budget := retry.NewBudget("proxy", p.opts.MaxRetries, 0)
+	var (
+		last    attempt
+		waiting bool  // the last attempt was discarded for a retry
+		stopped error // the gate refused a re-send
+	)
+	d := retry.Driver{
+		Sleep: p.opts.Sleep,
+		Decide: func(error) retry.Decision {
+			f := last.failure
+			pol := p.policy(f.Class)
+			n := budget.Spent() + 1
+			if !f.Retryable || !pol.Allows(n, -1) {
+				return retry.Decision{}
+			}
+			delay := pol.Delay(n, p.opts.Rand())
+			if f.Delay > 0 {
+				delay = pol.Cap(f.Delay) // the server's delay wins
+			}
+			return retry.Decision{Budget: budget, Delay: delay}
+		},
+		Notify: func(w retry.Wait) {
+			last.discard()
+			waiting = true
+			p.logRetry(ctx, res, w.Attempt, w.Delay, last.failure)
+		},
+	}
+	_, err = retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
+		res.attempts, waiting = n, false
 		if n > 1 {
 			if err := p.gate.acquire(ctx); err != nil {
-				p.giveUp(w, res, err)
-				return
+				stopped = err
+				return struct{}{}, nil
 			}
 		}
-		a := p.try(ctx, r, body)
+		last = p.try(ctx, r, body)
 		if n > 1 {
 			p.gate.release()
 		}
-		f := a.failure
-		if f.Err == nil {
-			p.relay(w, a, res)
-			return
+		return struct{}{}, last.failure.Err
+	})
+	switch {
+	case stopped != nil:
+		p.giveUp(w, res, stopped)
+	case waiting: // the wait for a retry ended with ctx
+		p.giveUp(w, res, err)
+	default:
+		if last.failure.Err != nil {
+			res.failure = last.failure
 		}
-		pol := p.policy(f.Class)
-		if !f.Retryable || !pol.Allows(n, p.opts.MaxRetries) || ctx.Err() != nil {
-			res.failure = f
-			p.relay(w, a, res)
-			return
-		}
-		delay := pol.Delay(n, p.opts.Rand())
-		if f.Delay > 0 {
-			delay = pol.Cap(f.Delay) // the server's delay wins
-		}
-		a.discard()
-		p.logRetry(ctx, res, n, delay, f)
-		if err := p.opts.Sleep(ctx, delay); err != nil {
-			p.giveUp(w, res, err)
-			return
-		}
+		p.relay(w, last, res)
 	}
 }
 
@@ -251,6 +273,11 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 	h.Set(HeaderAttempts, strconv.Itoa(res.attempts))
 	w.WriteHeader(a.resp.StatusCode)
 	rc := http.NewResponseController(w)
+	var fin finalWatch
+	if isEventStream(a.resp.Header) {
+		fin.on = true
+		res.final = fin.saw(a.head)
+	}
 	if len(a.head) > 0 {
 		if _, err := w.Write(a.head); err != nil {
 			res.streamErr = err
@@ -273,6 +300,7 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 				res.streamErr = werr
 				return
 			}
+			res.final = fin.saw(buf[:n]) || res.final
 			if werr := rc.Flush(); werr != nil {
 				res.streamErr = werr
 				return
@@ -286,6 +314,45 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 			panic(http.ErrAbortHandler)
 		}
 	}
+}
+
+// finalWatch spots, in the bytes of an event stream as they are relayed,
+// the final event of a response: a line "event: response.completed" (or
+// failed, incomplete), or a data line whose JSON starts with that type.
+// A line can only start after a newline, and JSON text escapes newlines,
+// so an answer that merely mentions the names does not match.
+type finalWatch struct {
+	on   bool
+	tail []byte // the end of the bytes seen so far, for a match across chunks
+}
+
+var finalMarks = [][]byte{
+	[]byte("\nevent: response.completed"), []byte("\nevent: response.failed"), []byte("\nevent: response.incomplete"),
+	[]byte("\nevent:response.completed"),
+	[]byte("\ndata: {\"type\":\"response.completed\""), []byte("\ndata: {\"type\":\"response.failed\""),
+	[]byte("\ndata: {\"type\":\"response.incomplete\""),
+}
+
+// saw reports whether b (following what was seen before) holds a final
+// event's first line.
+func (f *finalWatch) saw(b []byte) bool {
+	if !f.on || len(b) == 0 {
+		return false
+	}
+	if f.tail == nil {
+		f.tail = []byte("\n") // the stream's start is a line start
+	}
+	buf := append(slices.Clone(f.tail), b...)
+	found := false
+	for _, m := range finalMarks {
+		if bytes.Contains(buf, m) {
+			found = true
+			break
+		}
+	}
+	const keep = 64
+	f.tail = append(f.tail[:0], buf[max(0, len(buf)-keep):]...)
+	return found
 }
 
 // readBody reads a request body of at most limit bytes.

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -546,7 +547,7 @@ func TestStatsEndpointAndLines(t *testing.T) {
 	}
 	// The STATS line follows the count.
 	waitFor(t, func() bool {
-		return strings.Contains(h.logs.String(), "msg=STATS requests=2 ok=1 failed=1 retries=1 retry_successes=1")
+		return strings.Contains(h.logs.String(), "msg=STATS requests=2 ok=1 failed=1 failed_after_commit=0 retries=1 retry_successes=1")
 	})
 }
 
@@ -560,5 +561,52 @@ func TestNewValidates(t *testing.T) {
 	}
 	if _, err := proxy.New(proxy.Options{Upstream: mustURL(t, "ftp://x/v1")}); err == nil {
 		t.Error("New with an ftp upstream succeeded")
+	}
+}
+
+// TestStreamRelayedToItsEndIsOK: a client (Codex does this) reads up to
+// response.completed and closes the connection without waiting for the
+// end of the body: the request is OK, not a failure.
+func TestStreamRelayedToItsEndIsOK(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.MessageDone("m1", "answer"), rt.Completed("r1"), rt.Stall()),
+	})
+	h := newHarness(t, srv.URL, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	resp, err := postJSON(ctx, h.client, h.url+"/responses", requestBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(seen.String(), "response.completed") {
+		n, err := resp.Body.Read(buf)
+		seen.Write(buf[:n])
+		if err != nil {
+			t.Fatalf("read: %v after %q", err, seen.String())
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	h.settled(t, 1)
+	if s := h.p.Stats(); s.OK != 1 || s.Failed != 0 || s.FailedAfterCommit != 0 {
+		t.Errorf("stats ok=%d failed=%d failed_after_commit=%d; want 1, 0, 0", s.OK, s.Failed, s.FailedAfterCommit)
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "msg=OK") || strings.Contains(logs, "msg=FAILED") {
+		t.Errorf("log does not say OK:\n%s", logs)
+	}
+}
+
+// TestCutAfterCommitCountsAsFailedAfterCommit: the stats say a stream
+// broke after its first bytes reached the client.
+func TestCutAfterCommitCountsAsFailedAfterCommit(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "partial answer"), rt.Drop()),
+	})
+	h := newHarness(t, srv.URL, nil)
+	h.post(t, "/responses", requestBody)
+	h.settled(t, 1)
+	if s := h.p.Stats(); s.Failed != 1 || s.FailedAfterCommit != 1 {
+		t.Errorf("stats failed=%d failed_after_commit=%d; want 1 and 1", s.Failed, s.FailedAfterCommit)
 	}
 }

@@ -25,8 +25,14 @@ type Stats struct {
 	OK int64 `json:"ok"`
 	// Failed counts the others: an error status relayed, an upstream that
 	// could not be reached, a stream broken after the commit, a client
-	// that left.
+	// that left before its stream ended. A stream relayed up to its
+	// final event (response.completed) is OK even when the client then
+	// closes the connection without waiting for the end of the body.
 	Failed int64 `json:"failed"`
+	// FailedAfterCommit counts the failures of a stream cut after its
+	// first bytes were relayed: the proxy could not retry them (the
+	// client saw part of the answer), the client's own retries must.
+	FailedAfterCommit int64 `json:"failed_after_commit"`
 	// Retries is the number of re-sends.
 	Retries int64 `json:"retries"`
 	// RetrySuccesses counts OK requests that needed at least one retry.
@@ -75,7 +81,7 @@ func (c *counters) retry(class string) {
 }
 
 // finish counts a finished request and returns the new request count.
-func (c *counters) finish(ok bool, attempts int, key string) int64 {
+func (c *counters) finish(ok, committed bool, attempts int, key string) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.s.Requests++
@@ -87,6 +93,9 @@ func (c *counters) finish(ok bool, attempts int, key string) int64 {
 		}
 	default:
 		c.s.Failed++
+		if committed {
+			c.s.FailedAfterCommit++
+		}
 		cs := c.s.ByClass[key]
 		cs.Failures++
 		c.s.ByClass[key] = cs
@@ -129,15 +138,20 @@ type result struct {
 	failure modelclient.Failure
 	// streamErr ended the relay of a committed answer early.
 	streamErr error
+	// final says the relayed stream carried its final event
+	// (response.completed, failed or incomplete): what came after it, a
+	// client closing at once included, does not make the request fail.
+	final bool
 }
 
 // finish logs the request's line (OK or FAILED), counts it, and every
 // StatsEvery requests logs a STATS line.
 func (p *Proxy) finish(res *result) {
 	f := res.failure
-	if f.Err == nil && res.streamErr != nil {
+	if f.Err == nil && res.streamErr != nil && !res.final {
 		f = modelclient.Classify(res.streamErr)
 	}
+	committed := f.Err != nil && res.streamErr != nil && !res.final
 	ok := f.Err == nil && res.status > 0 && res.status < http.StatusBadRequest
 	if f.Err == nil && !ok {
 		f = modelclient.ClassifyResponse(res.status, nil, nil, modelclient.Keywords{})
@@ -158,7 +172,7 @@ func (p *Proxy) finish(res *result) {
 	if !ok {
 		msg = "FAILED"
 		attrs = append(attrs, slog.String("kind", f.Kind.String()), slog.String("class", f.Class),
-			slog.String("code", f.Code), slog.Bool("committed", res.streamErr != nil))
+			slog.String("code", f.Code), slog.Bool("committed", committed))
 	}
 	ctx := context.Background()
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
@@ -166,7 +180,7 @@ func (p *Proxy) finish(res *result) {
 		// The server's message comes from a response body: only at debug.
 		p.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "FAILED detail", slog.Int64("id", res.id), slog.String("message", f.Message))
 	}
-	n := p.stats.finish(ok, res.attempts, key)
+	n := p.stats.finish(ok, committed, res.attempts, key)
 	if every := int64(p.opts.StatsEvery); every > 0 && n%every == 0 {
 		p.logStats(ctx)
 	}
@@ -197,6 +211,7 @@ func (p *Proxy) logStats(ctx context.Context) {
 		slog.Int64("requests", s.Requests),
 		slog.Int64("ok", s.OK),
 		slog.Int64("failed", s.Failed),
+		slog.Int64("failed_after_commit", s.FailedAfterCommit),
 		slog.Int64("retries", s.Retries),
 		slog.Int64("retry_successes", s.RetrySuccesses),
 	}

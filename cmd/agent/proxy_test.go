@@ -361,7 +361,6 @@ base_url = "` + p.url + `"
 env_key = "AGENT_PROXY_TEST_KEY"
 wire_api = "responses"
 request_max_retries = 0
-stream_max_retries = 0
 supports_websockets = false
 `
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexCfg), 0o600); err != nil {
