@@ -121,16 +121,20 @@ func TestMetadata(t *testing.T) {
 	testMetadata(t)
 }
 
-// TestMetadataUnprivileged runs TestMetadata again as nobody, from a copy
-// of this test binary that nobody can execute.
-func TestMetadataUnprivileged(t *testing.T) {
+// unprivilegedTests are the attack tests TestAttacksUnprivileged runs
+// again as nobody.
+const unprivilegedTests = "^(TestMetadata|TestTerminalInjection|TestNetworkUnixSockets|TestReadOnlyPathsInsideWritableRoot)$"
+
+// TestAttacksUnprivileged runs the attack tests again as nobody, from a
+// copy of this test binary that nobody can execute, so that they hold for
+// a user without capabilities, sandboxed through a user namespace, too.
+func TestAttacksUnprivileged(t *testing.T) {
 	t.Parallel()
 	if os.Getenv(unprivilegedEnv) != "" {
-		testMetadata(t)
-		return
+		return // this is the run as nobody
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("not root: TestMetadata already ran unprivileged")
+		t.Skip("not root: the attack tests already ran unprivileged")
 	}
 	requireLandlock(t)
 	exe, err := os.Executable()
@@ -160,7 +164,7 @@ func TestMetadataUnprivileged(t *testing.T) {
 	if err := os.Chown(tmp, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), copyExe, "-test.run=^TestMetadataUnprivileged$", "-test.v")
+	cmd := exec.CommandContext(t.Context(), copyExe, "-test.run="+unprivilegedTests, "-test.v")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), unprivilegedEnv+"=1", "TMPDIR="+tmp, "HOME="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -170,12 +174,15 @@ func TestMetadataUnprivileged(t *testing.T) {
 		t.Skipf("cannot run as nobody: %v", err)
 	}
 	t.Logf("as nobody:\n%s", out)
-	switch {
-	case err != nil:
-		t.Errorf("TestMetadata as nobody failed: %v", err)
-	case strings.Contains(string(out), "--- SKIP"):
-		t.Skip("skipped as nobody (see the log): the kernel does not let nobody sandbox")
-	case !strings.Contains(string(out), "--- PASS: TestMetadataUnprivileged/inside_workspace-write_root"):
-		t.Errorf("TestMetadata as nobody did not run")
+	if err != nil {
+		t.Fatalf("the attack tests failed as nobody: %v", err)
+	}
+	for _, name := range []string{
+		"TestMetadata/inside_workspace-write_root", "TestTerminalInjection/read-only",
+		"TestNetworkUnixSockets", "TestReadOnlyPathsInsideWritableRoot/home_in_the_workspace",
+	} {
+		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+			t.Errorf("%s did not pass as nobody (skipped? see the log)", name)
+		}
 	}
 }
