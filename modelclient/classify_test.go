@@ -35,6 +35,9 @@ func TestClassify(t *testing.T) {
 		delay     time.Duration
 	}{
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), modelclient.KindCanceled, "", false, 0},
+		{"event too large", transport.ErrEventTooLarge, modelclient.KindPermanent, "", false, 0},
+		{"credential with a line break", &modelclient.HeaderError{Header: "Authorization", Source: "env", Credential: true}, modelclient.KindAuth, "", false, 0},
+		{"configured header with CR/LF", &modelclient.HeaderError{Header: "X-Team", Source: "config"}, modelclient.KindConfig, "", false, 0},
 		{"eof before completed", transport.ErrIncomplete, modelclient.KindTransient, provider.ClassTransport, true, 0},
 		{"idle", transport.ErrStreamIdle, modelclient.KindTransient, provider.ClassIdle, true, 0},
 		{"no progress", transport.ErrNoProgress, modelclient.KindTransient, provider.ClassIdle, true, 0},

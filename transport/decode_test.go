@@ -29,6 +29,10 @@ func TestDecode(t *testing.T) {
 			transport.ToolCallInputDelta{ItemID: "c", CallID: "k", Delta: "*"}},
 		{"completed with usage", `{"type":"response.completed","response":{"id":"r1","end_turn":true,"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4,"cache_write_tokens":1},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":15}}}`,
 			transport.Completed{ResponseID: "r1", EndTurn: &yes, Usage: &transport.Usage{InputTokens: 10, CachedInputTokens: 4, CacheWriteInputTokens: 1, OutputTokens: 5, ReasoningOutputTokens: 2, TotalTokens: 15}}},
+		{"completed with float and string counts (gateways)", `{"type":"response.completed","response":{"id":"r1","usage":{"input_tokens":10.0,"output_tokens":"5","total_tokens":1.5e1,"output_tokens_details":{"reasoning_tokens":null}}}}`,
+			transport.Completed{ResponseID: "r1", Usage: &transport.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}}},
+		{"completed with an odd usage keeps the answer", `{"type":"response.completed","response":{"id":"r1","usage":"n/a"}}`,
+			transport.Completed{ResponseID: "r1"}},
 		{"unknown type", `{"type":"response.future_thing","x":1}`,
 			transport.Unknown{Type: "response.future_thing", Raw: json.RawMessage(`{"type":"response.future_thing","x":1}`)}},
 	}

@@ -239,3 +239,42 @@ func TestCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestSlowLargeEventIsNotIdle: a 15 KB event arriving at 1 KB/s against
+// a 5 s idle timer completes: the timer counts bytes, not events.
+func TestSlowLargeEventIsNotIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		text := strings.Repeat("z", 15<<10)
+		event := `data: {"type":"response.output_item.done","item":{"type":"message","role":"assistant","id":"m","content":[{"type":"output_text","text":"` + text + `"}]}}` + "\n\n"
+		steps := []rt.Step{rt.Created("r")}
+		for len(event) > 0 {
+			n := min(len(event), 1<<10)
+			steps = append(steps, rt.Raw(event[:n]), rt.Sleep(time.Second))
+			event = event[n:]
+		}
+		steps = append(steps, rt.Completed("r"))
+		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(steps...)})
+		s, err := open(t, srv, sse.Options{IdleTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := drain(s)
+		if err != nil || len(got) != 3 || got[1] != "done:"+text {
+			t.Errorf("events %d, err %v; want created, the message, completed", len(got), err)
+		}
+	})
+}
+
+// TestEventTooLargeFailsAtOnce: an event over the limit ends the stream
+// with ErrEventTooLarge (which is not retried).
+func TestEventTooLargeFailsAtOnce(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("x", 4<<10)), rt.Completed("r"))})
+	s, err := open(t, srv, sse.Options{MaxEventSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(s)
+	if !errors.Is(err, transport.ErrEventTooLarge) || len(got) != 1 {
+		t.Errorf("events %v, err %v; want created, then ErrEventTooLarge", got, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -237,5 +238,24 @@ func TestCancel(t *testing.T) {
 	}()
 	if _, err := drain(s); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v; want context.Canceled", err)
+	}
+}
+
+// TestMessageTooLargeFailsAtOnce: a message over MaxMessageSize ends the
+// stream with ErrEventTooLarge (which is not retried).
+func TestMessageTooLargeFailsAtOnce(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("x", 4<<10)), rt.Completed("r"))})
+	c, err := dial(t, srv, ws.Options{MaxMessageSize: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Open(t.Context(), []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := drain(s)
+	if !errors.Is(err, transport.ErrEventTooLarge) || len(got) != 1 {
+		t.Errorf("events %v, err %v; want created, then ErrEventTooLarge", got, err)
 	}
 }
