@@ -67,8 +67,9 @@ func (h *history) add(text string) {
 
 // historyEntry is one line of the history file.
 type historyEntry struct {
-	TS   int64  `json:"ts"`
-	Text string `json:"text"`
+	SessionID string `json:"session_id"`
+	TS        int64  `json:"ts"`
+	Text      string `json:"text"`
 }
 
 // historyMsg carries the entries read from the history file.
@@ -112,10 +113,14 @@ type historySavedMsg struct{ err error }
 // one is in flight at a time, and entries sent meanwhile wait for it, so
 // the file keeps the order they were sent in.
 func (m *Model) saveHistory(text string) tea.Cmd {
-	if m.opts.HistoryPath == "" {
+	if m.opts.HistoryPath == "" || m.opts.HistoryNoSave {
 		return nil
 	}
-	m.hist.pending = append(m.hist.pending, historyEntry{TS: m.now().Unix(), Text: text})
+	var id string
+	if m.opts.SessionID != nil {
+		id = m.opts.SessionID()
+	}
+	m.hist.pending = append(m.hist.pending, historyEntry{SessionID: id, TS: m.now().Unix(), Text: text})
 	if m.hist.saving {
 		return nil
 	}
@@ -124,12 +129,12 @@ func (m *Model) saveHistory(text string) tea.Cmd {
 
 // flushHistory writes the waiting entries.
 func (m *Model) flushHistory() tea.Cmd {
-	batch, path := m.hist.pending, m.opts.HistoryPath
+	batch, path, limit := m.hist.pending, m.opts.HistoryPath, m.opts.HistoryMaxBytes
 	m.hist.pending, m.hist.saving = nil, len(batch) > 0
 	if len(batch) == 0 {
 		return nil
 	}
-	return m.jobs.cmd(func() tea.Msg { return historySavedMsg{err: appendHistory(path, batch...)} })
+	return m.jobs.cmd(func() tea.Msg { return historySavedMsg{err: appendHistory(path, limit, batch...)} })
 }
 
 // historySaved reports a failed write (once) and writes what waited.
@@ -185,8 +190,11 @@ func readHistory(path string, limit int64) ([]string, error) {
 
 // appendHistory adds the entries, one line each, in one write to an
 // O_APPEND file, so concurrent chats never interleave their lines. The file
-// is created 0600.
-func appendHistory(path string, entries ...historyEntry) error {
+// is created 0600. When maxBytes > 0 and the file has grown past it, the
+// oldest lines are dropped until it is at most 80% of maxBytes (the newest
+// line always stays), under an exclusive lock, as Codex trims
+// history.jsonl.
+func appendHistory(path string, maxBytes int64, entries ...historyEntry) error {
 	var buf []byte
 	for _, e := range entries {
 		line, err := json.Marshal(e)
@@ -202,9 +210,45 @@ func appendHistory(path string, entries ...historyEntry) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(buf); err != nil {
+	if err := lockFile(f); err != nil {
 		_ = f.Close()
+		return err
+	}
+	defer f.Close() // closing releases the lock
+	if _, err := f.Write(buf); err != nil {
 		return fmt.Errorf("append %s: %w", path, err)
 	}
-	return f.Close()
+	if maxBytes > 0 {
+		if err := trimHistory(f, maxBytes); err != nil {
+			return fmt.Errorf("trim %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// trimHistory drops the oldest lines of the locked file f, if it is larger
+// than maxBytes, down to 80% of maxBytes, keeping at least the last line.
+func trimHistory(f *os.File, maxBytes int64) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() <= maxBytes {
+		return err
+	}
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		return err
+	}
+	soft := maxBytes * 8 / 10
+	cut := 0
+	for int64(len(data)-cut) > soft {
+		i := bytes.IndexByte(data[cut:], '\n')
+		if i < 0 || cut+i+1 >= len(data) {
+			break // the last line stays
+		}
+		cut += i + 1
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err = f.Write(data[cut:]) // O_APPEND: at the start of the now empty file
+	return err
 }

@@ -19,7 +19,7 @@ func TestHistoryFile(t *testing.T) {
 	if got, err := readHistory(path, historyTail); err != nil || got != nil {
 		t.Fatalf("missing file: %q, %v", got, err)
 	}
-	if err := appendHistory(path, historyEntry{TS: 1, Text: "one"}, historyEntry{TS: 2, Text: "two\nlines"}); err != nil {
+	if err := appendHistory(path, 0, historyEntry{TS: 1, Text: "one"}, historyEntry{TS: 2, Text: "two\nlines"}); err != nil {
 		t.Fatal(err)
 	}
 	// A torn line (a crash mid-write elsewhere) and a repeat are skipped.
@@ -33,7 +33,7 @@ func TestHistoryFile(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := appendHistory(path, historyEntry{TS: 4, Text: "two\nlines"}, historyEntry{TS: 5, Text: "three"}); err != nil {
+	if err := appendHistory(path, 0, historyEntry{TS: 4, Text: "two\nlines"}, historyEntry{TS: 5, Text: "three"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readHistory(path, historyTail)
@@ -48,7 +48,7 @@ func TestHistoryFile(t *testing.T) {
 		t.Errorf("mode = %v, %v; want 0600", st.Mode().Perm(), err)
 	}
 	// Reading only the tail drops the cut first line.
-	got, err = readHistory(path, int64(len(`{"ts":5,"text":"three"}`)+3))
+	got, err = readHistory(path, int64(len(`{"session_id":"","ts":5,"text":"three"}`)+3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,16 @@ type Options struct {
 	// HistoryPath is the composer history file (JSON lines, appended with
 	// O_APPEND, created 0600); empty keeps history in memory only.
 	HistoryPath string
+	// HistoryNoSave reads the history file but writes nothing to it
+	// ([history] persistence = "none").
+	HistoryNoSave bool
+	// HistoryMaxBytes caps the history file: a write that takes it past
+	// the cap drops the oldest entries, down to 80% of it, as Codex does;
+	// 0 means no cap.
+	HistoryMaxBytes int64
+	// SessionID returns the id of the current session, written with each
+	// history entry as Codex's session_id; nil writes "".
+	SessionID func() string
 	// Notices carries notices from other goroutines into the transcript;
 	// nil means none.
 	Notices *Notifier
@@ -145,7 +155,7 @@ func run(ctx context.Context, opts Options, popts ...tea.ProgramOption) (*Model,
 	// Messages sent while the last history write was in flight are written
 	// now: the program no longer runs, and that write has ended.
 	if p := m.hist.pending; len(p) > 0 && opts.HistoryPath != "" {
-		_ = appendHistory(opts.HistoryPath, p...) // best effort: the user is leaving
+		_ = appendHistory(opts.HistoryPath, opts.HistoryMaxBytes, p...) // best effort: the user is leaving
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		return m, parent.Err()

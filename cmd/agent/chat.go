@@ -86,11 +86,21 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		Transport:     currentTransport(e),
 		ContextWindow: e.cfg.ModelContextWindow,
 		HistoryPath:   filepath.Join(e.home, "history.jsonl"),
-		NoColor:       env.Getenv("NO_COLOR") != "",
-		Dir:           e.ws.cwd,
+		// [history]: persistence = "none" writes nothing; max_bytes trims.
+		HistoryNoSave:   e.cfg.History.Persistence == "none",
+		HistoryMaxBytes: e.cfg.History.MaxBytes,
+		SessionID: func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			return e.sessionID
+		},
+		NoColor: env.Getenv("NO_COLOR") != "",
+		Dir:     e.ws.cwd,
 		Commands: tui.Commands{
 			New: func(context.Context) (tui.Engine, error) {
+				mu.Lock()
 				e.sessionID = newSessionID()
+				mu.Unlock()
 				return use(e.newSession())
 			},
 			Model: func(_ context.Context, name string) (tui.Engine, error) {
