@@ -1,7 +1,8 @@
 // Package modelclient talks to a model provider: it builds Responses
-// requests, opens streams through a transport, retries failures before the
-// first byte (the HTTP layer), and classifies every error in one place
-// ([Classify]). A [Client] lives as long as a session and holds what the
+// requests and runs each sampling request ([Client.Sample]) under every
+// retry layer through the one retry driver (HTTP, stream, overload,
+// connection, WebSocket fallback, 401 recovery), and classifies every
+// error in one place ([Classify]). A [Client] lives as long as a session and holds what the
 // session's turns share; it is safe for concurrent use.
 package modelclient
 
@@ -72,8 +73,8 @@ type Options struct {
 	CredentialSource string
 	// Gate, when set, is the retry gate this client shares with others
 	// (agent exec --batch): every re-send waits for one of its slots, every
-	// request waits out its cooldowns, and [Client.Backoff] turns
-	// rate_limit and overloaded waits into cooldowns for all. Nil: none.
+	// request waits out its cooldowns, and rate_limit and overloaded
+	// waits become cooldowns for all. Nil: none.
 	Gate *retrygate.Gate
 }
 

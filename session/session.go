@@ -1,6 +1,7 @@
 // Package session is the engine: a Session holds the conversation history,
-// runs turns through the model client, owns the stream-layer retry loop
-// ([StreamRetryState]) and reports everything as [Event]s. Front ends submit
+// runs turns through the model client (which owns every retry layer of a
+// sampling request), continues failed turns ([Coordinator]) and reports
+// everything as [Event]s. Front ends submit
 // input and render events; they never call the model themselves.
 package session
 
