@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/tools/sandbox"
 )
 
 // version is the agent version reported in the User-Agent and --version.
@@ -38,6 +39,9 @@ type Env struct {
 	// cooldowns on; it must agree with Sleep. A test that replaces Sleep
 	// but not Now gets a retry gate of its own process only.
 	Now func() time.Time
+	// SandboxProbes replace agent doctor's checks of the kernel (tests
+	// simulate other kernels); zero runs the real ones.
+	SandboxProbes sandbox.Probes
 }
 
 // Exit codes of agent exec, documented in README.md.
@@ -123,6 +127,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))
 	root.AddCommand(newSandboxCmd(ctx, env, g))
+	root.AddCommand(newDoctorCmd(ctx, env, g))
 	root.AddCommand(newLoginCmd(ctx, env, g), newLogoutCmd(ctx, env, g))
 	return root
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// testing.TB.Errorf. Default: nil, the request only gets its error
 	// answer (500, 404, or a WebSocket close with StatusInternalError).
 	OnUnexpected func(msg string)
+	// APIKey, if set, is the only bearer token GET .../models accepts;
+	// others get 401. Default: any request gets the model list.
+	APIKey string
 }
 
 // Request is a copy of one request the [Server] received: an SSE POST, a
@@ -97,6 +100,7 @@ type Server struct {
 	next       int
 	requests   []Request
 	handshakes []Request
+	models     []Request // GET .../models
 	conns      int                   // WebSocket connections numbered so far
 	live       map[net.Conn]struct{} // hijacked WebSocket connections
 	barriers   map[string]*barrier
@@ -192,7 +196,7 @@ func (s *Server) Client() *http.Client {
 // Handler returns the http.Handler that serves the script. It answers
 // POST requests and WebSocket handshakes (GET with "Upgrade: websocket")
 // whose path ends in "/responses" or "/responses/compact" (any prefix, any
-// query); other routes
+// query), and GET .../models (see [Options.APIKey]); other routes
 // get 404 and are reported to [Options.OnUnexpected]. After Close it
 // answers 503.
 func (s *Server) Handler() http.Handler {
@@ -328,6 +332,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if isUpgrade(r) && strings.HasSuffix(r.URL.Path, "/responses") {
 		s.serveHandshake(w, r)
+		return
+	}
+	if isModels(r) {
+		s.serveModels(w, r)
 		return
 	}
 	if r.Method != http.MethodPost || !(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/responses/compact")) {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/tools/sandbox"
+)
+
+// goodKernel simulates a kernel with everything the sandbox uses.
+var goodKernel = sandbox.Probes{
+	Landlock:   func() (int, error) { return 5, nil },
+	Seccomp:    func() error { return nil },
+	Namespaces: func(context.Context, bool, bool) error { return nil },
+}
+
+// doctorRun runs agent doctor --json in process on a home holding cfg and
+// returns the exit code and the report.
+func doctorRun(t *testing.T, cfg string, env map[string]string, probes sandbox.Probes, args ...string) (int, doctorReport, string) {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"AGENT_HOME": home, "FAKE_KEY": fakeKey}
+	for k, v := range env {
+		vars[k] = v
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), append([]string{"doctor", "--json"}, args...), Env{
+		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(k string) string { return vars[k] }, SandboxProbes: probes,
+	})
+	var rep doctorReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("doctor --json printed no report (%v): %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	return code, rep, stdout.String()
+}
+
+// checkOf returns the named check of rep.
+func checkOf(t *testing.T, rep doctorReport, name string) check {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, rep.Checks)
+	return check{}
+}
+
+// fakeProvider is a config for srv's URL, offering WebSocket too.
+func fakeProvider(url, extra string) string {
+	return "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra + "\n[model_providers.fake]\nbase_url = \"" + url +
+		"\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
+}
+
+func TestDoctorAllOK(t *testing.T) {
+	srv := rt.New(rt.Script{}, rt.Options{APIKey: fakeKey, OnUnexpected: func(m string) { t.Errorf("%s", m) }})
+	srv.Start()
+	t.Cleanup(srv.Close)
+	mcpBin := stdioMCPServer(t)
+	code, rep, out := doctorRun(t, fakeProvider(srv.URL, "")+"\n[mcp_servers.test]\ncommand = "+quoteTOML(mcpBin)+"\n", nil, goodKernel)
+	if code != 0 || !rep.OK {
+		t.Fatalf("exit %d, ok %v:\n%s", code, rep.OK, out)
+	}
+	for _, c := range rep.Checks {
+		if c.Status != checkOK {
+			t.Errorf("check %q is %s: %s", c.Name, c.Status, c.Detail)
+		}
+	}
+	if c := checkOf(t, rep, "credential"); !strings.Contains(c.Detail, "environment variable FAKE_KEY") ||
+		!strings.Contains(c.Detail, "accepted") || strings.Contains(out, fakeKey) {
+		t.Errorf("credential check %q (the key must be masked)", c.Detail)
+	}
+	if c := checkOf(t, rep, "mcp test"); !strings.Contains(c.Detail, "mcp__test__") {
+		t.Errorf("mcp check %q lists no tools", c.Detail)
+	}
+	if m := srv.ModelsRequests(); len(m) != 1 || m[0].Header.Get("Authorization") != "Bearer "+fakeKey {
+		t.Errorf("GET /models requests: %+v", m)
+	}
+	if h := srv.Handshakes(); len(h) != 1 {
+		t.Errorf("%d WebSocket handshakes, want 1", len(h))
+	}
+}
+
+func TestDoctorBadKey(t *testing.T) {
+	srv := rt.New(rt.Script{}, rt.Options{APIKey: "sk-test-canary-right-0000"})
+	srv.Start()
+	t.Cleanup(srv.Close)
+	code, rep, out := doctorRun(t, fakeProvider(srv.URL, ""), nil, goodKernel)
+	c := checkOf(t, rep, "credential")
+	if code != exitFailed || rep.OK || c.Status != checkFailed || !strings.Contains(c.Detail, "rejected by the provider (401") ||
+		!strings.Contains(c.Fix, "FAKE_KEY") {
+		t.Errorf("exit %d, credential %+v:\n%s", code, c, out)
+	}
+	if h := checkOf(t, rep, "https"); h.Status != checkOK {
+		t.Errorf("a 401 still shows the provider reachable; https = %+v", h)
+	}
+}
+
+func TestDoctorUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	code, rep, out := doctorRun(t, fakeProvider("http://"+addr+"/v1", ""), nil, goodKernel)
+	h := checkOf(t, rep, "https")
+	if code != exitFailed || h.Status != checkFailed || !strings.Contains(h.Detail, "connection refused") || h.Fix == "" {
+		t.Errorf("exit %d, https %+v:\n%s", code, h, out)
+	}
+	if c := checkOf(t, rep, "credential"); c.Status != checkSkipped {
+		t.Errorf("credential %+v, want skipped (unreachable)", c)
+	}
+}
+
+// TestDoctorProxyBadCA: through HTTPS_PROXY, a server whose certificate
+// ca_certificate does not sign fails the https check with the fix. It runs
+// the binary: the proxy comes from the process environment.
+func TestDoctorProxyBadCA(t *testing.T) {
+	bin := buildAgent(t)
+	fake := rt.New(rt.Script{}, rt.Options{})
+	t.Cleanup(fake.Close)
+	const host = "model.test"
+	cert, _ := selfSigned(t, host)
+	_, otherPEM := selfSigned(t, host) // a CA that did not sign cert
+	upstream := httptest.NewUnstartedServer(fake.Handler())
+	upstream.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	upstream.Config.ErrorLog = log.New(io.Discard, "", 0)
+	upstream.StartTLS()
+	t.Cleanup(upstream.Close)
+	proxy, tunnels := connectProxy(t, upstream.Listener.Addr().String())
+	home := t.TempDir()
+	ca := filepath.Join(home, "wrong-root.pem")
+	if err := os.WriteFile(ca, otherPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(upstream.Listener.Addr().String())
+	cfg := fakeProvider("https://"+host+":"+port+"/v1", "ca_certificate = "+quoteTOML(ca)+"\n")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "doctor", "--json")
+	cmd.Env = append(os.Environ(), "AGENT_HOME="+home, "FAKE_KEY="+fakeKey, "HTTPS_PROXY="+proxy.URL, "NO_PROXY=", "no_proxy=")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
+		t.Fatalf("doctor: %v, want exit %d:\n%s", err, exitFailed, out)
+	}
+	var rep doctorReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	h := checkOf(t, rep, "https")
+	if h.Status != checkFailed || !strings.Contains(h.Detail, "through proxy "+proxy.URL) ||
+		!strings.Contains(h.Fix, "ca_certificate = "+ca+" does not sign") {
+		t.Errorf("https %+v", h)
+	}
+	if tunnels.Load() == 0 {
+		t.Error("the check did not go through the proxy")
+	}
+}
+
+func TestDoctorFailingMCPServer(t *testing.T) {
+	srv := rt.New(rt.Script{}, rt.Options{})
+	srv.Start()
+	t.Cleanup(srv.Close)
+	mcpBin := stdioMCPServer(t)
+	tables := "\n[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n"
+	code, rep, out := doctorRun(t, fakeProvider(srv.URL, "")+tables, nil, goodKernel, "--offline")
+	c := checkOf(t, rep, "mcp broken")
+	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "cannot read my settings") || c.Fix == "" {
+		t.Errorf("exit %d, mcp %+v:\n%s", code, c, out)
+	}
+	if n := len(srv.ModelsRequests()); n != 0 {
+		t.Errorf("--offline made %d requests", n)
+	}
+}
+
+// TestDoctorNoLandlock: on a kernel without Landlock (simulated), the
+// configured restricted mode fails with the fix, and passes as a warning
+// under sandbox_fallback = "best-effort".
+func TestDoctorNoLandlock(t *testing.T) {
+	noLandlock := goodKernel
+	noLandlock.Landlock = func() (int, error) {
+		return 0, &sandbox.UnavailableError{What: "Landlock", Err: errors.New("the kernel is built without it")}
+	}
+	code, rep, out := doctorRun(t, fakeProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\n"), nil, noLandlock, "--offline")
+	c := checkOf(t, rep, "sandbox workspace-write")
+	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "refuses commands: no Landlock") ||
+		!strings.Contains(c.Fix, "best-effort") {
+		t.Errorf("exit %d, sandbox %+v:\n%s", code, c, out)
+	}
+	if k := checkOf(t, rep, "sandbox kernel"); k.Status != checkWarn || !strings.Contains(k.Detail, "built without it") {
+		t.Errorf("kernel check %+v", k)
+	}
+	code, rep, out = doctorRun(t, fakeProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\nsandbox_fallback = \"best-effort\"\n"), nil, noLandlock, "--offline")
+	c = checkOf(t, rep, "sandbox workspace-write")
+	if code != 0 || c.Status != checkWarn || !strings.Contains(c.Detail, "best effort: runs commands without Landlock") {
+		t.Errorf("best effort: exit %d, sandbox %+v:\n%s", code, c, out)
+	}
+}
