@@ -100,7 +100,7 @@ type Server struct {
 	next       int
 	requests   []Request
 	handshakes []Request
-	models     []Request // GET .../models
+	models     []Request             // GET .../models
 	conns      int                   // WebSocket connections numbered so far
 	live       map[net.Conn]struct{} // hijacked WebSocket connections
 	barriers   map[string]*barrier

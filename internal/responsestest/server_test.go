@@ -368,7 +368,7 @@ func TestUnexpectedRequest(t *testing.T) {
 		resp.Body.Close()
 		got = append(got, strconv.Itoa(resp.StatusCode)+" "+strings.TrimSpace(string(body)))
 	}
-	resp, err := c.Get(srv.URL + "/models")
+	resp, err := c.Get(srv.URL + "/files")
 	if err != nil {
 		t.Fatalf("get: %v", err)
 	}
@@ -385,7 +385,7 @@ func TestUnexpectedRequest(t *testing.T) {
 	}
 	wantErrs := []string{
 		"responsestest: unexpected request #2 (script has 1 attempts)",
-		"responsestest: no route for GET /v1/models",
+		"responsestest: no route for GET /v1/files",
 	}
 	if diff := cmp.Diff(wantErrs, fake.errors()); diff != "" {
 		t.Errorf("Errorf calls mismatch (-want +got):\n%s", diff)
@@ -618,5 +618,31 @@ func TestCloseWhileStalled(t *testing.T) {
 				t.Errorf("request after Close: got status %d, want a dial error", resp2.StatusCode)
 			}
 		})
+	}
+}
+
+// TestModelsRoute: GET .../models lists a model, or answers 401 to a
+// request without Options.APIKey; it is recorded apart from the script.
+func TestModelsRoute(t *testing.T) {
+	srv := rt.New(rt.Script{}, rt.Options{APIKey: "sk-test-canary-0000", OnUnexpected: func(m string) { t.Errorf("%s", m) }})
+	srv.Start()
+	defer srv.Close()
+	for _, tt := range []struct {
+		key  string
+		want int
+	}{{"sk-test-canary-0000", 200}, {"sk-test-wrong-0000", 401}} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/models", nil)
+		req.Header.Set("Authorization", "Bearer "+tt.key)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("key %s: status %d, want %d", tt.key, resp.StatusCode, tt.want)
+		}
+	}
+	if n, r := len(srv.ModelsRequests()), len(srv.Requests()); n != 2 || r != 0 {
+		t.Errorf("%d models requests and %d script requests, want 2 and 0", n, r)
 	}
 }
