@@ -36,6 +36,7 @@ type Recorder struct {
 	f        *os.File
 	lock     *os.File // holds the session's lock file (see hold)
 	unsynced bool     // written since the last fsync; guarded by wmu
+	newDirs  []string // directories with entries Create made, not yet synced; guarded by wmu
 
 	mu         sync.Mutex // guards the fields below
 	buf        []byte     // encoded lines not yet written
@@ -49,10 +50,12 @@ type Recorder struct {
 // Create starts a new session's rollout under home ($AGENT_HOME) and
 // returns its recorder. meta.ID names the file (a UUIDv7 string; letters,
 // digits, '-' and '_' only); a zero meta.Timestamp becomes now, which also
-// dates the file name in local time. The session_meta line is written and
-// synced, with the new directory entry, before Create returns; directories
-// are created with mode 0700 and the file with 0600. Later lines are
-// stamped with now plus the time elapsed since Create.
+// dates the file name in local time. The session_meta line is written
+// before Create returns and made durable, with the new directory entries,
+// by the first [Recorder.Sync] (or Close): Create itself never waits for
+// the disk, so a session starts without an fsync on its critical path.
+// Directories are created with mode 0700 and the file with 0600. Later
+// lines are stamped with now plus the time elapsed since Create.
 //
 // Create also appends the session to the index. If that fails the session
 // is still created (lookups find it by a scan) and the next
@@ -93,27 +96,25 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 		_ = os.Remove(path)
 		return nil, err
 	}
-	_, err = f.Write(appendLine(nil, now, LineSessionMeta, payload))
-	if err == nil {
-		err = f.Sync()
-	}
-	if err != nil {
+	if _, err = f.Write(appendLine(nil, now, LineSessionMeta, payload)); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		_ = os.Remove(lock.Name())
 		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: write %s: %w", path, err)
 	}
-	// Make the new name durable: the file and any day directory just made.
+	// The first durable flush makes the new name durable too: the file's
+	// entry and those of any day directory just made.
+	var newDirs []string
 	for d := dir; len(d) >= len(sessions); d = filepath.Dir(d) {
-		syncDir(d)
+		newDirs = append(newDirs, d)
 	}
 	// Later lines are stamped on the caller's clock: now plus the time
 	// elapsed since (on the monotonic clock).
 	start := time.Now()
 	r := &Recorder{
 		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, f: f, lock: lock, title: title,
+		created: meta.Timestamp, f: f, lock: lock, title: title, unsynced: true, newDirs: newDirs,
 		now: func() time.Time { return now.Add(time.Since(start)) },
 	}
 	_ = r.updateIndex(now) // a failure stays due for the next Sync
@@ -344,6 +345,10 @@ func (r *Recorder) flush(durable bool) error {
 			return r.fail(err)
 		}
 		r.unsynced = false
+		for _, d := range r.newDirs {
+			syncDir(d)
+		}
+		r.newDirs = nil
 	}
 	if index {
 		if err := r.updateIndex(r.now()); err != nil {

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,7 +17,7 @@ import (
 type fakeRecorder struct {
 	items     []transport.Item
 	compacted [][]transport.Item
-	syncs     int
+	syncs     atomic.Int32 // Sync runs concurrently with the others
 }
 
 func (f *fakeRecorder) RecordItems(items ...transport.Item) error {
@@ -24,7 +25,7 @@ func (f *fakeRecorder) RecordItems(items ...transport.Item) error {
 	return nil
 }
 func (f *fakeRecorder) RecordEvent(session.Event) error { return nil }
-func (f *fakeRecorder) Sync() error                     { f.syncs++; return nil }
+func (f *fakeRecorder) Sync() error                     { f.syncs.Add(1); return nil }
 func (f *fakeRecorder) RecordCompacted(_ string, repl []transport.Item) error {
 	f.compacted = append(f.compacted, repl)
 	return nil

@@ -84,7 +84,11 @@ type Options struct {
 // Recorder is where a session persists what happens. Items are the
 // model-visible history, recorded as they are; events feed the transcript;
 // Sync makes everything recorded so far durable. The session syncs at turn
-// boundaries and before any tool call starts.
+// boundaries and before any tool call starts; the sync at a turn's start
+// runs on another goroutine while the request goes out, so Sync must be
+// safe to call concurrently with the other methods (and with itself), and
+// a Sync that returns nil must have made durable everything recorded
+// before it was called, whatever else is in progress.
 type Recorder interface {
 	RecordItems(items ...transport.Item) error
 	RecordEvent(ev Event) error
@@ -147,6 +151,23 @@ func (s *Session) sync() {
 	if s.opts.Recorder != nil {
 		s.noteSave(s.opts.Recorder.Sync())
 	}
+}
+
+// syncBehind is sync without waiting for the disk: it starts the sync on
+// another goroutine and returns a func that waits for it. Whatever syncs
+// next (a tool call's start, the turn's end) still makes the same lines
+// durable first, so only the request no longer waits for the fsync.
+func (s *Session) syncBehind() (wait func()) {
+	rec := s.opts.Recorder // compaction swaps it out for a while
+	if rec == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.noteSave(rec.Sync())
+	}()
+	return func() { <-done }
 }
 
 // noteSave keeps the first failure to record the session.
@@ -297,7 +318,10 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 			s.appendItems(transport.UserMessageWithImages(prompt, images))
 			images = nil // a continuation carries the prompt only
 		}
-		s.sync() // a turn boundary: the prompt survives a crash
+		// A turn boundary: the prompt survives a crash. It is made durable
+		// while the request goes out; a tool call's start syncs again
+		// before the call runs, and the turn's end waits for it.
+		defer s.syncBehind()()
 		for {
 			u, ran, err := s.sample(ctx, budgets, emit, &retries)
 			if err != nil && !compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
