@@ -13,16 +13,16 @@ import (
 )
 
 // deltaStream is the attempt the whole-binary benchmark streams: n deltas
-// of "tok " in one assistant message.
+// of "lorem " in one assistant message.
 func deltaStream(n int) rt.Attempt {
 	steps := []rt.Step{rt.Created("resp_1"), rt.OutputItemAdded(map[string]any{
 		"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": []any{},
 	})}
-	d := rt.TextDelta("msg_1", "tok ")
+	d := rt.TextDelta("msg_1", "lorem ")
 	for range n {
 		steps = append(steps, d)
 	}
-	steps = append(steps, rt.MessageDone("msg_1", strings.Repeat("tok ", n)), rt.Completed("resp_1"))
+	steps = append(steps, rt.MessageDone("msg_1", strings.Repeat("lorem ", n)), rt.Completed("resp_1"))
 	return rt.Stream(steps...)
 }
 
@@ -58,11 +58,11 @@ func BenchmarkTurnStream(b *testing.B) {
 // BenchmarkDecodeDelta is the per-event cost that dominates long streams:
 // transport.Decode of one response.output_text.delta payload.
 func BenchmarkDecodeDelta(b *testing.B) {
-	data := []byte(`{"type":"response.output_text.delta","content_index":0,"delta":"tok ","item_id":"msg_1","output_index":0}`)
+	data := []byte(`{"type":"response.output_text.delta","content_index":0,"delta":"lorem ","item_id":"msg_1","output_index":0}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		ev, err := transport.Decode("response.output_text.delta", data)
-		if d, ok := ev.(transport.TextDelta); err != nil || !ok || d.Delta != "tok " {
+		if d, ok := ev.(transport.TextDelta); err != nil || !ok || d.Delta != "lorem " {
 			b.Fatalf("Decode = %#v, %v", ev, err)
 		}
 	}

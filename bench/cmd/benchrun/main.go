@@ -13,8 +13,14 @@
 //     wall clock;
 //   - whole run: spawn to exit of a one-turn `exec`;
 //   - peak RSS and CPU (user+sys): the child's rusage from wait4;
-//   - a --deltas stream (default 50,000 deltas): CPU and wall, against the
-//     wall of `curl -sN` reading the same stream into /dev/null.
+//   - a --deltas stream (default 50,000 deltas of "lorem ", each its own
+//     response.output_text.delta event in its own write): CPU, wall and
+//     peak RSS.
+//
+// The floor is `curl -sN` run in the same rounds: reading the same stream
+// into /dev/null (CPU, wall), and making the one-turn request (spawn →
+// first request: process start and dial). The report is the table of
+// issue 21: each figure with the floor and the ratios, from one run.
 //
 // Children run in a temporary directory, with HOME and AGENT_HOME (or
 // CODEX_HOME) in a temporary directory holding a config.toml that selects
@@ -29,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -66,12 +73,13 @@ func main() {
 
 // results are the samples per client name; clients[0] is agent.
 type results struct {
-	clients []string
-	ref     string // the reference client's name, "" if not run
-	turn    map[string][]sample
-	stream  map[string][]sample
-	curl    []sample
-	served  []time.Duration // the fake server's handler time for each curl read
+	clients  []string
+	ref      string // the reference client's name, "" if not run
+	turn     map[string][]sample
+	stream   map[string][]sample
+	turnCurl []sample        // curl making the one-turn request
+	curl     []sample        // curl reading the stream
+	served   []time.Duration // the fake server's handler time for each curl read
 }
 
 func run(o options, w io.Writer) error {
@@ -131,28 +139,34 @@ func run(o options, w io.Writer) error {
 	for _, c := range clients {
 		res.clients = append(res.clients, c.name)
 	}
-	const reply = "hello from the fake server"
-	fmt.Fprintf(os.Stderr, "benchrun: one-turn runs (%d per client)\n", o.runs)
-	if err := scenario(fakeBin, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, nil); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "benchrun: %d-delta stream runs (%d per client, and curl)\n", o.deltas, o.runs)
 	curl, err := curlClient(dirs["work"])
 	if err != nil {
 		return err
 	}
-	want := strings.Repeat("tok ", 8)
-	if err := scenario(fakeBin, []string{"--deltas", fmt.Sprint(o.deltas)}, homes, clients, o.runs, want, res.stream, &curlRuns{c: curl, out: res}); err != nil {
+	const reply = "hello from the fake server"
+	fmt.Fprintf(os.Stderr, "benchrun: one-turn runs (%d per client, and curl)\n", o.runs)
+	if err := scenario(fakeBin, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, &curlRuns{c: curl, into: &res.turnCurl}); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "benchrun: %d-delta stream runs (%d per client, and curl)\n", o.deltas, o.runs)
+	want := strings.Repeat(streamDelta, 8)
+	if err := scenario(fakeBin, []string{"--deltas", fmt.Sprint(o.deltas), "--delta", streamDelta}, homes, clients, o.runs, want,
+		res.stream, &curlRuns{c: curl, into: &res.curl, served: &res.served}); err != nil {
 		return err
 	}
 	report(w, o, res, load0, loadAverage())
 	return nil
 }
 
-// curlRuns asks scenario to interleave curl reads of the stream.
+// streamDelta is the text of each delta of the streaming scenario.
+const streamDelta = "lorem "
+
+// curlRuns asks scenario to interleave curl runs of the same request,
+// recording them in into and, if served is set, the server's handler time.
 type curlRuns struct {
-	c   client
-	out *results
+	c      client
+	into   *[]sample
+	served *[]time.Duration
 }
 
 // scenario starts a fake server with args, points every home's config at
@@ -174,7 +188,7 @@ func scenario(fakeBin string, args, homes []string, clients []client, n int, wan
 		}
 	}
 	if curl != nil {
-		curl.c.args = append(curl.c.args, srv.URL+"/responses")
+		curl.c.args = append(slices.Clone(curl.c.args), srv.URL+"/responses")
 	}
 	for _, c := range clients { // warm-up: page cache, first-run state files
 		if _, err := runOnce(c, srv, want); err != nil {
@@ -199,8 +213,10 @@ func scenario(fakeBin string, args, homes []string, clients []client, n int, wan
 			if err != nil {
 				return err
 			}
-			curl.out.curl = append(curl.out.curl, s)
-			curl.out.served = append(curl.out.served, reqs[0].end.Sub(reqs[0].at))
+			*curl.into = append(*curl.into, s)
+			if curl.served != nil {
+				*curl.served = append(*curl.served, reqs[0].end.Sub(reqs[0].at))
+			}
 		}
 	}
 	return nil

@@ -12,7 +12,33 @@ import (
 	"time"
 )
 
-// report writes the Markdown section: machine, command, two tables.
+// target is what a figure must meet; zero fields do not apply.
+type target struct {
+	floor float64 // at most this many times the floor
+	ref   float64 // at most this many times the reference
+	abs   float64 // at most this much, in the row's unit
+}
+
+func (t target) String() string {
+	var parts []string
+	if t.abs > 0 {
+		parts = append(parts, fmt.Sprintf("≤ %g", t.abs))
+	}
+	if t.floor > 0 {
+		parts = append(parts, fmt.Sprintf("≤ %g× floor", t.floor))
+	}
+	if t.ref > 0 {
+		parts = append(parts, fmt.Sprintf("≤ %g× ref", t.ref))
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// report writes the Markdown section: run, machine, the figures table
+// (every client, the curl floor, the ratios and the targets of issue 21)
+// and the paired stream-wall ratios.
 func report(w io.Writer, o options, r *results, load0, load1 string) {
 	cmd := "bench/run.sh"
 	if r.ref != "" {
@@ -33,47 +59,65 @@ func report(w io.Writer, o options, r *results, load0, load1 string) {
 	fmt.Fprintf(w, "Run %s: `%s`\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), cmd)
 	fmt.Fprintf(w, "Machine: %d CPUs (nproc), %s, Linux %s, %s %s/%s; load average %s at start, %s at end.\n\n",
 		runtime.NumCPU(), cpuModel(), kernel(), goVersion(), runtime.GOOS, runtime.GOARCH, load0, load1)
-	fmt.Fprintf(w, "Medians of %d runs per client (min–max in brackets); ratio is agent ÷ %s.\n\n", o.runs, orDash(r.ref, "the reference (not run)"))
+	sd := fmt.Sprintf("%d-delta stream", o.deltas)
+	fmt.Fprintf(w, "Medians of %d runs per client (min–max in brackets). The floor is `curl -sN` in the same rounds: "+
+		"reading the %s into /dev/null (CPU, wall, RSS), and making the one-turn request "+
+		"(spawn → first request: process start and dial). Ratios are agent ÷ floor and agent ÷ %s.\n\n",
+		o.runs, sd, orDash(r.ref, "the reference (not run)"))
 
 	agent := r.clients[0]
-	head := "| measure | " + strings.Join(r.clients, " | ")
+	head := "| figure | " + strings.Join(r.clients, " | ")
 	if r.ref == "" {
 		head += " | reference (not run)"
 	}
-	fmt.Fprintf(w, "%s | ratio | target | result |\n|---%s|---|---|---|\n", head, strings.Repeat("|---", strings.Count(head, "|")-1))
-	row := func(name string, get func(sample) float64, unit string, samples map[string][]sample, target float64) {
+	head += " | floor (curl) | ÷ floor | ÷ ref | target | result |"
+	fmt.Fprintf(w, "%s\n|---%s\n", head, strings.Repeat("|---", strings.Count(head, "|")-2)+"|")
+	row := func(name string, get func(sample) float64, unit string, samples map[string][]sample, floor []sample, t target) {
 		cells := []string{name}
 		for _, c := range r.clients {
 			cells = append(cells, cell(samples[c], get, unit))
 		}
-		ratio, tgt, res := "—", "—", "—"
 		if r.ref == "" {
 			cells = append(cells, "—")
-		} else {
-			x := median(samples[agent], get) / median(samples[r.ref], get)
-			ratio = fmt.Sprintf("%.3f×", x)
-			if target > 0 {
-				res = verdict(x <= target)
+		}
+		a := median(samples[agent], get)
+		ok := true
+		checked := false
+		ratio := func(den []sample, max float64) string {
+			if len(den) == 0 {
+				return "—"
 			}
+			x := a / median(den, get)
+			if max > 0 {
+				checked = true
+				ok = ok && x <= max
+			}
+			return fmt.Sprintf("%.2f×", x)
 		}
-		if target > 0 {
-			tgt = fmt.Sprintf("≤ %.2g×", target)
+		cells = append(cells, cell(floor, get, unit), ratio(floor, t.floor), ratio(samples[r.ref], t.ref))
+		if t.abs > 0 {
+			checked = true
+			ok = ok && a <= t.abs
 		}
-		cells = append(cells, ratio, tgt, res)
+		res := "—"
+		if checked {
+			res = verdict(ok)
+		}
+		cells = append(cells, t.String()+unitSuffix(t, unit), res)
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
 	rss := func(s sample) float64 { return float64(s.maxRSS) / (1 << 20) }
 	cpu := func(s sample) float64 { return ms(s.cpu()) }
 	wall := func(s sample) float64 { return ms(s.wall) }
-	row("spawn → first request", func(s sample) float64 { return ms(s.firstRequest) }, "ms", r.turn, 0.2)
-	row("whole one-turn run (wall)", wall, "ms", r.turn, 0.3)
-	row("peak RSS, one-turn run", rss, "MiB", r.turn, 0.2)
-	row("CPU user+sys, one-turn run", cpu, "ms", r.turn, 0)
-	sd := fmt.Sprintf("%d-delta stream: ", o.deltas)
-	row(sd+"CPU user+sys", cpu, "ms", r.stream, 0.25)
-	row(sd+"wall", wall, "ms", r.stream, 0)
-	row(sd+"peak RSS", rss, "MiB", r.stream, 0)
+	first := func(s sample) float64 { return ms(s.firstRequest) }
+	row(sd+", CPU user+sys", cpu, "ms", r.stream, r.curl, target{floor: 1.5, ref: 0.15})
+	row(sd+", wall", wall, "ms", r.stream, r.curl, target{floor: 1.05})
+	row("spawn → first request", first, "ms", r.turn, r.turnCurl, target{abs: 12})
+	row("peak RSS, one-turn exec", rss, "MiB", r.turn, r.turnCurl, target{abs: 16})
+	row("peak RSS, "+sd, rss, "MiB", r.stream, r.curl, target{abs: 20})
+	row("whole one-turn run, wall", wall, "ms", r.turn, r.turnCurl, target{})
+	row("CPU user+sys, one-turn run", cpu, "ms", r.turn, r.turnCurl, target{})
 	for _, name := range r.clients {
 		lo, hi := requestRange(append(slices.Clone(r.turn[name]), r.stream[name]...))
 		if lo != 1 || hi != 1 {
@@ -81,20 +125,23 @@ func report(w io.Writer, o options, r *results, load0, load1 string) {
 		}
 	}
 
+	fmt.Fprintf(w, "\nThe fake server's handler took %.0f ms (median) to write the %s to curl. "+
+		"Paired: each client's stream wall divided by the curl run of the same round, median over rounds.\n\n",
+		medianDur(r.served), sd)
+	fmt.Fprintf(w, "| %s wall | ÷ curl | paired ÷ curl |\n|---|---|---|\n", sd)
 	floor := median(r.curl, wall)
-	fmt.Fprintf(w, "\n%sthe floor is `curl -sN` reading the same stream into /dev/null: %s wall, %s CPU; "+
-		"the fake server's handler took %.0f ms (median) to write it to curl. "+
-		"Paired: each client run is divided by the curl run of the same round.\n\n",
-		sd, cell(r.curl, wall, "ms"), cell(r.curl, cpu, "ms"), medianDur(r.served))
-	fmt.Fprintf(w, "| stream wall vs curl floor | wall | ÷ curl | paired ÷ curl | target | result |\n|---|---|---|---|---|---|\n")
 	for _, name := range r.clients {
 		m := median(r.stream[name], wall)
-		tgt, res := "—", "—"
-		if name == agent {
-			tgt, res = "≤ 1.2×", verdict(m/floor <= 1.2)
-		}
-		fmt.Fprintf(w, "| %s | %.0f ms | %.2f× | %.2f× | %s | %s |\n", name, m, m/floor, pairedRatio(r.stream[name], r.curl, wall), tgt, res)
+		fmt.Fprintf(w, "| %s | %.2f× | %.2f× |\n", name, m/floor, pairedRatio(r.stream[name], r.curl, wall))
 	}
+}
+
+// unitSuffix names the unit of an absolute target.
+func unitSuffix(t target, unit string) string {
+	if t.abs > 0 && t.floor == 0 && t.ref == 0 {
+		return " " + unit
+	}
+	return ""
 }
 
 // pairedRatio is the median over rounds of a[i]/b[i].

@@ -39,21 +39,27 @@ func TestReportTargets(t *testing.T) {
 		return []sample{{firstRequest: first, wall: wall, user: cpu, maxRSS: rss, requests: 1}}
 	}
 	r := &results{
-		clients: []string{"agent", "ref"},
-		ref:     "ref",
-		turn:    map[string][]sample{"agent": mk(10*time.Millisecond, 20*time.Millisecond, time.Millisecond, 10<<20), "ref": mk(100*time.Millisecond, 200*time.Millisecond, time.Second, 100<<20)},
-		stream:  map[string][]sample{"agent": mk(0, 130*time.Millisecond, 500*time.Millisecond, 10<<20), "ref": mk(0, time.Second, time.Second, 100<<20)},
-		curl:    mk(0, 100*time.Millisecond, time.Millisecond, 1<<20),
-		served:  []time.Duration{90 * time.Millisecond},
+		clients:  []string{"agent", "ref"},
+		ref:      "ref",
+		turn:     map[string][]sample{"agent": mk(10*time.Millisecond, 20*time.Millisecond, time.Millisecond, 10<<20), "ref": mk(100*time.Millisecond, 200*time.Millisecond, time.Second, 100<<20)},
+		stream:   map[string][]sample{"agent": mk(0, 130*time.Millisecond, 150*time.Millisecond, 22<<20), "ref": mk(0, time.Second, 1500*time.Millisecond, 100<<20)},
+		turnCurl: mk(4*time.Millisecond, 8*time.Millisecond, 2*time.Millisecond, 8<<20),
+		curl:     mk(0, 125*time.Millisecond, 90*time.Millisecond, 8<<20),
+		served:   []time.Duration{90 * time.Millisecond},
 	}
 	var b strings.Builder
 	report(&b, options{runs: 1, deltas: 50000}, r, "1 1 1", "1 1 1")
 	out := b.String()
 	for _, want := range []string{
-		"| spawn → first request | 10.0 ms (10.0–10.0) | 100 ms (100–100) | 0.100× | ≤ 0.2× | pass |",
-		"| peak RSS, one-turn run | 10.0 MiB (10.0–10.0) | 100 MiB (100–100) | 0.100× | ≤ 0.2× | pass |",
-		"| 50000-delta stream: CPU user+sys | 500 ms (500–500) | 1000 ms (1000–1000) | 0.500× | ≤ 0.25× | **MISS** |",
-		"| agent | 130 ms | 1.30× | 1.30× | ≤ 1.2× | **MISS** |",
+		"| figure | agent | ref | floor (curl) | ÷ floor | ÷ ref | target | result |",
+		// 150/90 = 1.67 > 1.5 although 150/1500 = 0.1 ≤ 0.15: both must hold.
+		"| 50000-delta stream, CPU user+sys | 150 ms (150–150) | 1500 ms (1500–1500) | 90 ms (90–90) | 1.67× | 0.10× | ≤ 1.5× floor, ≤ 0.15× ref | **MISS** |",
+		"| 50000-delta stream, wall | 130 ms (130–130) | 1000 ms (1000–1000) | 125 ms (125–125) | 1.04× | 0.13× | ≤ 1.05× floor | pass |",
+		"| spawn → first request | 10.0 ms (10.0–10.0) | 100 ms (100–100) | 4.0 ms (4.0–4.0) | 2.50× | 0.10× | ≤ 12 ms | pass |",
+		"| peak RSS, one-turn exec | 10.0 MiB (10.0–10.0) | 100 MiB (100–100) | 8.0 MiB (8.0–8.0) | 1.25× | 0.10× | ≤ 16 MiB | pass |",
+		"| peak RSS, 50000-delta stream | 22 MiB (22–22) | 100 MiB (100–100) | 8.0 MiB (8.0–8.0) | 2.75× | 0.22× | ≤ 20 MiB | **MISS** |",
+		"| whole one-turn run, wall | 20 ms (20–20) | 200 ms (200–200) | 8.0 ms (8.0–8.0) | 2.50× | 0.10× | — | — |",
+		"| agent | 1.04× | 1.04× |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
