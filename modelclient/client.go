@@ -27,6 +27,7 @@ import (
 	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/sse"
+	"github.com/agentcli/agent/transport/ws"
 )
 
 // Options configure a [Client].
@@ -80,8 +81,7 @@ type Options struct {
 
 // Close releases the cached WebSocket connection, if any.
 func (c *Client) Close() error {
-	c.ws.reset()
-	return nil
+	return c.ws.Close()
 }
 
 // Client is the session-scoped model client.
@@ -92,7 +92,8 @@ type Client struct {
 	// disableWS is the sticky, session-wide fallback to HTTPS: it flips
 	// once and never back.
 	disableWS atomic.Bool
-	ws        wsState
+	ws        *ws.Transport
+	chain     wsChain
 }
 
 // New returns a Client for opts.
@@ -123,7 +124,13 @@ func New(opts Options) *Client {
 			ProgressTimeout: opts.Provider.StreamProgressTimeout,
 		})
 	}
-	return &Client{opts: opts, transport: t, url: responsesURL(opts.Provider)}
+	w := ws.NewTransport(&ws.Options{
+		HTTPClient:      opts.HTTPClient,
+		ConnectTimeout:  opts.Provider.WebSocketConnectTimeout,
+		IdleTimeout:     opts.Provider.StreamIdleTimeout,
+		ProgressTimeout: opts.Provider.StreamProgressTimeout,
+	})
+	return &Client{opts: opts, transport: t, ws: w, url: responsesURL(opts.Provider)}
 }
 
 // Provider returns the provider the client talks to.

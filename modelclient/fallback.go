@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/transport"
-	"github.com/agentcli/agent/transport/ws"
 )
 
 // Fallback reports the session-wide switch from WebSocket to HTTPS.
@@ -35,6 +34,35 @@ func (c *Client) WebSocketActive() bool {
 	return p.SupportsWebSockets || p.Transport == provider.TransportWebSocket
 }
 
+// fallBackOn is the one decision to leave WebSocket for HTTPS, for the
+// failure err of an attempt over WebSocket: at once when the handshake
+// says WebSocket is not served here (426, or an answer from something
+// that does not upgrade); after the stream budget was spent on WebSocket
+// (spent) for any other retryable failure but a rate limit or a failed
+// credential recovery, which say nothing about the transport. It reports
+// whether the session switched now, telling notify.
+func (c *Client) fallBackOn(ctx context.Context, err error, spent bool, notify func(Fallback)) bool {
+	if !c.WebSocketActive() {
+		return false
+	}
+	f := Classify(err)
+	var re *recoveryError
+	switch {
+	case wsUnavailable(err):
+	case spent && f.Retryable && f.Class != provider.ClassRateLimit && !errors.As(err, &re):
+	default:
+		return false
+	}
+	reason := f.Reason()
+	if !c.FallBack(ctx, reason) {
+		return false
+	}
+	if notify != nil {
+		notify(Fallback{Reason: reason})
+	}
+	return true
+}
+
 // FallBack switches the whole session to HTTPS, once and for good (later
 // turns never try WebSocket again). It reports whether this call made the
 // switch. The cached connection and its previous-response baseline go.
@@ -42,22 +70,24 @@ func (c *Client) FallBack(ctx context.Context, reason string) bool {
 	if !c.WebSocketActive() || !c.disableWS.CompareAndSwap(false, true) {
 		return false
 	}
-	c.ws.reset()
+	_ = c.ws.Close()
+	c.chain.set(nil)
 	c.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "fallback",
 		slog.String("from", "websocket"), slog.String("to", "https"),
 		slog.String("reason", reason), slog.String("provider", c.opts.Provider.ID))
 	return true
 }
 
-// wsState is the cached WebSocket connection and what the last request on
-// it established, for previous_response_id chaining.
-type wsState struct {
-	mu   sync.Mutex // one request at a time per connection
-	conn *ws.Conn
+// wsChain is what the last completed WebSocket request established, for
+// previous_response_id chaining. The connection itself is the
+// [ws.Transport]'s; it sends the incremental form only when the response
+// chained on was the last one on its current connection.
+type wsChain struct {
+	mu   sync.Mutex
 	last *wsLast
 }
 
-// wsLast describes the last completed request on the current connection.
+// wsLast describes the last completed request on WebSocket.
 type wsLast struct {
 	props      []byte           // the request without its input, encoded
 	input      []transport.Item // the full input it carried
@@ -65,66 +95,60 @@ type wsLast struct {
 	responseID string
 }
 
-func (s *wsState) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conn != nil {
-		_ = s.conn.Close()
-	}
-	s.conn, s.last = nil, nil
+func (c *wsChain) set(l *wsLast) {
+	c.mu.Lock()
+	c.last = l
+	c.mu.Unlock()
 }
 
-// openWS sends p over the cached connection, dialing a new one when there
-// is none or it broke. The request is incremental (previous_response_id
-// plus only the new items) when it extends the last one exactly; after any
-// reconnect it is sent in full.
-func (c *Client) openWS(ctx context.Context, p *Prompt, h http.Header) (transport.Stream, error) {
-	s := &c.ws
-	s.mu.Lock()
-	if s.conn != nil && s.conn.Broken() {
-		_ = s.conn.Close()
-		s.conn, s.last = nil, nil
-	}
-	if s.conn == nil {
-		conn, err := ws.Dial(ctx, c.url, h, &ws.Options{
-			HTTPClient:      c.opts.HTTPClient,
-			ConnectTimeout:  c.opts.Provider.WebSocketConnectTimeout,
-			IdleTimeout:     c.opts.Provider.StreamIdleTimeout,
-			ProgressTimeout: c.opts.Provider.StreamProgressTimeout,
-		})
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
+func (c *wsChain) get() *wsLast {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// transportFor returns the transport of the next attempt and its request
+// for p: over WebSocket the full body plus, when p extends the last
+// completed request exactly, its incremental form (previous_response_id
+// plus only the new items); over HTTPS the body alone (body caches it
+// across attempts).
+func (c *Client) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
+	if !c.WebSocketActive() {
+		if *body == nil {
+			b, err := c.Body(p)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			*body = b
 		}
-		s.conn = conn
+		return c.transport, &transport.Request{URL: c.url, Header: h, Body: *body}, nil, nil
 	}
 	props, err := c.encode(&Prompt{Instructions: p.Instructions, Tools: p.Tools,
 		ParallelToolCalls: p.ParallelToolCalls, OutputSchema: p.OutputSchema}, "")
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return nil, nil, nil, err
 	}
-	req := *p
-	prev := ""
-	if l := s.last; l != nil && l.responseID != "" && slices.Equal(l.props, props) {
+	full, err := c.encode(p, "")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	req := &transport.Request{URL: c.url, Header: h, Body: full}
+	if l := c.chain.get(); l != nil && l.responseID != "" && slices.Equal(l.props, props) {
 		base := append(slices.Clone(l.input), l.added...)
 		if extends(p.Input, base) {
-			req.Input = p.Input[len(base):]
-			prev = l.responseID
+			inc := *p
+			inc.Input = p.Input[len(base):]
+			if req.Incremental, err = c.encode(&inc, l.responseID); err != nil {
+				return nil, nil, nil, err
+			}
+			req.PreviousResponseID = l.responseID
 		}
 	}
-	body, err := c.encode(&req, prev)
-	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+	input := slices.Clone(p.Input)
+	wrap := func(st transport.Stream) transport.Stream {
+		return &wsStream{Stream: st, chain: &c.chain, props: props, input: input}
 	}
-	st, err := s.conn.Open(ctx, body)
-	if err != nil {
-		s.last = nil
-		s.mu.Unlock()
-		return nil, err
-	}
-	return &wsStream{Stream: st, state: s, props: props, input: slices.Clone(p.Input)}, nil
+	return c.ws, req, wrap, nil
 }
 
 // extends reports whether input starts with base, item by item.
@@ -141,10 +165,10 @@ func extends(input, base []transport.Item) bool {
 }
 
 // wsStream records what a response adds, so the next request can chain on
-// it, and releases the connection when closed.
+// it.
 type wsStream struct {
 	transport.Stream
-	state     *wsState
+	chain     *wsChain
 	props     []byte
 	input     []transport.Item
 	added     []transport.Item
@@ -170,11 +194,10 @@ func (s *wsStream) Close() error {
 	if !s.released {
 		s.released = true
 		if s.completed != "" {
-			s.state.last = &wsLast{props: s.props, input: s.input, added: s.added, responseID: s.completed}
+			s.chain.set(&wsLast{props: s.props, input: s.input, added: s.added, responseID: s.completed})
 		} else {
-			s.state.last = nil
+			s.chain.set(nil)
 		}
-		s.state.mu.Unlock()
 	}
 	return err
 }

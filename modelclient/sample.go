@@ -237,11 +237,7 @@ func (c *Client) decideStream(ctx context.Context, b *Budgets, single bool, err 
 		// HTTPS, renew the counter and send the same prompt again. A
 		// failed credential recovery or a rate limit says nothing about
 		// the transport.
-		var re *recoveryError
-		if reason := f.Reason(); !errors.As(err, &re) && f.Class != provider.ClassRateLimit && c.FallBack(ctx, reason) {
-			if fallback != nil {
-				fallback(Fallback{Reason: reason})
-			}
+		if c.fallBackOn(ctx, err, true, fallback) {
 			b.stream.Reset()
 			clear(b.byClass)
 			return retry.Decision{Again: true}
@@ -296,18 +292,19 @@ func (c *Client) open(ctx context.Context, b *Budgets, s Sampling, single, resen
 			return nil, classified(err)
 		}
 		l.sent = h
+		tr, req, wrap, err := c.transportFor(p, h, &body)
+		if err != nil {
+			return nil, err
+		}
 		b.requests++
-		if c.WebSocketActive() {
-			st, err := c.openWS(ctx, p, h)
-			return st, classified(err)
+		st, err := tr.Open(ctx, req)
+		if err != nil {
+			return nil, classified(err)
 		}
-		if body == nil {
-			if body, err = c.Body(p); err != nil {
-				return nil, err
-			}
+		if wrap != nil {
+			st = wrap(st)
 		}
-		st, err := c.transport.Open(ctx, &transport.Request{URL: c.url, Header: h, Body: body})
-		return st, classified(err)
+		return st, nil
 	})
 }
 
@@ -341,12 +338,8 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 			}
 			return retry.Decision{Again: again}
 		}
-		if wsUnavailable(err) {
-			reason := f.Reason()
-			if c.FallBack(ctx, reason) && l.fallback != nil {
-				l.fallback(Fallback{Reason: reason})
-			}
-			return retry.Decision{Again: !c.WebSocketActive()}
+		if c.fallBackOn(ctx, err, false, l.fallback) {
+			return retry.Decision{Again: true}
 		}
 		var he *transport.HandshakeError
 		pol := c.Policy(f.Class)

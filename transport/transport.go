@@ -1,5 +1,5 @@
 // Package transport is the contract between the model client and the wire
-// transports (transport/sse, and transport/ws later): a [Request] goes in, a
+// transports (transport/sse, transport/ws): a [Request] goes in, a
 // [Stream] of typed [Event]s comes out, and failures are reported as typed
 // facts ([HTTPError], [APIError], [ConnectError], [ErrIncomplete],
 // [ErrStreamIdle], ...). It holds no policy: whether a failure is retried is
@@ -21,6 +21,13 @@ type Request struct {
 	Header http.Header
 	// Body is the JSON request body.
 	Body []byte
+	// PreviousResponseID and Incremental are an optional shorter form of
+	// the same request: Incremental carries only the input added since
+	// response PreviousResponseID, chained on it. A transport that keeps
+	// a connection (WebSocket) sends it when that response was the last
+	// one on the connection; others ignore it.
+	PreviousResponseID string
+	Incremental        []byte
 }
 
 // Transport opens Responses streams. Implementations are safe for
