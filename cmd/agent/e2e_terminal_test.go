@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +70,7 @@ for fd in ("/dev/tty", 0, 1, 2):
 			mu.Lock()
 			out.Write(buf[:n])
 			mu.Unlock()
-			if err == io.EOF || err != nil {
+			if err != nil { // EIO once agent and the test closed the terminal
 				return
 			}
 		}
@@ -97,6 +96,9 @@ for fd in ("/dev/tty", 0, 1, 2):
 		t.Errorf("the answer did not reach the terminal:\n%s", term)
 	}
 	told := callOutput(t, srv)
+	if strings.Contains(told, "cannot enforce the policy") {
+		t.Skipf("the kernel cannot enforce the policy here:\n%s", told)
+	}
 	if strings.Contains(told, "pushed into") || strings.Count(told, "refused") != 4 {
 		t.Errorf("the model was told:\n%s\nwant every push refused", told)
 	}

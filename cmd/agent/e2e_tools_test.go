@@ -144,6 +144,9 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 				t.Errorf("config.toml changed:\n%s", b)
 			}
 			out := callOutput(t, srv)
+			if strings.Contains(out, "cannot enforce the policy") {
+				t.Skipf("the kernel cannot enforce the policy here:\n%s", out)
+			}
 			if !strings.Contains(out, tt.want) {
 				t.Errorf("the model was told:\n%s\nwant it to contain %q", out, tt.want)
 			}

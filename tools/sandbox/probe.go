@@ -66,7 +66,9 @@ func (k Kernel) Enforces(mode Mode, bestEffort bool) (ok bool, what string) {
 	if k.Seccomp != nil {
 		missing = append(missing, "seccomp")
 	}
-	if k.MountNS != nil && mode == WorkspaceWrite {
+	if k.MountNS != nil {
+		// Both restricted modes mount everything read-only but the
+		// writable roots, so that metadata cannot change either.
 		missing = append(missing, "a mount namespace")
 	}
 	if k.NetNS != nil {

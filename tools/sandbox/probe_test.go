@@ -35,7 +35,7 @@ func TestProbeSeam(t *testing.T) {
 		ok   bool
 		want string
 	}{
-		{sandbox.ReadOnly, false, false, "refuses commands: no Landlock ("},
+		{sandbox.ReadOnly, false, false, "refuses commands: no Landlock and a mount namespace ("},
 		{sandbox.WorkspaceWrite, false, false, "refuses commands: no Landlock and a mount namespace"},
 		{sandbox.WorkspaceWrite, true, true, "best effort: runs commands without Landlock and a mount namespace"},
 		{sandbox.DangerFullAccess, false, true, "runs commands unsandboxed"},
