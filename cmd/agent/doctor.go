@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -191,8 +190,8 @@ func homeCheck(home string) check {
 		c.Status, c.Detail, c.Fix = checkFailed, home+" is not a directory", "move it away or set AGENT_HOME"
 		return c
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
-		c.Status, c.Detail, c.Fix = checkFailed, fmt.Sprintf("%s belongs to uid %d, not to you (uid %d)", home, sys.Uid, os.Geteuid()),
+	if uid, ok := fileOwner(st); ok && uid != os.Geteuid() {
+		c.Status, c.Detail, c.Fix = checkFailed, fmt.Sprintf("%s belongs to uid %d, not to you (uid %d)", home, uid, os.Geteuid()),
 			"chown it to yourself, or set AGENT_HOME to a directory of yours"
 		return c
 	}

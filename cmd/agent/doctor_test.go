@@ -63,8 +63,8 @@ func checkOf(t *testing.T, rep doctorReport, name string) check {
 	return check{}
 }
 
-// fakeProvider is a config for srv's URL, offering WebSocket too.
-func fakeProvider(url, extra string) string {
+// doctorProvider is a config for srv's URL, offering WebSocket too.
+func doctorProvider(url, extra string) string {
 	return "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra + "\n[model_providers.fake]\nbase_url = \"" + url +
 		"\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
 }
@@ -74,7 +74,7 @@ func TestDoctorAllOK(t *testing.T) {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	mcpBin := stdioMCPServer(t)
-	code, rep, out := doctorRun(t, fakeProvider(srv.URL, "")+"\n[mcp_servers.test]\ncommand = "+quoteTOML(mcpBin)+"\n", nil, goodKernel)
+	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+"\n[mcp_servers.test]\ncommand = "+quoteTOML(mcpBin)+"\n", nil, goodKernel)
 	if code != 0 || !rep.OK {
 		t.Fatalf("exit %d, ok %v:\n%s", code, rep.OK, out)
 	}
@@ -102,7 +102,7 @@ func TestDoctorBadKey(t *testing.T) {
 	srv := rt.New(rt.Script{}, rt.Options{APIKey: "sk-test-canary-right-0000"})
 	srv.Start()
 	t.Cleanup(srv.Close)
-	code, rep, out := doctorRun(t, fakeProvider(srv.URL, ""), nil, goodKernel)
+	code, rep, out := doctorRun(t, doctorProvider(srv.URL, ""), nil, goodKernel)
 	c := checkOf(t, rep, "credential")
 	if code != exitFailed || rep.OK || c.Status != checkFailed || !strings.Contains(c.Detail, "rejected by the provider (401") ||
 		!strings.Contains(c.Fix, "FAKE_KEY") {
@@ -120,7 +120,7 @@ func TestDoctorUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	code, rep, out := doctorRun(t, fakeProvider("http://"+addr+"/v1", ""), nil, goodKernel)
+	code, rep, out := doctorRun(t, doctorProvider("http://"+addr+"/v1", ""), nil, goodKernel)
 	h := checkOf(t, rep, "https")
 	if code != exitFailed || h.Status != checkFailed || !strings.Contains(h.Detail, "connection refused") || h.Fix == "" {
 		t.Errorf("exit %d, https %+v:\n%s", code, h, out)
@@ -152,7 +152,7 @@ func TestDoctorProxyBadCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(upstream.Listener.Addr().String())
-	cfg := fakeProvider("https://"+host+":"+port+"/v1", "ca_certificate = "+quoteTOML(ca)+"\n")
+	cfg := doctorProvider("https://"+host+":"+port+"/v1", "ca_certificate = "+quoteTOML(ca)+"\n")
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestDoctorFailingMCPServer(t *testing.T) {
 	t.Cleanup(srv.Close)
 	mcpBin := stdioMCPServer(t)
 	tables := "\n[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n"
-	code, rep, out := doctorRun(t, fakeProvider(srv.URL, "")+tables, nil, goodKernel, "--offline")
+	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+tables, nil, goodKernel, "--offline")
 	c := checkOf(t, rep, "mcp broken")
 	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "cannot read my settings") || c.Fix == "" {
 		t.Errorf("exit %d, mcp %+v:\n%s", code, c, out)
@@ -201,7 +201,7 @@ func TestDoctorNoLandlock(t *testing.T) {
 	noLandlock.Landlock = func() (int, error) {
 		return 0, &sandbox.UnavailableError{What: "Landlock", Err: errors.New("the kernel is built without it")}
 	}
-	code, rep, out := doctorRun(t, fakeProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\n"), nil, noLandlock, "--offline")
+	code, rep, out := doctorRun(t, doctorProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\n"), nil, noLandlock, "--offline")
 	c := checkOf(t, rep, "sandbox workspace-write")
 	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "refuses commands: no Landlock") ||
 		!strings.Contains(c.Fix, "best-effort") {
@@ -210,7 +210,7 @@ func TestDoctorNoLandlock(t *testing.T) {
 	if k := checkOf(t, rep, "sandbox kernel"); k.Status != checkWarn || !strings.Contains(k.Detail, "built without it") {
 		t.Errorf("kernel check %+v", k)
 	}
-	code, rep, out = doctorRun(t, fakeProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\nsandbox_fallback = \"best-effort\"\n"), nil, noLandlock, "--offline")
+	code, rep, out = doctorRun(t, doctorProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\nsandbox_fallback = \"best-effort\"\n"), nil, noLandlock, "--offline")
 	c = checkOf(t, rep, "sandbox workspace-write")
 	if code != 0 || c.Status != checkWarn || !strings.Contains(c.Detail, "best effort: runs commands without Landlock") {
 		t.Errorf("best effort: exit %d, sandbox %+v:\n%s", code, c, out)

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+// fileOwner is unknown outside Unix.
+func fileOwner(os.FileInfo) (uid int, ok bool) { return 0, false }
