@@ -146,6 +146,9 @@ type StoreOptions struct {
 	// Notice gets a one-line message for the user when Load tightens an
 	// auth.json that group or others could read; nil drops it.
 	Notice func(msg string)
+	// Keyring replaces the OS keyring of [OpenStore] (tests); nil is the
+	// OS keyring.
+	Keyring Keyring
 }
 
 // Store reads and writes auth.json in one directory. Writes are atomic: a
@@ -154,6 +157,7 @@ type StoreOptions struct {
 type Store struct {
 	dir  string
 	opts StoreOptions
+	back backend // nil: auth.json in dir
 }
 
 // NewStore returns the store of $AGENT_HOME dir. opts may be nil.
@@ -174,12 +178,28 @@ func NewStore(dir string, opts *StoreOptions) *Store {
 // Path returns the path of auth.json.
 func (s *Store) Path() string { return filepath.Join(s.dir, FileName) }
 
+// Location says where the store keeps the credentials, for messages: the
+// path of auth.json, or the keyring entry, or memory.
+func (s *Store) Location() string {
+	if s.back != nil {
+		return s.back.location()
+	}
+	return s.Path()
+}
+
 // Load reads auth.json. It returns [ErrNotLoggedIn] when there is none and
 // a [*CorruptFileError] when it cannot be parsed or is incomplete.
 //
 // An auth.json that group or others may access is tightened to 0600 first,
 // and [StoreOptions.Notice] told so.
 func (s *Store) Load() (*File, error) {
+	if s.back != nil {
+		data, err := s.back.load()
+		if err != nil {
+			return nil, err
+		}
+		return decodeFile(data, s.back.location())
+	}
 	f, err := os.Open(s.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotLoggedIn
@@ -195,14 +215,7 @@ func (s *Store) Load() (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
-	var af File
-	if err := json.Unmarshal(data, &af); err != nil {
-		return nil, &CorruptFileError{Path: s.Path(), Err: errors.New("not valid JSON")}
-	}
-	if err := af.validate(); err != nil {
-		return nil, &CorruptFileError{Path: s.Path(), Err: err}
-	}
-	return &af, nil
+	return decodeFile(data, s.Path())
 }
 
 // tighten sets the open auth.json f to mode 0600 if group or others have
@@ -232,6 +245,18 @@ func (s *Store) Save(f *File) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("auth: encode %s: %w", FileName, err)
+	}
+	if s.back != nil {
+		if err := s.back.save(data); err != nil {
+			return err
+		}
+		if _, ok := s.back.(keyringBackend); ok {
+			// As Codex does: once in the keyring, no copy stays on disk.
+			if _, err := s.removeFile(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if err := s.mkdir(); err != nil {
 		return err
@@ -271,9 +296,24 @@ func (s *Store) Save(f *File) error {
 	return nil
 }
 
-// Remove deletes auth.json, whatever it contains. It reports whether there
-// was one.
+// Remove deletes the saved credentials (auth.json, whatever it contains,
+// or the keyring entry and any auth.json beside it). It reports whether
+// there were any.
 func (s *Store) Remove() (bool, error) {
+	if s.back == nil {
+		return s.removeFile()
+	}
+	had, err := s.back.remove()
+	if _, ok := s.back.(keyringBackend); ok && err == nil {
+		// A copy left on disk by the file store goes too.
+		onDisk, ferr := s.removeFile()
+		return had || onDisk, ferr
+	}
+	return had, err
+}
+
+// removeFile deletes auth.json and reports whether there was one.
+func (s *Store) removeFile() (bool, error) {
 	err := os.Remove(s.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

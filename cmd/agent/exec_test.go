@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/auth"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -37,6 +38,7 @@ type runOpts struct {
 	stdoutTTY bool
 	ctx       context.Context
 	onSleep   func(n int)
+	keyring   auth.Keyring // nil: the OS keyring
 }
 
 func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
@@ -73,6 +75,7 @@ func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
 		StdoutTTY: o.stdoutTTY,
 		StderrTTY: o.stderrTTY,
 		Width:     func() int { return 40 },
+		Keyring:   o.keyring,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			mu.Lock()
 			sleeps = append(sleeps, d)

@@ -50,23 +50,30 @@ AGENT_REFRESH_TOKEN_URL.`,
 		Short: "Show how you are logged in (never the secret); exit 1 when not logged in",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLoginStatus(env)
+			return runLoginStatus(env, g)
 		},
 	})
 	return cmd
 }
 
-func newLogoutCmd(ctx context.Context, env Env, _ *globalFlags) *cobra.Command {
+func newLogoutCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "logout",
-		Short: "Remove the saved login ($AGENT_HOME/auth.json), even an unreadable one",
+		Short: "Remove the saved login ($AGENT_HOME/auth.json or the keyring entry), even an unreadable one",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := agentHome(env.Getenv)
 			if err != nil {
 				return usageError(err)
 			}
-			store := auth.NewStore(home, nil)
+			cfg, err := loadConfig(env, home, g)
+			if err != nil {
+				return err
+			}
+			store, err := openStore(env, cfg, home, nil)
+			if err != nil {
+				return &exitError{code: exitAuth, err: err}
+			}
 			// Under the lock, so that a refresh in flight elsewhere cannot
 			// write the login back after it is removed.
 			unlock, err := store.Lock(ctx)
@@ -79,7 +86,7 @@ func newLogoutCmd(ctx context.Context, env Env, _ *globalFlags) *cobra.Command {
 				return &exitError{code: exitFailed, err: err}
 			}
 			if removed {
-				fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Path())
+				fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Location())
 			} else {
 				fmt.Fprintln(env.Stderr, "Not logged in: nothing to remove")
 			}
@@ -97,7 +104,10 @@ func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAu
 	if err != nil {
 		return err
 	}
-	store := auth.NewStore(home, nil)
+	store, err := openStore(env, cfg, home, nil)
+	if err != nil {
+		return &exitError{code: exitAuth, err: err}
+	}
 	if withAPIKey {
 		return loginWithAPIKey(ctx, env, cfg, store)
 	}
@@ -135,7 +145,7 @@ func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAu
 	case err != nil:
 		return &exitError{code: exitAuth, err: err}
 	}
-	fmt.Fprintf(env.Stderr, "Logged in using ChatGPT%s. Saved to %s\n", describeAccount(f), store.Path())
+	fmt.Fprintf(env.Stderr, "Logged in using ChatGPT%s. Saved to %s\n", describeAccount(f), store.Location())
 	return nil
 }
 
@@ -164,16 +174,23 @@ func loginWithAPIKey(ctx context.Context, env Env, cfg config.Config, store *aut
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintf(env.Stderr, "Logged in using an API key (%s). Saved to %s\n", auth.Mask(key), store.Path())
+	fmt.Fprintf(env.Stderr, "Logged in using an API key (%s). Saved to %s\n", auth.Mask(key), store.Location())
 	return nil
 }
 
-func runLoginStatus(env Env) error {
+func runLoginStatus(env Env, g *globalFlags) error {
 	home, err := agentHome(env.Getenv)
 	if err != nil {
 		return usageError(err)
 	}
-	store := auth.NewStore(home, nil)
+	cfg, err := loadConfig(env, home, g)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(env, cfg, home, nil)
+	if err != nil {
+		return &exitError{code: exitAuth, err: err}
+	}
 	f, err := store.Load()
 	if errors.Is(err, auth.ErrNotLoggedIn) {
 		fmt.Fprintln(env.Stdout, "Not logged in")
@@ -226,6 +243,28 @@ func authEndpoints(env Env, cfg config.Config) auth.Endpoints {
 // [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
 // built-in openai provider is pointed at the ChatGPT backend unless its
 // base URL was changed.
+// openStore opens the credential store cli_auth_credentials_store names,
+// printing the notice of "auto" falling back to the file. With "keyring"
+// and no keyring reachable it returns the store and the error (see
+// [auth.OpenStore]).
+func openStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions) (*auth.Store, error) {
+	if opts == nil {
+		opts = &auth.StoreOptions{}
+	}
+	if opts.Keyring == nil {
+		opts.Keyring = env.Keyring
+	}
+	s, notice, err := auth.OpenStore(home, cfg.CLIAuthCredentialsStore, opts)
+	if notice != "" {
+		fmt.Fprintln(env.Stderr, "agent: "+notice)
+	}
+	return s, err
+}
+
+// storeOf returns s, dropping the error [openStore] also reports through the
+// store itself.
+func storeOf(s *auth.Store, _ error) *auth.Store { return s }
+
 func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger) (modelclient.Credentials, error) {
 	var command *auth.CommandOptions
 	if a, ok := cfg.AuthCommands[p.ID]; ok {
@@ -239,9 +278,11 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 		Getenv:    env.Getenv,
 		APIKeyVar: "AGENT_API_KEY",
 		Manager: auth.ManagerOptions{
-			Store: auth.NewStore(home, &auth.StoreOptions{Logger: logger, Notice: func(msg string) {
+			// A keyring that cannot be reached fails here only if the
+			// stored credentials are needed (the store's Load says why).
+			Store: storeOf(openStore(env, cfg, home, &auth.StoreOptions{Logger: logger, Notice: func(msg string) {
 				fmt.Fprintln(env.Stderr, "agent: "+msg)
-			}}),
+			}})),
 			Endpoints:  authEndpoints(env, cfg),
 			HTTPClient: hc,
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -32,6 +33,9 @@ type Env struct {
 	StdinTTY, StdoutTTY, StderrTTY bool
 	// Width returns the terminal width of stderr (0 if unknown); may be nil.
 	Width func() int
+	// Keyring replaces the OS keyring of cli_auth_credentials_store
+	// (tests); nil is the OS keyring.
+	Keyring auth.Keyring
 	// Sleep and Rand replace the real clock and jitter source (tests).
 	Sleep retry.Sleeper
 	Rand  func() float64
