@@ -12,9 +12,9 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
-// fakeProvider is the config of the fake server's provider, to which each
+// keysProvider is the config of the fake server's provider, to which each
 // case adds its keys (top-level keys go before it).
-const fakeProvider = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
+const keysProvider = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 
 // reasoningReply answers with a reasoning item, then a message.
 func reasoningReply() *rt.Attempt {
@@ -214,7 +214,7 @@ func TestConfigKeys(t *testing.T) {
 				reply = *tt.reply
 			}
 			srv := rt.NewServer(t, rt.Script{reply})
-			cfg := tt.top + "\n" + fakeProvider + "\n" + tt.after
+			cfg := tt.top + "\n" + keysProvider + "\n" + tt.after
 			args := append(append([]string{"exec"}, tt.args...), "the prompt")
 			r := runCLI(t, srv, runOpts{config: cfg}, args...)
 			if r.code != 0 {
@@ -233,7 +233,7 @@ func TestConfigKeys(t *testing.T) {
 // usage error naming the key, before any request.
 func TestConfigKeysBadInstructionsFile(t *testing.T) {
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "x")})
-	r := runCLI(t, srv, runOpts{config: "model_instructions_file = \"/nonexistent/inst.md\"\n" + fakeProvider}, "exec", "hi")
+	r := runCLI(t, srv, runOpts{config: "model_instructions_file = \"/nonexistent/inst.md\"\n" + keysProvider}, "exec", "hi")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "model_instructions_file") {
 		t.Errorf("exit %d, stderr %q; want 2 naming model_instructions_file", r.code, r.stderr)
 	}
