@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Arguments that mark a process as the helper; see [MaybeRunHelper]. They
@@ -79,6 +81,12 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 		return nil, err
 	}
 	s.ReadOnlyRoot = !slices.Contains(s.Writable, "/")
+	if err := mountAPIAvailable(); err != nil && s.ReadOnlyRoot {
+		if !p.BestEffort {
+			return nil, &UnavailableError{What: "the new mount API (to keep everything but the writable roots read-only)", Err: err}
+		}
+		s.ReadOnlyRoot = false
+	}
 	s.NoNetwork = p.networkOff()
 	need := nsNeed{mount: s.ReadOnlyRoot || len(s.ReadOnly) > 0, net: s.NoNetwork}
 	attr, err := namespaces(ctx, need)
@@ -113,6 +121,18 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	cmd.Dir = p.Workspace
 	cmd.SysProcAttr = attr
 	return cmd, nil
+}
+
+// mountAPIAvailable reports whether the kernel has open_tree, move_mount
+// and mount_setattr (Linux 5.12), which the helper needs to make every
+// mount read-only but the writable roots. Invalid arguments tell without
+// changing anything: only a kernel without the call says ENOSYS.
+func mountAPIAvailable() error {
+	err := unix.MountSetattr(-1, "", 0, &unix.MountAttr{})
+	if errors.Is(err, unix.ENOSYS) {
+		return fmt.Errorf("mount_setattr: %w (needs Linux 5.12)", err)
+	}
+	return nil
 }
 
 // writableRoots returns the writable hierarchies of p, absolute with
