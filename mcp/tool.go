@@ -79,7 +79,7 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 		Command: t.name + " " + string(args),
 		Workdir: fmt.Sprintf("MCP server %q", t.Server()),
 	}
-	if tools.NeedsApproval(t.m.opts.Policy, "", req) {
+	if tools.NeedsApproval(inv.PolicyOr(t.m.opts.Policy), "", req) {
 		switch d := inv.Approve(ctx, req); d.Kind {
 		case tools.Deny:
 			msg := "mcp tool call rejected by user"

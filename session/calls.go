@@ -94,7 +94,8 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	emit(ToolCallBegin{Call: call})
 	started := false
 	inv := &tools.Invocation{
-		Call: call,
+		Call:   call,
+		Policy: s.opts.ApprovalPolicy,
 		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
 			d := s.approve(ctx, req)
 			st := CallApproved

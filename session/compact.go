@@ -46,7 +46,16 @@ type CompactionRecorder interface {
 // provider supports it, else — or when that fails — by asking the model for
 // a handoff summary and keeping the initial context, the recent user
 // messages and the summary. On failure the history is left as it was.
+//
+// Compact runs between turns (a front end's /compact): it is a turn
+// boundary, where a [Session.Configure] change applies.
 func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
+	s.applySettings()
+	return s.compact(ctx, emit)
+}
+
+// compact is [Session.Compact] within a turn.
+func (s *Session) compact(ctx context.Context, emit func(Event)) error {
 	before := len(s.history)
 	var remoteErr error
 	if s.client.SupportsRemoteCompaction() {

@@ -75,6 +75,9 @@ type Options struct {
 	Resumed []transport.Item
 	// Usage is a resumed session's accumulated usage.
 	Usage transport.Usage
+	// ApprovalPolicy is the approval policy passed to every tool call
+	// ([tools.Invocation].Policy); "" leaves each tool's own.
+	ApprovalPolicy string
 	// AutoCompactTokens compacts the history when the last response used at
 	// least this many tokens (min(model_auto_compact_token_limit, 90% of the
 	// context window)); 0 turns auto-compaction off.
@@ -111,6 +114,22 @@ type Session struct {
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
 	saveWarned bool  // the user was told about saveErr
+
+	// settingsMu guards settings (what the next turn runs with) and
+	// pending (a change not yet applied). The running turn reads client
+	// and opts alone; only the turn's goroutine writes them, at a turn
+	// boundary ([Session.applySettings]).
+	settingsMu sync.Mutex
+	settings   Settings
+	pending    bool
+}
+
+// Settings are what a live session may change between turns.
+type Settings struct {
+	// Client talks to the model (another model, another transport).
+	Client *modelclient.Client
+	// ApprovalPolicy is passed to every tool call ([Options].ApprovalPolicy).
+	ApprovalPolicy string
 }
 
 // AttachImages adds images (https: or data: URLs) to the user message of
@@ -125,7 +144,8 @@ func New(opts Options) *Session {
 	if opts.Ledger == nil {
 		opts.Ledger = NewLedger(nil)
 	}
-	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage}
+	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage,
+		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy}}
 	if opts.Resumed != nil {
 		s.history = append(s.history, opts.Resumed...)
 	} else {
@@ -236,15 +256,40 @@ func (s *Session) tap(emit func(Event)) func(Event) {
 	}
 }
 
-// Reconfigure returns a session that goes on with this one's history,
-// usage, ledger and recorder under changed options (another model client,
-// other tools). The old session must not be used afterwards.
-func (s *Session) Reconfigure(change func(*Options)) *Session {
-	opts := s.opts
-	change(&opts)
-	n := &Session{opts: opts, client: opts.Client, ledger: s.ledger, approved: map[string]bool{},
-		history: s.history, total: s.total, lastTotal: s.lastTotal}
-	return n
+// Configure changes the session's settings. It is safe to call from any
+// goroutine, also while a turn runs: the change applies at the next turn
+// boundary (the start of the next turn or compaction), so a running turn
+// finishes with the settings it started with. The history, the tools
+// (with the MCP servers') and the approve-for-session decisions are the
+// session's and stay.
+func (s *Session) Configure(change func(*Settings)) {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	change(&s.settings)
+	s.pending = true
+}
+
+// Settings returns the settings the next turn runs with (including a
+// change not yet applied). It is safe to call from any goroutine.
+func (s *Session) Settings() Settings {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	return s.settings
+}
+
+// applySettings applies a pending [Session.Configure] change; it runs on
+// the turn's goroutine at a turn boundary.
+func (s *Session) applySettings() {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	if !s.pending {
+		return
+	}
+	s.pending = false
+	if s.settings.Client != nil {
+		s.client, s.opts.Client = s.settings.Client, s.settings.Client
+	}
+	s.opts.ApprovalPolicy = s.settings.ApprovalPolicy
 }
 
 // Ledger returns the session's tool-call ledger.
@@ -273,6 +318,7 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // policy's schedule; when the schedule runs out the turn is paused
 // ([TurnError].Paused), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
+	s.applySettings() // a turn boundary
 	emit = s.tap(emit)
 	emit(TurnStarted{Input: input})
 	var last transport.Usage
@@ -328,7 +374,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 				// The window is full: compact once and try again, rather
 				// than ending the turn.
 				compacted = true
-				if cerr := s.Compact(ctx, emit); cerr == nil {
+				if cerr := s.compact(ctx, emit); cerr == nil {
 					continue
 				}
 			}
@@ -377,7 +423,7 @@ func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
 		return nil
 	}
 	s.lastTotal = 0
-	return s.Compact(ctx, emit)
+	return s.compact(ctx, emit)
 }
 
 // prompt rebuilds the request from recorded history. It runs before every

@@ -181,11 +181,12 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 	res := Result{Command: a.Cmd}
 	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "command", Command: a.Cmd, Workdir: dir,
 		Escalated: a.SandboxPermissions == "require_escalated", Reason: a.Justification}
-	if Forbidden(e.opts.Policy, e.opts.Sandbox, req) {
+	policy := inv.PolicyOr(e.opts.Policy)
+	if Forbidden(policy, e.opts.Sandbox, req) {
 		res.Output, res.Status = "escalation is not available: the approval policy is \"never\"; the command must run inside the sandbox", StatusDeclined
 		return res
 	}
-	if NeedsApproval(e.opts.Policy, e.opts.Sandbox, req) {
+	if NeedsApproval(policy, e.opts.Sandbox, req) {
 		d := inv.Approve(ctx, req)
 		switch d.Kind {
 		case Deny:

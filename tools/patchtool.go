@@ -133,11 +133,12 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	}
 	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "patch", Files: p.Paths(), Diff: preview.Diff(),
 		Workdir: a.opts.Cwd, Escalated: outside}
-	if outside && a.opts.Policy == PolicyNever {
+	policy := inv.PolicyOr(a.opts.Policy)
+	if outside && policy == PolicyNever {
 		return Result{Output: "apply_patch: the patch writes outside the writable roots of the sandbox (" +
 			a.opts.Sandbox + "), and the approval policy \"never\" cannot allow it; no files were changed", Status: StatusDeclined}
 	}
-	if NeedsApproval(a.opts.Policy, a.opts.Sandbox, req) {
+	if NeedsApproval(policy, a.opts.Sandbox, req) {
 		d := inv.Approve(ctx, req)
 		switch d.Kind {
 		case Deny:

@@ -86,6 +86,18 @@ type Invocation struct {
 	// side effect must not begin: answer with [NotStarted]. Tools call it
 	// through [Invocation.Start].
 	Started func() error
+	// Policy is the approval policy in effect for this call (the session's
+	// current one, which may change between turns); "" leaves the tool's
+	// own. Tools read it through [Invocation.PolicyOr].
+	Policy string
+}
+
+// PolicyOr returns the call's approval policy, or def when it has none.
+func (inv *Invocation) PolicyOr(def string) string {
+	if inv.Policy != "" {
+		return inv.Policy
+	}
+	return def
 }
 
 // Start reports that the side effect is about to begin (see Started); nil

@@ -22,15 +22,16 @@ type chatFlags struct {
 
 // runChat opens the interactive chat on a new session.
 func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
-	return runChatOn(ctx, env, g, f, func(e *engine) (tui.Engine, []tui.Message, error) {
+	return runChatOn(ctx, env, g, f, func(e *engine) (*session.Session, string, []tui.Message, error) {
 		s, err := e.newSession()
-		return s, nil, err
+		return s, e.sessionID, nil, err
 	})
 }
 
-// runChatOn opens the interactive chat on the session start returns
-// (with the messages to show first, for a resumed one).
-func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start func(*engine) (tui.Engine, []tui.Message, error)) error {
+// runChatOn opens the interactive chat on the session start returns, with
+// its id and the messages to show first (for a resumed one).
+func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
+	start func(*engine) (*session.Session, string, []tui.Message, error)) error {
 	if !env.StdinTTY || !env.StdoutTTY {
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}
@@ -51,7 +52,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		return err
 	}
 	defer e.Close()
-	first, shown, err := start(e)
+	first, id, shown, err := start(e)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -59,97 +60,43 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 		}
 		return &exitError{code: exitFailed, err: err}
 	}
-	p := e.client.Provider()
-	// The chat talks to a switchboard whose session /new, /resume, /model
-	// and /approvals replace (hooks run one at a time, on goroutines of
-	// their own, never during a turn for the first three).
-	sw := &switchboard{cur: first}
-	var mu sync.Mutex
-	current := first
-	use := func(en tui.Engine, err error) (tui.Engine, error) {
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		current = en
-		mu.Unlock()
-		sw.set(en)
-		return sw, nil
-	}
+	sw := newSwitchboard(e, first, id)
 	err = tui.Run(ctx, tui.Options{
 		Engine:        sw,
 		Messages:      shown,
 		Approver:      ap,
 		Notices:       notices,
 		Model:         e.cfg.Model,
-		Provider:      p.Name,
-		Transport:     currentTransport(e),
+		Provider:      e.client.Provider().Name,
+		Transport:     transportName(first.Settings().Client),
 		ContextWindow: e.cfg.ModelContextWindow,
 		HistoryPath:   filepath.Join(e.home, "history.jsonl"),
 		// [history]: persistence = "none" writes nothing; max_bytes trims.
 		HistoryNoSave:   e.cfg.History.Persistence == "none",
 		HistoryMaxBytes: e.cfg.History.MaxBytes,
 		SessionID: func() string {
-			mu.Lock()
-			defer mu.Unlock()
-			return e.sessionID
+			_, id := sw.current()
+			return id
 		},
 		NoColor: env.Getenv("NO_COLOR") != "",
 		Dir:     e.ws.cwd,
 		Commands: tui.Commands{
 			New: func(context.Context) (tui.Engine, error) {
-				mu.Lock()
-				e.sessionID = newSessionID()
-				mu.Unlock()
-				return use(e.newSession())
+				sess, id, err := sw.startNew()
+				if err != nil {
+					return nil, err
+				}
+				return sw.use(sess, id), nil
 			},
 			Model: func(_ context.Context, name string) (tui.Engine, error) {
-				mu.Lock()
-				s, ok := current.(*session.Session)
-				mu.Unlock()
-				if !ok || name == "" {
-					return nil, errors.New("usage: /model NAME")
+				if err := sw.setModel(name); err != nil {
+					return nil, err
 				}
-				co := e.clientOpts
-				co.Model = name
-				c := modelclient.New(co)
-				e.closers = append(e.closers, func() { c.Close() })
-				e.cfg.Model = name
-				return use(s.Reconfigure(func(o *session.Options) { o.Client = c }), nil)
+				return sw, nil
 			},
-			Approvals: func(_ context.Context, policy string) (string, error) {
-				if policy == "" {
-					return fmt.Sprintf("approval policy: %s (sandbox: %s)", e.ws.policy, e.ws.sandbox.Mode), nil
-				}
-				switch policy {
-				case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
-				default:
-					return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", policy)
-				}
-				mu.Lock()
-				s, ok := current.(*session.Session)
-				mu.Unlock()
-				if !ok {
-					return "", errors.New("no session")
-				}
-				ws := e.ws
-				ws.policy = policy
-				set, err := ws.tools()
-				if err != nil {
-					return "", err
-				}
-				e.closers = append(e.closers, func() { set.Close() })
-				e.ws = ws
-				use(s.Reconfigure(func(o *session.Options) { o.Tools = set }), nil)
-				return "approval policy: " + policy, nil
-			},
+			Approvals: func(_ context.Context, policy string) (string, error) { return sw.setApprovals(policy) },
 			Compact: func(ctx context.Context) (string, error) {
-				mu.Lock()
-				s, ok := current.(*session.Session)
-				mu.Unlock()
-				if !ok {
-					return "", errors.New("nothing to compact")
-				}
+				s, _ := sw.current()
 				var c session.Compacted
 				err := s.Compact(ctx, func(ev session.Event) {
 					if ev, ok := ev.(session.Compacted); ok {
@@ -174,28 +121,17 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags, start
 				if err != nil {
 					return tui.Resumed{}, err
 				}
-				en, _ := use(sess, nil)
-				return tui.Resumed{Engine: en, Messages: transcript(ro)}, nil
+				return tui.Resumed{Engine: sw.use(sess, ro.Meta.ID), Messages: transcript(ro)}, nil
 			},
-			MCP: func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
-			Status: func() []string {
-				lines := []string{
-					"config: " + orNone(e.cfg.Path),
-					fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL),
-					"transport: " + currentTransport(e),
-					fmt.Sprintf("approval: %s · sandbox: %s", e.ws.policy, e.ws.sandbox.Mode),
-					"cwd: " + e.ws.cwd,
-					"session: " + sessionLine(e),
-				}
-				return append(lines, e.notices...)
-			},
+			MCP:    func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
+			Status: sw.status,
 		},
 	})
 	if err != nil && ctx.Err() != nil {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
-	if err == nil && !e.ephemeral {
-		fmt.Fprintf(env.Stdout, "resume with `agent resume %s`\n", e.sessionID)
+	if _, id := sw.current(); err == nil && !e.ephemeral {
+		fmt.Fprintf(env.Stdout, "resume with `agent resume %s`\n", id)
 	}
 	return err
 }
@@ -216,38 +152,116 @@ func mcpStatus(m *mcp.Manager) []tui.MCPServer {
 	return out
 }
 
-// sessionLine is /status's session line: the id, and whether it is
-// recorded for `agent resume`.
-func sessionLine(e *engine) string {
-	if e.ephemeral {
-		return e.sessionID + " (ephemeral, not recorded)"
-	}
-	return e.sessionID + " · resume with `agent resume " + e.sessionID + "`"
-}
-
 // switchboard is the chat's engine: it forwards each turn to the session
-// in use at the time the turn starts.
+// in use when the turn starts, and applies the chat's commands to it: /new
+// and /resume replace the session (never during a turn); /model and
+// /approvals change its settings, which the session applies at its next
+// turn boundary, so a turn streaming meanwhile is not disturbed. Its
+// methods are safe for concurrent use (the commands run on goroutines of
+// their own, /status on the UI's).
 type switchboard struct {
-	mu  sync.Mutex
-	cur tui.Engine
+	e *engine
+
+	mu  sync.Mutex // guards the fields below and the engine's settings
+	cur *session.Session
+	id  string // cur's session id
 }
 
-func (s *switchboard) set(e tui.Engine) {
+func newSwitchboard(e *engine, first *session.Session, id string) *switchboard {
+	return &switchboard{e: e, cur: first, id: id}
+}
+
+// use makes sess (whose id is id) the session of the next turns.
+func (s *switchboard) use(sess *session.Session, id string) *switchboard {
 	s.mu.Lock()
-	s.cur = e
+	s.cur, s.id = sess, id
 	s.mu.Unlock()
+	return s
+}
+
+// current returns the session in use and its id.
+func (s *switchboard) current() (*session.Session, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur, s.id
+}
+
+// startNew starts a new session with the settings in force.
+func (s *switchboard) startNew() (*session.Session, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.e.sessionID = newSessionID()
+	sess, err := s.e.newSession()
+	return sess, s.e.sessionID, err
 }
 
 // Turn implements tui.Engine.
 func (s *switchboard) Turn(ctx context.Context, input string, emit func(session.Event)) error {
-	s.mu.Lock()
-	cur := s.cur
-	s.mu.Unlock()
+	cur, _ := s.current()
 	return cur.Turn(ctx, input, emit)
 }
 
-func currentTransport(e *engine) string {
-	if e.client.WebSocketActive() {
+// setModel switches the model: a client for it, used from the session's
+// next turn on (and by later sessions).
+func (s *switchboard) setModel(name string) error {
+	if name == "" {
+		return errors.New("usage: /model NAME")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	co := s.e.clientOpts
+	co.Model = name
+	c := modelclient.New(co)
+	s.e.closers = append(s.e.closers, func() { c.Close() })
+	s.e.cfg.Model, s.e.clientOpts, s.e.opts.Client, s.e.client = name, co, c, c
+	s.cur.Configure(func(st *session.Settings) { st.Client = c })
+	return nil
+}
+
+// setApprovals shows the approval policy, or changes it from the
+// session's next turn on (and for later sessions).
+func (s *switchboard) setApprovals(policy string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if policy == "" {
+		return fmt.Sprintf("approval policy: %s (sandbox: %s)", s.cur.Settings().ApprovalPolicy, s.e.ws.sandbox.Mode), nil
+	}
+	switch policy {
+	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
+	default:
+		return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", policy)
+	}
+	s.e.ws.policy, s.e.opts.ApprovalPolicy = policy, policy
+	s.cur.Configure(func(st *session.Settings) { st.ApprovalPolicy = policy })
+	return "approval policy: " + policy, nil
+}
+
+// status is /status: what the session in use runs with.
+func (s *switchboard) status() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.e
+	st := s.cur.Settings()
+	p := st.Client.Provider()
+	session := s.id + " · resume with `agent resume " + s.id + "`"
+	if e.ephemeral {
+		session = s.id + " (ephemeral, not recorded)"
+	}
+	lines := []string{
+		"config: " + orNone(e.cfg.Path),
+		fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL),
+		"model: " + e.cfg.Model,
+		"transport: " + transportName(st.Client),
+		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, e.ws.sandbox.Mode),
+		"cwd: " + e.ws.cwd,
+		"session: " + session,
+	}
+	return append(lines, e.notices...)
+}
+
+// transportName is the transport c uses now.
+func transportName(c *modelclient.Client) string {
+	if c.WebSocketActive() {
 		return "websocket"
 	}
 	return "https"

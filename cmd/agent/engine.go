@@ -292,6 +292,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		OutputSchema:               o.outputSchema,
 		Tools:                      e.tools,
 		Approve:                    o.approve,
+		ApprovalPolicy:             e.ws.policy,
 		Context:                    initial,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.noAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},

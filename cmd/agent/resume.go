@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -87,16 +88,16 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 			if len(args) == 1 {
 				id = args[0]
 			}
-			return runChatOn(ctx, env, g, cf, func(e *engine) (tui.Engine, []tui.Message, error) {
+			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
 				path, err := e.findSession(id, p.last || id == "", p.all)
 				if err != nil {
-					return nil, nil, usageError(err)
+					return nil, "", nil, usageError(err)
 				}
 				sess, ro, err := e.resume(path)
 				if err != nil {
-					return nil, nil, err
+					return nil, "", nil, err
 				}
-				return sess, transcript(ro), nil
+				return sess, ro.Meta.ID, transcript(ro), nil
 			})
 		},
 	}
@@ -112,25 +113,25 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 		Short: "Open the chat on a new session forked from a recorded one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runChatOn(ctx, env, g, cf, func(e *engine) (tui.Engine, []tui.Message, error) {
+			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
 				path, err := e.findSession(args[0], false, false)
 				if err != nil {
-					return nil, nil, usageError(err)
+					return nil, "", nil, usageError(err)
 				}
 				src, err := rollout.Load(path)
 				if err != nil {
-					return nil, nil, err
+					return nil, "", nil, err
 				}
 				r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
 				if err != nil {
-					return nil, nil, err
+					return nil, "", nil, err
 				}
 				r.Close()
 				sess, ro, err := e.resume(r.Path())
 				if err != nil {
-					return nil, nil, err
+					return nil, "", nil, err
 				}
-				return sess, transcript(ro), nil
+				return sess, ro.Meta.ID, transcript(ro), nil
 			})
 		},
 	}

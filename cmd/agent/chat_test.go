@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+)
+
+// TestChatSettingsDuringATurn: /approvals, /model and /status while a
+// turn streams (run with -race). The turn finishes on the model it
+// started with; /status reports the new settings at once; the next turn
+// runs them on the same session, history whole.
+func TestChatSettingsDuringATurn(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.Barrier("streaming"), rt.Stall(), rt.MessageDone("m1", "one"), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "two"),
+	})
+	home := t.TempDir()
+	cfg := "model = \"model-a\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n" +
+		"[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}, Getenv: func(k string) string {
+		if k == "AGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
+	e, err := newEngine(t.Context(), env, &globalFlags{}, engineOptions{originator: "agent_cli", cd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sess, err := e.newSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := newSwitchboard(e, sess, e.sessionID)
+
+	done := make(chan error, 1)
+	go func() { done <- sw.Turn(t.Context(), "first", func(session.Event) {}) }()
+	select {
+	case <-srv.Reached("streaming"):
+	case err := <-done:
+		t.Fatalf("turn ended early: %v", err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if _, err := sw.setApprovals(tools.PolicyNever); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Go(func() {
+		if err := sw.setModel("model-b"); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Go(func() { _ = sw.status() })
+	wg.Wait()
+	status := strings.Join(sw.status(), "\n")
+	for _, want := range []string{"model: model-b", "approval: never", "transport: https"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("/status lacks %q:\n%s", want, status)
+		}
+	}
+	srv.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Turn(t.Context(), "second", func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].JSON["model"] != "model-a" || reqs[1].JSON["model"] != "model-b" {
+		t.Fatalf("models = %v, %v; want model-a for the running turn, model-b after", reqs[0].JSON["model"], reqs[1].JSON["model"])
+	}
+	if cur, _ := sw.current(); cur != sess {
+		t.Error("a settings change replaced the session")
+	}
+	in0, in1 := len(reqs[0].JSON["input"].([]any)), len(reqs[1].JSON["input"].([]any))
+	if in1 != in0+2 {
+		t.Errorf("second turn carries %d items; want %d (the first turn's history, its answer, the new message)", in1, in0+2)
+	}
+	if got := sess.Settings().ApprovalPolicy; got != tools.PolicyNever {
+		t.Errorf("the session's approval policy = %q", got)
+	}
+}
