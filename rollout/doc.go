@@ -27,9 +27,9 @@
 //     boundaries and before a tool runs, so what a crash can lose is only
 //     what happened since the last sync, never a started call.
 //   - A session has one writer at a time, across processes: [Create] and
-//     [Open] hold an exclusive flock on <rollout>.lock (which holds the
-//     writer's pid) until [Recorder.Close]; a second Open fails with an
-//     [*InUseError] naming the holder. The kernel drops the lock when its
+//     [Open] hold an exclusive flock on the rollout file until
+//     [Recorder.Close], and name the writer's pid in <rollout>.lock; a
+//     second Open fails with an [*InUseError] naming the holder. The kernel drops the lock when its
 //     holder dies, so a crash never locks a session out.
 //   - The index ($AGENT_HOME/sessions/index.jsonl) is a cache: it is
 //     rebuilt from the rollout files when it is missing or corrupt, and a

@@ -31,35 +31,42 @@ func (e *InUseError) Error() string {
 // Unwrap makes the error match [ErrInUse].
 func (e *InUseError) Unwrap() error { return ErrInUse }
 
-// lockPath is the lock file of the rollout at path.
+// lockPath is the lock file of the rollout at path: it names the
+// holder's pid.
 func lockPath(path string) string { return path + ".lock" }
 
-// hold makes this process the session's only writer: it takes an exclusive
-// flock on the rollout's lock file, without waiting, and writes its pid
-// there. The kernel drops the lock when the process dies, so a crashed
-// holder never blocks the session; the file itself stays (removing it
-// could let two processes lock different files).
-func hold(path, id string) (*os.File, error) {
+// hold makes this process the session's only writer: it takes an
+// exclusive flock on f (the rollout file, open for the session), without
+// waiting. The kernel drops the lock when f is closed or the process dies,
+// so a crashed holder never blocks the session.
+//
+// The holder's pid is kept in the rollout's lock file. A brief flock on
+// that file guards taking the hold and writing the pid, so whoever finds
+// the session held also finds its holder's pid. The lock file stays on
+// disk (removing it could let two processes guard with different files).
+func hold(f *os.File, path, id string) error {
 	lp := lockPath(path)
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
+	g, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
+		return fmt.Errorf("rollout: lock %s: %w", lp, err)
+	}
+	defer g.Close() // drops the guard
+	if err := lockFile(g); err != nil {
+		return fmt.Errorf("rollout: lock %s: %w", lp, err)
 	}
 	held, err := tryLockFile(f)
 	if err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
+		return fmt.Errorf("rollout: lock %s: %w", path, err)
 	}
 	if held {
 		b, _ := os.ReadFile(lp)
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		_ = f.Close()
-		return nil, &InUseError{ID: id, Lock: lp, PID: pid}
+		return &InUseError{ID: id, Lock: lp, PID: pid}
 	}
 	// The pid is for the message of whoever comes next; a failure to write
 	// it only makes that message vaguer.
-	if f.Truncate(0) == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if g.Truncate(0) == nil {
+		_, _ = g.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return f, nil
+	return nil
 }

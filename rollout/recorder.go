@@ -34,7 +34,6 @@ type Recorder struct {
 
 	wmu      sync.Mutex // serialises writes to f; held across write and fsync
 	f        *os.File
-	lock     *os.File // holds the session's lock file (see hold)
 	unsynced bool     // written since the last fsync; guarded by wmu
 	newDirs  []string // directories with entries Create made, not yet synced; guarded by wmu
 
@@ -90,8 +89,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	if err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
-	lock, err := hold(path, meta.ID)
-	if err != nil {
+	if err := hold(f, path, meta.ID); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, err
@@ -99,8 +97,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	if _, err = f.Write(appendLine(nil, now, LineSessionMeta, payload)); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
-		_ = os.Remove(lock.Name())
-		_ = lock.Close()
+		_ = os.Remove(lockPath(path))
 		return nil, fmt.Errorf("rollout: write %s: %w", path, err)
 	}
 	// The first durable flush makes the new name durable too: the file's
@@ -114,7 +111,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	start := time.Now()
 	r := &Recorder{
 		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, f: f, lock: lock, title: title, unsynced: true, newDirs: newDirs,
+		created: meta.Timestamp, f: f, title: title, unsynced: true, newDirs: newDirs,
 		now: func() time.Time { return now.Add(time.Since(start)) },
 	}
 	_ = r.updateIndex(now) // a failure stays due for the next Sync
@@ -134,23 +131,21 @@ func Open(path string) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := hold(path, meta.ID)
-	if err != nil {
-		return nil, err
-	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
-		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: %w", err)
+	}
+	if err := hold(f, path, meta.ID); err != nil {
+		_ = f.Close()
+		return nil, err
 	}
 	if err := terminate(f); err != nil {
 		_ = f.Close()
-		_ = lock.Close()
 		return nil, fmt.Errorf("rollout: repair %s: %w", path, err)
 	}
 	r := &Recorder{
 		path: path, sessions: sessionsDirOf(path), id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, now: time.Now, f: f, lock: lock, title: title,
+		created: meta.Timestamp, now: time.Now, f: f, title: title,
 	}
 	_ = r.updateIndex(r.now()) // a failure stays due for the next Sync
 	return r, nil
@@ -403,11 +398,7 @@ func (r *Recorder) Close() error {
 	err := r.flush(true)
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	err = errors.Join(err, r.f.Close())
-	if r.lock != nil {
-		_ = r.lock.Close() // drops the flock
-	}
-	return err
+	return errors.Join(err, r.f.Close()) // closing f lets go of the session
 }
 
 // fileName is rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl for local time t.
