@@ -127,7 +127,7 @@ func TestE2EProxyAndCustomCA(t *testing.T) {
 		got = append(got, r.Method)
 	}
 	if strings.Join(got, ",") != "WS,POST" {
-		t.Errorf("requests = %v; want a WS frame then a POST", got)
+		t.Errorf("requests = %v; want a WS frame then a POST\n%s", got, stderr)
 	}
 	if n := tunnels.Load(); n < 2 {
 		t.Errorf("%d proxy tunnels; want the WS handshake and the POST both proxied", n)
