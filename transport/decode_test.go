@@ -149,6 +149,9 @@ func FuzzDecodeDelta(f *testing.F) {
 		`{"type":"response.output_text.delta","item_id":"m","delta":"x",}`,
 		`{"type":"response.output_text.delta","item_id":"m","delta":"x"} trailing`,
 		`{"type":"response.output_text.delta","n":1.5}`,
+		`{"type":"response.output_text.delta","item_id":"m","content_index":"x","delta":"hi"}`,
+		`{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"hi","logprobs":[ ],"sequence_number":5}`,
+		`{"type":"response.output_text.delta","call_id":7,"delta":"x","Status":1}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -165,6 +168,23 @@ func FuzzDecodeDelta(f *testing.F) {
 			t.Fatalf("%q: fast %#v, general %#v", data, fast, slow)
 		}
 	})
+}
+
+// TestDecodeDeltaFastPath: the deltas real streams send (with logprobs
+// and sequence_number) take the fast path; a field of wireEvent with a
+// value encoding/json rejects does not (it makes the frame undecodable).
+func TestDecodeDeltaFastPath(t *testing.T) {
+	for data, fast := range map[string]bool{
+		`{"type":"response.output_text.delta","item_id":"m","output_index":0,"content_index":0,"delta":"hi","logprobs":[],"sequence_number":5}`: true,
+		`{"type":"response.output_text.delta","content_index":0,"delta":"lorem ","item_id":"msg_1","output_index":0}`:                           true,
+		`{"type":"response.output_text.delta","item_id":"m","content_index":"x","delta":"hi"}`:                                                  false,
+		`{"type":"response.output_text.delta","item_id":"m","logprobs":[{"token":"hi"}],"delta":"hi"}`:                                          false,
+	} {
+		_, ok := transport.DecodeDeltaForTest([]byte(data))
+		if ok != fast {
+			t.Errorf("fast path took %s: %v; want %v", data, ok, fast)
+		}
+	}
 }
 
 func TestDecodeDeltaCaseFolding(t *testing.T) {

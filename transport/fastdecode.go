@@ -8,47 +8,90 @@ import (
 
 // decodeDelta decodes the events that make up almost all of a stream
 // (output text and reasoning summary deltas) without reflection. It accepts
-// only a flat object of strings and numbers and reports false for anything
-// else, which then takes the general path: the result is the same either
-// way (FuzzDecodeDelta holds the two paths equal).
+// only a flat object of strings and integers (and empty arrays, as in
+// "logprobs":[]) and reports false for anything else, which then takes the
+// general path: the result is the same either way (FuzzDecodeDelta holds
+// the two paths equal).
 func decodeDelta(data []byte) (Event, bool) {
 	p := flatParser{b: data}
-	var typ, itemID, delta string
+	var typ []byte
+	var itemID, delta string
 	summaryIndex := 0
-	ok := p.object(func(key []byte, str string, num int, isStr bool) bool {
-		switch string(key) {
-		case "type":
-			typ = str
-			return isStr
-		case "item_id":
-			itemID = str
-			return isStr
-		case "delta":
-			delta = str
-			return isStr
-		case "summary_index":
-			summaryIndex = num
-			return !isStr
-		}
-		// encoding/json matches keys case-insensitively: leave near-misses
-		// of the fields above (and of the nested ones) to it.
-		for _, k := range []string{"type", "item_id", "delta", "summary_index", "response", "item", "error"} {
-			if bytes.EqualFold(key, []byte(k)) {
-				return false
-			}
-		}
-		return true // other flat fields are ignored, as json.Unmarshal would
-	})
-	if !ok {
+	if !p.next('{') {
 		return nil, false
 	}
-	switch typ {
+	for {
+		p.ws()
+		key, ok := p.rawString()
+		if !ok || !p.next(':') {
+			return nil, false
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return nil, false
+		}
+		isStr := p.b[p.i] == '"'
+		switch string(key) {
+		case "type":
+			typ, ok = p.strBytes()
+			ok = ok && isStr
+		case "item_id":
+			itemID, ok = p.str()
+			ok = ok && isStr
+		case "delta":
+			delta, ok = p.str()
+			ok = ok && isStr
+		case "summary_index":
+			summaryIndex, ok = p.integer()
+		case "content_index", "status": // integers in wireEvent
+			_, ok = p.integer()
+		case "call_id": // a string in wireEvent
+			_, ok = p.strBytes()
+			ok = ok && isStr
+		case "output_index", "sequence_number", "obfuscation", "logprobs":
+			// Known and ignored, as json.Unmarshal would.
+			ok = p.ignored(isStr)
+		default:
+			// encoding/json matches keys case-insensitively: leave the
+			// other fields of wireEvent, and near-misses of them all, to it.
+			ok = !foldsToField(key) && p.ignored(isStr)
+		}
+		if !ok {
+			return nil, false
+		}
+		if p.next(',') {
+			continue
+		}
+		if !p.next('}') {
+			return nil, false
+		}
+		p.ws()
+		if p.i != len(p.b) {
+			return nil, false
+		}
+		break
+	}
+	switch string(typ) {
 	case "response.output_text.delta":
 		return TextDelta{ItemID: itemID, Delta: delta}, true
 	case "response.reasoning_summary_text.delta":
 		return ReasoningSummaryDelta{ItemID: itemID, Delta: delta, SummaryIndex: summaryIndex}, true
 	}
 	return nil, false
+}
+
+// wireFields are the JSON names of wireEvent's fields.
+var wireFields = [...]string{"type", "response", "item", "item_id", "call_id", "delta",
+	"summary_index", "content_index", "error", "status"}
+
+// foldsToField reports whether key names a wireEvent field in any case.
+func foldsToField(key []byte) bool {
+	for _, f := range wireFields {
+		if len(key) == len(f) && bytes.EqualFold(key, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }
 
 // flatParser reads one JSON object whose values are strings or integers.
@@ -77,46 +120,19 @@ func (p *flatParser) next(c byte) bool {
 	return false
 }
 
-// object calls field for each member; it reports false on anything it
-// does not handle (nested values, floats, duplicates of interest are fine).
-func (p *flatParser) object(field func(key []byte, str string, num int, isStr bool) bool) bool {
-	if !p.next('{') {
-		return false
+// ignored skips the value of a field nobody reads: a string, an integer or
+// an empty array.
+func (p *flatParser) ignored(isStr bool) bool {
+	if isStr {
+		_, ok := p.strBytes()
+		return ok
 	}
-	if p.next('}') {
-		p.ws()
-		return p.i == len(p.b)
+	if p.b[p.i] == '[' {
+		p.i++
+		return p.next(']')
 	}
-	for {
-		p.ws()
-		key, ok := p.rawString()
-		if !ok || !p.next(':') {
-			return false
-		}
-		p.ws()
-		if p.i >= len(p.b) {
-			return false
-		}
-		if p.b[p.i] == '"' {
-			s, ok := p.str()
-			if !ok || !field(key, s, 0, true) {
-				return false
-			}
-		} else {
-			n, ok := p.integer()
-			if !ok || !field(key, "", n, false) {
-				return false
-			}
-		}
-		if p.next(',') {
-			continue
-		}
-		if !p.next('}') {
-			return false
-		}
-		p.ws()
-		return p.i == len(p.b)
-	}
+	_, ok := p.integer()
+	return ok
 }
 
 // rawString reads a key without escapes (keys of interest have none).
@@ -125,16 +141,18 @@ func (p *flatParser) rawString() ([]byte, bool) {
 		return nil, false
 	}
 	start := p.i + 1
-	for j := start; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '\\' || c < 0x20:
+	end := bytes.IndexByte(p.b[start:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	key := p.b[start : start+end]
+	for _, c := range key {
+		if c == '\\' || c < 0x20 {
 			return nil, false
-		case c == '"':
-			p.i = j + 1
-			return p.b[start:j], true
 		}
 	}
-	return nil, false
+	p.i = start + end + 1
+	return key, true
 }
 
 func (p *flatParser) integer() (int, bool) {
@@ -162,23 +180,40 @@ func (p *flatParser) integer() (int, bool) {
 
 // str reads a JSON string value, unescaping it.
 func (p *flatParser) str() (string, bool) {
-	start := p.i + 1
-	j := start
-	for ; j < len(p.b); j++ {
-		c := p.b[j]
-		if c == '"' {
-			s := p.b[start:j]
-			if !utf8.Valid(s) {
-				return "", false // json.Unmarshal replaces bad bytes; leave it to it
-			}
-			p.i = j + 1
-			return string(s), true
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
+	b, ok := p.strBytes()
+	return string(b), ok
+}
+
+// strBytes reads a JSON string value, unescaping it. Without escapes the
+// result is a slice of the input (valid UTF-8; anything else is left to
+// encoding/json, which replaces bad bytes).
+func (p *flatParser) strBytes() ([]byte, bool) {
+	if p.b[p.i] != '"' {
+		return nil, false
 	}
-	// Escapes: let encoding/json unquote just this string.
+	start := p.i + 1
+	end := bytes.IndexByte(p.b[start:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	s := p.b[start : start+end]
+	high := false
+	for j, c := range s {
+		if c == '\\' || c < 0x20 {
+			return p.unquote(start + j)
+		}
+		high = high || c >= 0x80
+	}
+	if high && !utf8.Valid(s) {
+		return nil, false
+	}
+	p.i = start + end + 1
+	return s, true
+}
+
+// unquote lets encoding/json unquote the string at p.i, whose first escape
+// (or control character) is at j.
+func (p *flatParser) unquote(j int) ([]byte, bool) {
 	end := j
 	for end < len(p.b) {
 		if p.b[end] == '\\' {
@@ -191,12 +226,12 @@ func (p *flatParser) str() (string, bool) {
 		end++
 	}
 	if end >= len(p.b) {
-		return "", false
+		return nil, false
 	}
 	var s string
 	if json.Unmarshal(p.b[p.i:end+1], &s) != nil {
-		return "", false
+		return nil, false
 	}
 	p.i = end + 1
-	return s, true
+	return []byte(s), true
 }
