@@ -526,31 +526,41 @@ func TestFaultMatrixThroughProxy(t *testing.T) {
 // to 60 s); exec stops once those waits add up to connection_max_wait
 // (default 10 min), exit 5, and does not continue the turn.
 func TestExecStopsAfterConnectionMaxWait(t *testing.T) {
-	dead := httptest.NewServer(http.NotFoundHandler())
-	url := dead.URL
-	dead.Close()
-	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + url + "\"\nenv_key = \"FAKE_KEY\"\n"
-	r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
-	if r.code != exitExhausted || r.stdout != "" {
-		t.Errorf("exit %d stdout %q; want 5 and nothing\n%s", r.code, r.stdout, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "gave up after waiting 10m0s for a connection") {
-		t.Errorf("stderr does not say how long it waited:\n%s", r.stderr)
-	}
-	ms := time.Millisecond
-	http4 := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}
-	conn := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}
-	conn = append(append(conn, seq(8, time.Minute)...), 45*time.Second) // trimmed to end at 10 min
-	want := slices.Clone(http4)
-	var total time.Duration
-	for _, c := range conn {
-		want = append(append(want, c), http4...)
-		total += c
-	}
-	if total != 10*time.Minute {
-		t.Fatalf("the expected connection waits add up to %v", total)
-	}
-	if diff := cmp.Diff(want, r.sleeps); diff != "" {
-		t.Errorf("waits (-want +got):\n%s", diff)
+	for _, tr := range []string{"sse", "ws"} {
+		t.Run(tr, func(t *testing.T) {
+			dead := httptest.NewServer(http.NotFoundHandler())
+			url := dead.URL
+			dead.Close()
+			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + url + "\"\nenv_key = \"FAKE_KEY\"\n" +
+				fmt.Sprintf("supports_websockets = %v\n", tr == "ws")
+			r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
+			if r.code != exitExhausted || r.stdout != "" {
+				t.Errorf("exit %d stdout %q; want 5 and nothing\n%s", r.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "gave up after waiting 10m0s for a connection") {
+				t.Errorf("stderr does not say how long it waited:\n%s", r.stderr)
+			}
+			ms := time.Millisecond
+			http4 := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}
+			conn := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}
+			conn = append(append(conn, seq(8, time.Minute)...), 45*time.Second) // trimmed to end at 10 min
+			var want []time.Duration
+			if tr == "ws" {
+				// Handshakes spend the stream budget, then HTTPS takes over.
+				want = []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}
+			}
+			want = append(want, http4...)
+			var total time.Duration
+			for _, c := range conn {
+				want = append(append(want, c), http4...)
+				total += c
+			}
+			if total != 10*time.Minute {
+				t.Fatalf("the expected connection waits add up to %v", total)
+			}
+			if diff := cmp.Diff(want, r.sleeps); diff != "" {
+				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
