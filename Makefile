@@ -2,10 +2,22 @@
 GO ?= go
 PROMPT ?= explain what this agent does when the model service fails
 
-.PHONY: build run test fuzz
+.PHONY: build run test fuzz install man
 
 build:
 	$(GO) build -o bin/agent ./cmd/agent
+
+# Installs the binary into GOBIN when it is set, else ~/.local/bin
+# (override with make install PREFIX_BIN=/some/dir).
+PREFIX_BIN ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
+install: build
+	mkdir -p "$(PREFIX_BIN)"
+	install -m 0755 bin/agent "$(PREFIX_BIN)/agent"
+	@echo "installed $(PREFIX_BIN)/agent"
+
+# The man pages, generated from the commands: man -l man/man1/agent.1
+man: build
+	./bin/agent man man/man1
 
 # Builds the binary and runs one turn; with no API key the config default
 # below selects the offline demo provider, which needs no network.
