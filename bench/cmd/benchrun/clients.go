@@ -13,7 +13,8 @@ import (
 // referenceVersion is the Codex CLI release the targets are set against.
 const referenceVersion = "0.169.0"
 
-// buildAgent compiles ./cmd/agent of the module at root into dir.
+// buildAgent compiles ./cmd/agent of the module at root into dir, static
+// (CGO_ENABLED=0) as `make build` does.
 func buildAgent(root, dir string) (string, error) {
 	return goBuild(root, dir, "agent", "./cmd/agent")
 }
@@ -26,6 +27,7 @@ func buildFake(root, dir string) (string, error) {
 func goBuild(root, dir, name, pkg string) (string, error) {
 	bin := filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
