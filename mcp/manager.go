@@ -92,6 +92,10 @@ type Options struct {
 	OnNotice func(Notice)
 	// Version is the client version reported to servers; default "dev".
 	Version string
+	// AfterFunc starts the timer that ends a tool call after its
+	// ToolTimeout: it calls f after d, unless the returned stop is called
+	// first. Default [time.AfterFunc]; tests replace it.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // State is where a server is in its life.

@@ -289,9 +289,25 @@ func TestCrashMidCall(t *testing.T) {
 	}
 }
 
+// TestToolTimeoutAndInterrupt: a call that outlasts tool_timeout_sec
+// fails as timed out, an interrupted one is aborted, and the server goes
+// on serving. The timer is the test's: the first call's fires (the call
+// blocks until then), later ones never do, so no real time is bounded.
 func TestToolTimeoutAndInterrupt(t *testing.T) {
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Options: mcptest.Options{Block: true}})
-	h := start(t, mcp.Options{Servers: []mcp.ServerConfig{{Name: "web", URL: srv.URL, ToolTimeout: 50 * time.Millisecond}}})
+	var mu sync.Mutex
+	var timers []time.Duration
+	afterFunc := func(d time.Duration, f func()) func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		timers = append(timers, d)
+		if len(timers) == 1 {
+			go f() // the first call (block) times out
+		}
+		return func() bool { return true }
+	}
+	h := start(t, mcp.Options{AfterFunc: afterFunc,
+		Servers: []mcp.ServerConfig{{Name: "web", URL: srv.URL, ToolTimeout: 50 * time.Millisecond}}})
 	h.started(t)
 	res, started := h.call(t, "mcp__web__block", `{}`, nil)
 	if res.Status != tools.StatusFailed || res.Output != `the MCP tool call timed out after 50ms (tool_timeout_sec of server "web")` || started != 1 {
@@ -307,6 +323,11 @@ func TestToolTimeoutAndInterrupt(t *testing.T) {
 	// The server still works after both.
 	if res, _ := h.call(t, "mcp__web__echo", `{"text":"still here"}`, nil); res.Output != "still here" {
 		t.Errorf("echo after a timeout = %q, %s", res.Output, res.Status)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(timers) != 3 || timers[0] != 50*time.Millisecond || timers[2] != 50*time.Millisecond {
+		t.Errorf("timers = %v; want one of tool_timeout_sec (50ms) per call", timers)
 	}
 }
 

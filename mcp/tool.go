@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -97,8 +98,14 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 		return fail(tools.StatusFailed, err.Error())
 	}
 	timeout := t.srv.cfg.ToolTimeout
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	afterFunc := t.m.opts.AfterFunc
+	if afterFunc == nil {
+		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	stop := afterFunc(timeout, func() { cancel(errToolTimeout) })
+	defer stop()
 	if err := inv.Start(); err != nil {
 		return tools.NotStarted(err)
 	}
@@ -107,7 +114,7 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	case err == nil:
 	case ctx.Err() != nil:
 		return fail(tools.StatusAborted, "aborted: the turn was interrupted during the MCP tool call")
-	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(cctx), errToolTimeout):
 		return fail(tools.StatusFailed, fmt.Sprintf("the MCP tool call timed out after %s (tool_timeout_sec of server %q)", timeout, t.Server()))
 	case stopped(err):
 		if why := t.m.awaitStop(ctx, t.srv); why != nil {
@@ -124,6 +131,9 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	call.Result = resultJSON(r)
 	return res
 }
+
+// errToolTimeout ends a tool call that outlasted its ToolTimeout.
+var errToolTimeout = errors.New("mcp: tool call timed out")
 
 // stopped reports whether err says the connection to the server ended,
 // as when the server process exits.

@@ -159,7 +159,6 @@ func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
 		case <-tick.C:
 		}
 	}
-	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -169,9 +168,6 @@ func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 			t.Errorf("exit = %v; want 130", err)
 		}
-		if d := time.Since(sent); d > 2*time.Second {
-			t.Errorf("took %v to stop after SIGINT", d)
-		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("agent did not stop after SIGINT")
@@ -179,7 +175,10 @@ func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q; want nothing", stdout)
 	}
-	if !strings.Contains(stderr.String(), "Reconnecting... waiting for network; next try in 5.0s") {
-		t.Errorf("stderr:\n%s", stderr.String())
+	// SIGINT ended the first 5 s wait: no second attempt was announced (a
+	// count, not a stopwatch, so a loaded machine cannot fail it).
+	if n := strings.Count(stderr.String(), "Reconnecting... waiting for network"); n != 1 ||
+		!strings.Contains(stderr.String(), "Reconnecting... waiting for network; next try in 5.0s") {
+		t.Errorf("%d waiting notices; want exactly the first (SIGINT cuts its wait short); stderr:\n%s", n, stderr.String())
 	}
 }

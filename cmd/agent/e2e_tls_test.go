@@ -66,14 +66,22 @@ func connectProxy(t *testing.T, target string) (*httptest.Server, *atomic.Int32)
 			return
 		}
 		tunnels.Add(1)
-		w.WriteHeader(http.StatusOK)
-		down, _, err := http.NewResponseController(w).Hijack()
+		// Hijack first and answer on the raw connection. The client may
+		// send its ClientHello right behind the CONNECT: those bytes can
+		// already sit in the server's buffered reader, so the tunnel
+		// copies from it, not from the bare connection.
+		down, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			up.Close()
 			return
 		}
+		if _, err := io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			up.Close()
+			down.Close()
+			return
+		}
 		go func() {
-			_, _ = io.Copy(up, down)
+			_, _ = io.Copy(up, brw.Reader)
 			up.Close()
 		}()
 		_, _ = io.Copy(down, up)
