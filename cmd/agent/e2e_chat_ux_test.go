@@ -80,6 +80,12 @@ func TestE2EChatPasteAndComposer(t *testing.T) {
 	if want := `enter\nup\nesc\nfourth\nfifth\n6\n7\n8\n9\n10\n11\nlast line`; !strings.Contains(string(reqs[0].Body), want) {
 		t.Errorf("the request does not carry the whole text %q:\n%s", want, reqs[0].Body)
 	}
+	c.send("/status")
+	st := c.waitFor("  session: ")
+	statusID := regexp.MustCompile(`session: ([0-9a-f-]{36}) · resume with`).FindStringSubmatch(st)
+	if statusID == nil {
+		t.Fatalf("/status shows no session id:\n%s", st)
+	}
 	c.keys("C-d")
 	c.waitFor("Pane is dead")
 	// The line is printed after the chat leaves the alternate screen, at
@@ -89,6 +95,9 @@ func TestE2EChatPasteAndComposer(t *testing.T) {
 	id := regexp.MustCompile("agent resume ([0-9a-f-]{36})`").FindStringSubmatch(s)
 	if id == nil {
 		t.Fatalf("the quit line has no session id:\n%s", s)
+	}
+	if id[1] != statusID[1] {
+		t.Errorf("the quit line names %s, /status %s", id[1], statusID[1])
 	}
 	if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
 		t.Errorf("no session recorded for %s: %v", id[1], err)
