@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,7 +125,8 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	default:
 		return fail(tools.StatusFailed, fmt.Sprintf("the MCP tool call failed: %v", err))
 	}
-	res.Output, res.Status = output(r), tools.StatusCompleted
+	res.Output, res.Images = output(r)
+	res.Status = tools.StatusCompleted
 	if r.IsError {
 		res.Status = tools.StatusFailed
 	}
@@ -179,17 +181,17 @@ func parameters(schema any) map[string]any {
 }
 
 // output renders a result for the model: the text of its content, one
-// block a line, with other kinds of content described; the structured
-// content when there is no content. It is cut in the middle past
-// [maxOutputBytes].
-func output(r *gomcp.CallToolResult) string {
-	var parts []string
+// block a line, with other kinds of content described, and its images as
+// data: URLs, which reach the model as images; the structured content when
+// there is no content. The text is cut in the middle past [maxOutputBytes].
+func output(r *gomcp.CallToolResult) (string, []string) {
+	var parts, images []string
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *gomcp.TextContent:
 			parts = append(parts, c.Text)
 		case *gomcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", c.MIMEType, len(c.Data)))
+			images = append(images, "data:"+c.MIMEType+";base64,"+base64.StdEncoding.EncodeToString(c.Data))
 		case *gomcp.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", c.MIMEType, len(c.Data)))
 		case *gomcp.ResourceLink:
@@ -209,7 +211,7 @@ func output(r *gomcp.CallToolResult) string {
 		b, _ := json.Marshal(r.StructuredContent)
 		parts = append(parts, string(b))
 	}
-	return truncate(strings.Join(parts, "\n"), maxOutputBytes)
+	return truncate(strings.Join(parts, "\n"), maxOutputBytes), images
 }
 
 // truncate keeps the head and tail of s within limit bytes.

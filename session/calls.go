@@ -79,7 +79,7 @@ func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit fun
 		}
 	}
 	for i, c := range pending {
-		s.appendItems(transport.CallOutput(c.CallID, results[i].Output, c.Type == "custom_tool_call"))
+		s.appendItems(transport.CallOutputWithImages(c.CallID, results[i].Output, results[i].Images, c.Type == "custom_tool_call"))
 		abort = abort || results[i].AbortTurn
 	}
 	return len(pending), abort

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -197,10 +198,8 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 			return res
 		}
 	}
-	argv := []string{e.opts.Shell, "-lc", a.Cmd}
-	if a.Login != nil && !*a.Login {
-		argv[1] = "-c"
-	}
+	argv := execArgv(e.opts.Shell, a)
+	res.Argv = argv
 	build := e.opts.Command
 	if req.Escalated {
 		build = e.opts.Unsandboxed
@@ -221,6 +220,7 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 		res.Output, res.Status = "failed to start the command: "+err.Error(), StatusFailed
 		return res
 	}
+	p.argv = argv
 	return e.await(ctx, p, clampMS(a.YieldTimeMS, defaultYield, minYield, maxYield), tokenBudget(a.MaxOutputTokens), res)
 }
 
@@ -237,6 +237,7 @@ func (e *Exec) await(ctx context.Context, p *proc, yield time.Duration, maxToken
 		return res
 	}
 	out := execOutput{wall: e.opts.Now().Sub(p.start), output: p.take(), maxTokens: maxTokens}
+	res.CommandOutput = out.output
 	select {
 	case <-p.done:
 		code := p.exitCode
@@ -298,6 +299,7 @@ func (e *Exec) Close() error {
 // proc is a started process whose combined output is collected.
 type proc struct {
 	id       int
+	argv     []string // the shell invocation, as the model asked for it
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	start    time.Time
@@ -418,5 +420,67 @@ func (w *WriteStdin) Run(ctx context.Context, inv *Invocation) Result {
 			return Result{Output: fmt.Sprintf("write to session %d: %v", p.id, err), Status: StatusFailed}
 		}
 	}
-	return w.e.await(ctx, p, yield, tokenBudget(a.MaxOutputTokens), Result{Command: p.cmd.String()})
+	return w.e.await(ctx, p, yield, tokenBudget(a.MaxOutputTokens), Result{Command: p.cmd.String(), Argv: p.argv})
+}
+
+// execArgv is the process an exec_command call runs: the shell with -lc
+// (or -c when login is false) and the command.
+func execArgv(shell string, a execArgs) []string {
+	flag := "-lc"
+	if a.Login != nil && !*a.Login {
+		flag = "-c"
+	}
+	return []string{shell, flag, a.Cmd}
+}
+
+// ExecArgv returns the process an exec_command call with JSON arguments
+// input runs under shell, for front ends that show a command as it starts;
+// ok is false when input is not a valid call.
+func ExecArgv(shell, input string) (argv []string, ok bool) {
+	var a execArgs
+	if err := json.Unmarshal([]byte(input), &a); err != nil || a.Cmd == "" {
+		return nil, false
+	}
+	return execArgv(shell, a), true
+}
+
+// ShellJoin renders argv as one shell command line, quoting as the
+// reference client shows commands: a word of safe characters as it is, a
+// word without a single quote in single quotes, any other in double quotes
+// with \, ", $ and ` escaped.
+func ShellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+func shellQuote(w string) string {
+	if w == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=+/,.:@%^", r)) {
+			safe = false
+			break
+		}
+	}
+	switch {
+	case safe:
+		return w
+	case !strings.ContainsRune(w, '\''):
+		return "'" + w + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range w {
+		if strings.ContainsRune("\\\"$`", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
 }

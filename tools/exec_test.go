@@ -166,3 +166,28 @@ func TestExecApprovalRules(t *testing.T) {
 		})
 	}
 }
+
+func TestShellJoinQuotesAsTheReferenceClient(t *testing.T) {
+	// The right-hand sides are what codex 0.169 printed for these commands
+	// (cmd/agent/testdata/codexparity/command.codex.jsonl).
+	for argv, want := range map[[3]string]string{
+		{"/bin/bash", "-lc", "printf 'one\\ntwo\\n'"}: `/bin/bash -lc "printf 'one\\ntwo\\n'"`,
+		{"/bin/bash", "-lc", "echo oops >&2; exit 3"}: `/bin/bash -lc 'echo oops >&2; exit 3'`,
+		{"/bin/bash", "-lc", "ls"}:                    `/bin/bash -lc ls`,
+		{"/bin/bash", "-c", `echo "$HOME" 'x'`}:       `/bin/bash -c "echo \"\$HOME\" 'x'"`,
+		{"/bin/bash", "-lc", ""}:                      `/bin/bash -lc ''`,
+	} {
+		if got := tools.ShellJoin(argv[:]); got != want {
+			t.Errorf("ShellJoin(%q) = %s; want %s", argv, got, want)
+		}
+	}
+}
+
+func TestExecArgv(t *testing.T) {
+	if argv, ok := tools.ExecArgv("/bin/sh", `{"cmd":"ls","login":false}`); !ok || tools.ShellJoin(argv) != "/bin/sh -c ls" {
+		t.Errorf("ExecArgv = %q, %v", argv, ok)
+	}
+	if _, ok := tools.ExecArgv("/bin/sh", `{"cmd":""}`); ok {
+		t.Error("ExecArgv accepted an empty cmd")
+	}
+}

@@ -110,11 +110,12 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	if err != nil {
 		return Result{Output: "apply_patch: " + err.Error(), Status: StatusFailed}
 	}
+	root, p := patch.Rooted(p, a.opts.Cwd) // "/" for a patch naming files outside the workspace
 	// A dry run finds what the patch touches and whether it applies at all,
 	// before anyone is asked to approve it.
 	outside := false
 	var protected, protectedFile string
-	preview, err := patch.Preview(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool {
+	preview, err := patch.Preview(ctx, root, p, patch.Options{Writable: func(abs string) bool {
 		if !a.writable(abs) {
 			outside = true
 		}
@@ -151,7 +152,7 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 		return NotStarted(err)
 	}
 	// The home stays off limits even if the tree changed since the preview.
-	res, err := patch.Apply(ctx, a.opts.Cwd, p, patch.Options{Writable: func(abs string) bool { return a.protected(abs) == "" }})
+	res, err := patch.Apply(ctx, root, p, patch.Options{Writable: func(abs string) bool { return a.protected(abs) == "" }})
 	if err != nil {
 		var we *patch.WriteError
 		msg := "apply_patch: " + err.Error()
@@ -159,6 +160,9 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 			msg += " (restoring earlier files failed too: " + we.Rollback.Error() + ")"
 		}
 		return Result{Output: msg, Status: StatusFailed}
+	}
+	if root != a.opts.Cwd {
+		res.Under(root)
 	}
 	return Result{Output: res.String(), Status: StatusCompleted, Files: res.Files(), Diff: res.Diff()}
 }

@@ -160,3 +160,36 @@ func TestApplyPatchKeepsAgentHomeReadOnly(t *testing.T) {
 		t.Errorf("full-access patch = %+v", res)
 	}
 }
+
+// TestApplyPatchOutsideWorkspace: a patch naming an absolute path outside
+// the workspace applies under danger-full-access (with a relative path in
+// the same patch still relative to the workspace), and is refused under
+// workspace-write with approval policy never.
+func TestApplyPatchOutsideWorkspace(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "far.txt")
+	text := "*** Begin Patch\n*** Add File: " + target + "\n+far\n*** Add File: near.txt\n+near\n*** End Patch\n"
+
+	tool := tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxWorkspaceWrite})
+	if res, _ := runPatch(t, tool, text, false, nil); res.Status != tools.StatusDeclined {
+		t.Fatalf("workspace-write: result = %+v; want declined", res)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("workspace-write wrote outside the workspace")
+	}
+
+	tool = tools.NewApplyPatch(tools.PatchOptions{Cwd: dir, Policy: tools.PolicyNever, Sandbox: tools.SandboxFullAccess})
+	res, _ := runPatch(t, tool, text, false, nil)
+	if res.Status != tools.StatusCompleted {
+		t.Fatalf("danger-full-access: result = %+v", res)
+	}
+	for path, want := range map[string]string{target: "far\n", filepath.Join(dir, "near.txt"): "near\n"} {
+		if b, err := os.ReadFile(path); string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", path, b, err, want)
+		}
+	}
+	want := []string{"A " + target, "A " + filepath.Join(dir, "near.txt")}
+	if strings.Join(res.Files, "|") != strings.Join(want, "|") {
+		t.Errorf("files = %q; want %q", res.Files, want)
+	}
+}

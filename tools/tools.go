@@ -42,12 +42,21 @@ const (
 type Result struct {
 	// Output is the text fed back to the model.
 	Output string
+	// Images are data: URLs of images that reach the model with Output
+	// (an MCP tool's image content).
+	Images []string
 	// Status is how the call ended.
 	Status Status
 	// AbortTurn says the user chose to abort the whole turn.
 	AbortTurn bool
 	// Command is the command line of a command execution, for front ends.
 	Command string
+	// Argv is the process a command execution ran, as the shell
+	// invocation ([ExecArgv]); front ends show it with [ShellJoin].
+	Argv []string
+	// CommandOutput is the command's own output (stdout and stderr, as
+	// they came), without the framing the model gets in Output.
+	CommandOutput string
 	// ExitCode is the command's exit code, when it exited.
 	ExitCode *int
 	// Files lists the files a patch changed: "A path", "M path", "D path".

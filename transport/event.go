@@ -120,12 +120,26 @@ type wireItem struct {
 	Role      string `json:"role"`
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
 	Arguments string `json:"arguments"`
 	Input     string `json:"input"`
 	Content   []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
+}
+
+// qualifiedName is the flat tool name of a call the model made inside a
+// tool namespace, as the reference client offers MCP tools (namespace
+// "mcp__docs", name "search": "mcp__docs__search").
+func qualifiedName(namespace, name string) string {
+	switch {
+	case namespace == "":
+		return name
+	case strings.HasSuffix(namespace, "__"):
+		return namespace + name
+	}
+	return namespace + "__" + name
 }
 
 // ParseItem decodes an item from its JSON form.
@@ -136,7 +150,7 @@ func ParseItem(raw json.RawMessage) (Item, error) {
 	}
 	return Item{
 		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
-		Name: w.Name, Arguments: w.Arguments, Input: w.Input,
+		Name: qualifiedName(w.Namespace, w.Name), Arguments: w.Arguments, Input: w.Input,
 		Raw: append(json.RawMessage(nil), raw...),
 	}, nil
 }
@@ -174,6 +188,34 @@ func CallOutput(callID, output string, custom bool) Item {
 		CallID string `json:"call_id"`
 		Output string `json:"output"`
 	}{typ, callID, output})
+	return Item{Type: typ, CallID: callID, Raw: raw}
+}
+
+// CallOutputWithImages is [CallOutput] whose output also carries images
+// (data: or https: URLs), as the reference client sends an MCP tool's image
+// content: an output array of an input_text part (when output is not
+// empty) and one input_image part per image. Without images it is
+// CallOutput.
+func CallOutputWithImages(callID, output string, images []string, custom bool) Item {
+	if len(images) == 0 {
+		return CallOutput(callID, output, custom)
+	}
+	typ := "function_call_output"
+	if custom {
+		typ = "custom_tool_call_output"
+	}
+	parts := []map[string]string{}
+	if output != "" {
+		parts = append(parts, map[string]string{"type": "input_text", "text": output})
+	}
+	for _, u := range images {
+		parts = append(parts, map[string]string{"type": "input_image", "image_url": u, "detail": "original"})
+	}
+	raw, _ := json.Marshal(struct {
+		Type   string              `json:"type"`
+		CallID string              `json:"call_id"`
+		Output []map[string]string `json:"output"`
+	}{typ, callID, parts})
 	return Item{Type: typ, CallID: callID, Raw: raw}
 }
 

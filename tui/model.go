@@ -141,7 +141,11 @@ func newComposer(l *look) textarea.Model {
 
 // Init loads the composer history and starts listening for approvals.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.loadHistory(), m.listenApprovals(), m.listenNotices())
+	cmds := []tea.Cmd{m.loadHistory(), m.listenApprovals(), m.listenNotices()}
+	if m.opts.Prompt != "" {
+		cmds = append(cmds, m.startTurn(m.opts.Prompt))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Update dispatches msg to its handler family: keys (update_keys.go),

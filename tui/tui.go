@@ -27,6 +27,9 @@ var _ Engine = (*session.Session)(nil)
 type Options struct {
 	// Engine runs the turns (required).
 	Engine Engine
+	// Prompt, when not empty, is sent as the first message as soon as the
+	// chat opens (`agent "PROMPT"`).
+	Prompt string
 	// Messages are shown in the transcript before anything else (the
 	// history of a resumed conversation), oldest first.
 	Messages []Message

@@ -141,10 +141,17 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			fmt.Fprintf(env.Stderr, "agent: batch: skipping %d prompts already completed in %s\n", n, bf.results)
 		}
 	}
+	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
+		return usageError(err)
+	}
+	addDirs, err := f.codex.writableRoots()
+	if err != nil {
+		return usageError(err)
+	}
 	b := &batch{
 		env: env, g: g, out: out, skipped: len(items) - len(todo),
 		opts: engineOptions{
-			originator: "agent_exec", cd: f.cd, sandbox: f.sandbox,
+			originator: "agent_exec", cd: f.cd, sandbox: f.sandbox, addDirs: addDirs,
 			// exec never asks: the sandbox is the protection.
 			approval:       tools.PolicyNever,
 			noAutoContinue: f.noAutoContinue, ephemeral: f.ephemeral, outputSchema: schema,

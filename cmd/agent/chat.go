@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
@@ -15,9 +17,24 @@ import (
 	"github.com/agentcli/agent/tui"
 )
 
-// chatFlags are the interactive chat's own flags.
+// chatFlags are the interactive chat's own flags (agent, agent resume,
+// agent fork).
 type chatFlags struct {
 	sandbox, cd, approval string
+	images                []string
+	prompt                string // the first message, sent at once
+	codex                 codexFlags
+}
+
+// addChatFlags registers the chat's flags on fs.
+func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
+	fs.StringVarP(&cf.sandbox, "sandbox", "s", "", "sandbox for commands: read-only, workspace-write or danger-full-access (default: config, else read-only)")
+	fs.StringVarP(&cf.cd, "cd", "C", "", "work in DIR instead of the current directory")
+	fs.StringVarP(&cf.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-request or never (default: config, else on-request)")
+	fs.StringArrayVarP(&cf.images, "image", "i", nil, "attach an image FILE to the first prompt (repeatable, or comma-separated)")
+	cf.codex.add(fs)
+	addIgnoredFlags(fs, ignoredCommonFlags)
+	addIgnoredFlags(fs, ignoredChatFlags)
 }
 
 // runChat opens the interactive chat on a new session.
@@ -35,10 +52,22 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	if !env.StdinTTY || !env.StdoutTTY {
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}
+	if err := f.codex.apply(g, &f.sandbox, &f.approval); err != nil {
+		return usageError(err)
+	}
+	addDirs, err := f.codex.writableRoots()
+	if err != nil {
+		return usageError(err)
+	}
+	images, err := imageURLs(f.images)
+	if err != nil {
+		return usageError(err)
+	}
 	ap := tui.NewApprover()
 	notices := tui.NewNotifier()
 	e, err := newEngine(ctx, env, g, engineOptions{
 		originator: "agent_cli", cd: f.cd, sandbox: f.sandbox, approval: f.approval, approve: ap.Approve,
+		addDirs: addDirs,
 		// A server that fails or stops is told once, in the transcript;
 		// /mcp shows every server's state.
 		mcpNotice: func(n mcp.Notice) {
@@ -60,9 +89,11 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		}
 		return &exitError{code: exitFailed, err: err}
 	}
+	first.AttachImages(images...)
 	sw := newSwitchboard(e, first, id)
 	err = tui.Run(ctx, tui.Options{
 		Engine:        sw,
+		Prompt:        f.prompt,
 		Messages:      shown,
 		Approver:      ap,
 		Notices:       notices,

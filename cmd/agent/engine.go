@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -157,12 +159,18 @@ type engineOptions struct {
 	// waitForNetwork keeps retrying a lost connection until the user
 	// interrupts (the chat); otherwise connection_max_wait bounds it.
 	waitForNetwork bool
-	ephemeral      bool // do not record the session
+	ephemeral      bool     // do not record the session
+	addDirs        []string // --add-dir: writable roots beyond config's (absolute)
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
 	gate           *retrygate.Gate // retry gate shared with other engines (exec --batch); nil: none
 	// mcpNotice receives MCP servers' state changes (mcp.go); nil: log only.
 	mcpNotice func(mcp.Notice)
+	// waitMCP makes newEngine wait until every MCP server is ready or has
+	// failed (each within its startup_timeout_sec), so their tools are in
+	// the first request, as in exec; the chat starts them in the
+	// background instead.
+	waitMCP bool
 }
 
 // engine is everything a session needs, built once from config and flags.
@@ -265,6 +273,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv, env.environ()); err != nil {
 		return nil, usageError(err)
 	}
+	e.ws.sandbox.WritableRoots = slices.Concat(e.ws.sandbox.WritableRoots, o.addDirs)
 	e.ws.freeformPatch = p.CustomTools
 	// The agent's home stays read-only to the model's commands and
 	// patches, even inside a writable root: a config written there would
@@ -274,7 +283,14 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	e.closers = append(e.closers, func() { e.tools.Close() })
-	e.startMCP(ctx, env, o.mcpNotice) // in the background: never delays the first prompt
+	e.startMCP(ctx, env, o.mcpNotice)
+	if o.waitMCP && e.mcpServers != nil {
+		select {
+		case <-e.mcpServers.Started():
+		case <-ctx.Done():
+			return nil, &exitError{code: exitInterrupted, err: errors.New("interrupted while MCP servers started")}
+		}
+	}
 	base, compact, err := instructions(cfg, e.home)
 	if err != nil {
 		return nil, usageError(err)

@@ -39,12 +39,19 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 (docs/exec-batch.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
 			return runExec(ctx, env, g, f, args)
 		},
 	}
 	fl := cmd.PersistentFlags()
 	fl.BoolVar(&f.ephemeral, "ephemeral", false, "do not record the session on disk")
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout (schema: docs/exec-json.md)")
+	fl.BoolVar(&f.json, "experimental-json", false, "alias of --json")
+	_ = fl.MarkHidden("experimental-json")
+	fl.Bool("skip-git-repo-check", false, "allow running outside a git repository (agent always does)")
+	f.codex.add(fl)
+	addIgnoredFlags(fl, ignoredCommonFlags)
+	addIgnoredFlags(fl, ignoredExecFlags)
 	fl.StringVarP(&f.lastMessage, "output-last-message", "o", "", "write the final assistant message to FILE (only when the turn completed)")
 	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
@@ -66,6 +73,7 @@ type execFlags struct {
 	noAutoContinue bool
 	ephemeral      bool
 	images         []string
+	codex          codexFlags // the reference client's flags (compat.go)
 	batch          batchFlags // --batch and its companions (batch.go)
 }
 
@@ -91,7 +99,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		return &exitError{code: exitFailed, err: err}
 	}
 	sess.AttachImages(images...)
-	return runExecTurn(ctx, env, f, sess, e.sessionID, prompt)
+	return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)
 }
 
 // newExecEngine builds the engine for exec and its subcommands.
@@ -100,8 +108,15 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 	if err != nil {
 		return nil, usageError(err)
 	}
+	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
+		return nil, usageError(err)
+	}
+	addDirs, err := f.codex.writableRoots()
+	if err != nil {
+		return nil, usageError(err)
+	}
 	e, err := newEngine(ctx, env, g, engineOptions{
-		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox,
+		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox, addDirs: addDirs,
 		// exec never asks: the approval policy is "never" and the sandbox
 		// (read-only unless -s or config says otherwise) is the protection.
 		approval:       tools.PolicyNever,
@@ -109,6 +124,7 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 		ephemeral:      f.ephemeral,
 		outputSchema:   schema,
 		mcpNotice:      printMCPNotice(env.Stderr),
+		waitMCP:        true,
 	})
 	if err != nil {
 		return nil, err
@@ -120,7 +136,7 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 }
 
 // runExecTurn runs one turn of sess and prints it as exec does.
-func runExecTurn(ctx context.Context, env Env, f *execFlags, sess *session.Session, sessionID, prompt string) error {
+func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *session.Session, sessionID, prompt string) error {
 	var last string
 	handle := func(ev session.Event) {
 		if m, ok := ev.(session.MessageDone); ok {
@@ -129,7 +145,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, sess *session.Sessi
 	}
 	var err error
 	if f.json {
-		jp := newJSONPrinter(env.Stdout, sessionID)
+		jp := newJSONPrinter(env.Stdout, sessionID, newToolView(e))
 		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
 	} else {
 		fmt.Fprintf(env.Stderr, "session id: %s\n", sessionID)

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -34,10 +37,61 @@ type jsonEvent struct {
 	Requests *int `json:"requests,omitempty"`
 }
 
+// The items, field by field in the reference client's order
+// (codex-rs/exec/src/exec_events.rs), so lines compare byte for byte.
 type jsonItem struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+type jsonErrorItem struct {
+	ID      string `json:"id"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+type jsonCommandItem struct {
+	ID               string `json:"id"`
+	Type             string `json:"type"`
+	Command          string `json:"command"`
+	AggregatedOutput string `json:"aggregated_output"`
+	ExitCode         *int   `json:"exit_code"`
+	Status           string `json:"status"`
+}
+
+type jsonFileChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+}
+
+type jsonFileChangeItem struct {
+	ID      string           `json:"id"`
+	Type    string           `json:"type"`
+	Changes []jsonFileChange `json:"changes"`
+	Status  string           `json:"status"`
+}
+
+type jsonTodo struct {
+	Text      string `json:"text"`
+	Completed bool   `json:"completed"`
+}
+
+type jsonTodoItem struct {
+	ID    string     `json:"id"`
+	Type  string     `json:"type"`
+	Items []jsonTodo `json:"items"`
+}
+
+type jsonMCPItem struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Result    json.RawMessage `json:"result"`
+	Error     *jsonError      `json:"error"`
+	Status    string          `json:"status"`
 }
 
 type jsonUsage struct {
@@ -56,13 +110,41 @@ type jsonError struct {
 // never typed "error": retries are "retry" events, fallbacks "warning".
 type jsonPrinter struct {
 	enc   *json.Encoder
+	view  toolView
 	items int
 	calls map[string]string // call_id -> item id of a started tool item
 	err   error             // the first write error; later events are dropped
 }
 
-func newJSONPrinter(w io.Writer, threadID string) *jsonPrinter {
-	p := &jsonPrinter{enc: json.NewEncoder(w), calls: map[string]string{}}
+// toolView is what printers need to know of the workspace's tools to show
+// a call as it starts.
+type toolView struct {
+	shell string // the shell commands run under
+	cwd   string // the workspace, to show patched paths absolute
+	// mcpTool names the server and tool behind a tool name; ok is false
+	// for tools that are not an MCP server's. Nil: none are.
+	mcpTool func(name string) (server, tool string, ok bool)
+}
+
+// newToolView describes e's tools.
+func newToolView(e *engine) toolView {
+	return toolView{shell: e.ws.shell, cwd: e.ws.cwd, mcpTool: func(name string) (string, string, bool) {
+		t, ok := e.tools.Lookup(name)
+		if !ok {
+			return "", "", false
+		}
+		m, ok := t.(*mcp.Tool)
+		if !ok {
+			return "", "", false
+		}
+		return m.Server(), m.Remote(), true
+	}}
+}
+
+func newJSONPrinter(w io.Writer, threadID string, view toolView) *jsonPrinter {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "a >&2" as the reference client writes it
+	p := &jsonPrinter{enc: enc, view: view, calls: map[string]string{}}
 	p.emit(jsonEvent{Type: "thread.started", ThreadID: threadID})
 	return p
 }
@@ -83,21 +165,60 @@ func (p *jsonPrinter) newID() string {
 	return id
 }
 
-// toolBegin opens the item of a command as it starts.
+// toolBegin opens the item of a command or an MCP call as it starts.
+// (Patches open theirs when they end: only then is it known which files
+// they changed.)
 func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
+	if server, tool, ok := p.view.lookupMCP(ev.Call.Name); ok {
+		id := p.newID()
+		p.calls[ev.Call.ID] = id
+		p.emit(jsonEvent{Type: "item.started", Item: &jsonMCPItem{ID: id, Type: "mcp_tool_call",
+			Server: server, Tool: tool, Arguments: mcpArguments(ev.Call.Input), Result: jsonNull, Status: "in_progress"}})
+		return
+	}
 	if ev.Call.Name != "exec_command" {
-		return // patches and plans are reported when they end
+		return
 	}
-	var args struct {
-		Cmd string `json:"cmd"`
+	argv, ok := tools.ExecArgv(p.view.shell, ev.Call.Input)
+	if !ok {
+		return // an invalid call fails before anything runs
 	}
-	_ = json.Unmarshal([]byte(ev.Call.Input), &args)
 	id := p.newID()
 	p.calls[ev.Call.ID] = id
-	p.emit(jsonEvent{Type: "item.started", Item: map[string]any{
-		"id": id, "type": "command_execution", "command": args.Cmd,
-		"aggregated_output": "", "exit_code": nil, "status": "in_progress",
-	}})
+	p.emit(jsonEvent{Type: "item.started", Item: &jsonCommandItem{ID: id, Type: "command_execution",
+		Command: tools.ShellJoin(argv), Status: "in_progress"}})
+}
+
+// callID returns the item id toolBegin gave the call, or a new one.
+func (p *jsonPrinter) callID(callID string) string {
+	id, ok := p.calls[callID]
+	if !ok {
+		id = p.newID()
+	}
+	delete(p.calls, callID)
+	return id
+}
+
+func (v toolView) lookupMCP(name string) (server, tool string, ok bool) {
+	if v.mcpTool == nil {
+		return "", "", false
+	}
+	return v.mcpTool(name)
+}
+
+var jsonNull = json.RawMessage("null")
+
+// mcpArguments is a call's arguments as JSON: {} when empty, a JSON
+// string when they are not JSON.
+func mcpArguments(input string) json.RawMessage {
+	switch {
+	case strings.TrimSpace(input) == "":
+		return json.RawMessage("{}")
+	case json.Valid([]byte(input)):
+		return json.RawMessage(input)
+	}
+	b, _ := json.Marshal(input)
+	return b
 }
 
 // toolEnd reports a finished tool call as its item.
@@ -105,62 +226,68 @@ func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
 	r := ev.Result
 	status := string(r.Status)
 	if r.MCP != nil {
-		p.mcpCall(r)
+		p.mcpCall(ev.Call.ID, r)
 		return
 	}
 	switch ev.Call.Name {
 	case "exec_command", "write_stdin":
-		id, ok := p.calls[ev.Call.ID]
-		if !ok {
-			id = p.newID()
+		id := p.callID(ev.Call.ID)
+		command := r.Command
+		if len(r.Argv) > 0 {
+			command = tools.ShellJoin(r.Argv)
 		}
-		delete(p.calls, ev.Call.ID)
-		var code any
-		if r.ExitCode != nil {
-			code = *r.ExitCode
+		if command == "" {
+			return // an invalid call: nothing ran
 		}
-		p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
-			"id": id, "type": "command_execution", "command": r.Command,
-			"aggregated_output": r.Output, "exit_code": code, "status": status,
-		}})
+		p.emit(jsonEvent{Type: "item.completed", Item: &jsonCommandItem{ID: id, Type: "command_execution",
+			Command: command, AggregatedOutput: r.CommandOutput, ExitCode: r.ExitCode, Status: status}})
 	case "apply_patch":
-		changes := []map[string]string{}
+		if len(r.Files) == 0 {
+			// Rejected before any change (it did not parse or apply, or
+			// was declined): the model is told why; like the reference
+			// client, no item.
+			return
+		}
+		changes := []jsonFileChange{}
 		for _, f := range r.Files {
 			kind := map[byte]string{'A': "add", 'M': "update", 'D': "delete"}[f[0]]
-			changes = append(changes, map[string]string{"path": strings.TrimSpace(f[1:]), "kind": kind})
+			path := strings.TrimSpace(f[1:])
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(p.view.cwd, path)
+			}
+			changes = append(changes, jsonFileChange{Path: path, Kind: kind})
 		}
-		if status == string(tools.StatusCompleted) || len(changes) > 0 {
-			p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
-				"id": p.newID(), "type": "file_change", "changes": changes, "status": status,
-			}})
-		} else {
-			p.item("error", "apply_patch: "+r.Output)
-		}
+		slices.SortFunc(changes, func(a, b jsonFileChange) int { return strings.Compare(a.Path, b.Path) })
+		id := p.newID()
+		p.emit(jsonEvent{Type: "item.started", Item: &jsonFileChangeItem{ID: id, Type: "file_change", Changes: changes, Status: "in_progress"}})
+		p.emit(jsonEvent{Type: "item.completed", Item: &jsonFileChangeItem{ID: id, Type: "file_change", Changes: changes, Status: status}})
 	case "update_plan":
 		if len(r.Plan) == 0 {
 			return
 		}
-		items := []map[string]any{}
+		items := []jsonTodo{}
 		for _, s := range r.Plan {
-			items = append(items, map[string]any{"text": s.Step, "completed": s.Status == "completed"})
+			items = append(items, jsonTodo{Text: s.Step, Completed: s.Status == "completed"})
 		}
-		p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{"id": p.newID(), "type": "todo_list", "items": items}})
+		p.emit(jsonEvent{Type: "item.completed", Item: &jsonTodoItem{ID: p.newID(), Type: "todo_list", Items: items}})
 	}
 }
 
-// mcpCall reports a call to a tool of an MCP server, when it ends, as an
+// mcpCall reports the end of a call to a tool of an MCP server as its
 // mcp_tool_call item: status completed or failed, with the server's result
-// or the error.
-func (p *jsonPrinter) mcpCall(r tools.Result) {
+// (content blocks as MCP sends them, and structured_content, null when the
+// server sent none) or the error.
+func (p *jsonPrinter) mcpCall(callID string, r tools.Result) {
 	c := r.MCP
 	status := "failed"
 	if r.Status == tools.StatusCompleted {
 		status = "completed"
 	}
-	var result, callErr any
+	result := jsonNull
 	if c.Result != nil {
-		result = c.Result
+		result = withStructuredContent(c.Result)
 	}
+	var callErr *jsonError
 	if c.Error != "" {
 		callErr = &jsonError{Message: c.Error}
 	}
@@ -168,10 +295,31 @@ func (p *jsonPrinter) mcpCall(r tools.Result) {
 	if args == nil {
 		args = json.RawMessage("{}")
 	}
-	p.emit(jsonEvent{Type: "item.completed", Item: map[string]any{
-		"id": p.newID(), "type": "mcp_tool_call", "server": c.Server, "tool": c.Tool,
-		"arguments": args, "result": result, "error": callErr, "status": status,
-	}})
+	p.emit(jsonEvent{Type: "item.completed", Item: &jsonMCPItem{ID: p.callID(callID), Type: "mcp_tool_call",
+		Server: c.Server, Tool: c.Tool, Arguments: args, Result: result, Error: callErr, Status: status}})
+}
+
+// withStructuredContent writes an MCP result as the reference client does:
+// {"content": [...], "structured_content": ...|null}.
+func withStructuredContent(res json.RawMessage) json.RawMessage {
+	var v struct {
+		Content           json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage `json:"structured_content"`
+	}
+	if json.Unmarshal(res, &v) != nil {
+		return res
+	}
+	if v.Content == nil {
+		v.Content = json.RawMessage("[]")
+	}
+	if v.StructuredContent == nil {
+		v.StructuredContent = jsonNull
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return res
+	}
+	return b
 }
 
 func (p *jsonPrinter) handle(ev session.Event) {
@@ -196,7 +344,10 @@ func (p *jsonPrinter) handle(ev session.Event) {
 	case session.TurnCompleted:
 		p.emit(jsonEvent{Type: "turn.completed", Usage: usageJSON(ev.Total), Requests: &ev.Requests})
 	case session.TurnFailed:
-		p.emit(jsonEvent{Type: "turn.failed", Error: &jsonError{Message: ev.Err.Error()}, Requests: &ev.Requests})
+		// As the reference client: the fatal error, then turn.failed.
+		msg := ev.Err.Error()
+		p.emit(jsonEvent{Type: "error", Message: msg})
+		p.emit(jsonEvent{Type: "turn.failed", Error: &jsonError{Message: msg}, Requests: &ev.Requests})
 	}
 }
 

@@ -211,8 +211,7 @@ func TestExecMCPToolCall(t *testing.T) {
 				rt.Reply("r2", "m2", "done"),
 			})
 			r := startCLI(t, ctx, srv, tt.table(t), "exec", "--json", "-C", t.TempDir(), "use the tool")
-			// The first request went out without waiting for the server;
-			// the call is answered once the server is up.
+			// exec waited for the server: its tools are in the first request.
 			await(t, ctx, r.stderr.when(`agent: mcp: server "test" ready`), "the server's ready notice", r)
 			srv.Release()
 			r.wait(t, ctx)
@@ -226,8 +225,10 @@ func TestExecMCPToolCall(t *testing.T) {
 			if got := outputOf(t, reqs[1], "call_1"); got != tt.output {
 				t.Errorf("function_call_output = %q; want %q", got, tt.output)
 			}
-			if !strings.Contains(strings.Join(requestTools(reqs[1]), " "), name) {
-				t.Errorf("second request's tools %v lack %s", requestTools(reqs[1]), name)
+			for i, req := range reqs {
+				if !strings.Contains(strings.Join(requestTools(req), " "), name) {
+					t.Errorf("request %d's tools %v lack %s", i+1, requestTools(req), name)
+				}
 			}
 			item := mcpItem(t, schema, r.stdout.String())
 			want := map[string]any{"type": "mcp_tool_call", "server": "test", "tool": tt.tool, "status": tt.status}
@@ -245,11 +246,13 @@ func TestExecMCPToolCall(t *testing.T) {
 	}
 }
 
-// mcpItem returns the one mcp_tool_call item of a JSONL transcript,
-// validating every line against the schema.
+// mcpItem returns the one completed mcp_tool_call item of a JSONL
+// transcript, validating every line against the schema and checking that
+// an item.started of the same id came first.
 func mcpItem(t *testing.T, schema interface{ Validate(any) error }, jsonl string) map[string]any {
 	t.Helper()
 	var found []map[string]any
+	started := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(jsonl))
 	for sc.Scan() {
 		var v any
@@ -259,8 +262,20 @@ func mcpItem(t *testing.T, schema interface{ Validate(any) error }, jsonl string
 		if err := schema.Validate(v); err != nil {
 			t.Errorf("line %s does not match the schema: %v", sc.Text(), err)
 		}
-		if item, ok := v.(map[string]any)["item"].(map[string]any); ok && item["type"] == "mcp_tool_call" {
-			found = append(found, item)
+		ev := v.(map[string]any)
+		if item, ok := ev["item"].(map[string]any); ok && item["type"] == "mcp_tool_call" {
+			switch ev["type"] {
+			case "item.started":
+				started[item["id"].(string)] = true
+				if item["status"] != "in_progress" || item["result"] != nil {
+					t.Errorf("started item %s: want status in_progress and no result", sc.Text())
+				}
+			case "item.completed":
+				if !started[item["id"].(string)] {
+					t.Errorf("item %s completed without an item.started", item["id"])
+				}
+				found = append(found, item)
+			}
 		}
 	}
 	if len(found) != 1 {
@@ -269,26 +284,31 @@ func mcpItem(t *testing.T, schema interface{ Validate(any) error }, jsonl string
 	return found[0]
 }
 
-// TestExecMCPSlowServerDoesNotDelayTurn: a server that hangs at start-up
-// does not hold the turn back: the first model request arrives while it
-// is still starting (it is never released), and the turn completes.
-func TestExecMCPSlowServerDoesNotDelayTurn(t *testing.T) {
+// TestExecMCPWaitsForSlowServer: exec waits for a server that is still
+// starting, as the reference client does, but no longer than its
+// startup_timeout_sec: the first model request goes out only then, without
+// the tools of a server that never came up, and the turn completes.
+func TestExecMCPWaitsForSlowServer(t *testing.T) {
 	ctx := testContext(t)
 	mcpSrv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Hold: true})
 	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.Barrier("first"), rt.MessageDone("m1", "answered without it"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), rt.MessageDone("m1", "answered without it"), rt.Completed("r1")),
 	})
-	r := startCLI(t, ctx, srv, "[mcp_servers.slow]\nurl = \""+mcpSrv.URL+"\"\n", "exec", "-C", t.TempDir(), "hi")
-	await(t, ctx, srv.Reached("first"), "the first model request (it waited for the MCP server)", r)
+	r := startCLI(t, ctx, srv, "[mcp_servers.slow]\nurl = \""+mcpSrv.URL+"\"\nstartup_timeout_sec = 0.2\n", "exec", "-C", t.TempDir(), "hi")
 	r.wait(t, ctx)
 	if r.code != 0 || r.stdout.String() != "answered without it\n" {
 		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if tools := requestTools(srv.Requests()[0]); strings.Contains(strings.Join(tools, " "), "mcp__") {
-		t.Errorf("the first request offered %v while the server was still starting", tools)
+	notice := `agent: mcp: server "slow" failed to start`
+	stderr := r.stderr.String()
+	if !strings.Contains(stderr, notice) {
+		t.Fatalf("stderr lacks %q:\n%s", notice, stderr)
 	}
-	if strings.Contains(r.stderr.String(), "mcp") {
-		t.Errorf("stderr mentions the server that was still starting at exit:\n%s", r.stderr)
+	if len(srv.Requests()) != 1 {
+		t.Fatalf("%d model requests; want 1", len(srv.Requests()))
+	}
+	if tools := requestTools(srv.Requests()[0]); strings.Contains(strings.Join(tools, " "), "mcp__") {
+		t.Errorf("the first request offered %v from a server that never started", tools)
 	}
 }
 

@@ -32,6 +32,7 @@ func newExecResumeCmd(ctx context.Context, env Env, g *globalFlags, f *execFlags
 interrupted, failed or paused is continued with the continuation prompt.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
 			id := ""
 			if !p.last {
 				if len(args) == 0 {
@@ -69,7 +70,7 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				}
 				prompt = e.opts.Continue.Snapshot().Prompt
 			}
-			return runExecTurn(ctx, env, f, sess, ro.Meta.ID, prompt)
+			return runExecTurn(ctx, env, f, e, sess, ro.Meta.ID, prompt)
 		},
 	}
 	p.add(cmd)
@@ -80,13 +81,22 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *cobra.Command {
 	p := &pickFlags{}
 	cmd := &cobra.Command{
-		Use:   "resume [--last | ID]",
+		Use:   "resume [--last | ID] [PROMPT]",
 		Short: "Open the chat on a recorded session",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
 			id := ""
-			if len(args) == 1 {
+			if p.last && len(args) == 2 {
+				return usageError(errors.New("with --last, give only a PROMPT"))
+			}
+			if p.last && len(args) == 1 {
+				cf.prompt = args[0]
+			} else if len(args) >= 1 {
 				id = args[0]
+				if len(args) == 2 {
+					cf.prompt = args[1]
+				}
 			}
 			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
 				path, err := e.findSession(id, p.last || id == "", p.all)
@@ -102,17 +112,22 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 		},
 	}
 	p.add(cmd)
+	addChatFlags(cmd.Flags(), cf)
 	return cmd
 }
 
 // newForkCmd is `agent fork ID`: a new session starting from a copy of
 // another's history.
 func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "fork ID",
+	cmd := &cobra.Command{
+		Use:   "fork ID [PROMPT]",
 		Short: "Open the chat on a new session forked from a recorded one",
-		Args:  cobra.ExactArgs(1),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
+			if len(args) == 2 {
+				cf.prompt = args[1]
+			}
 			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
 				path, err := e.findSession(args[0], false, false)
 				if err != nil {
@@ -135,6 +150,8 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 			})
 		},
 	}
+	addChatFlags(cmd.Flags(), cf)
+	return cmd
 }
 
 // loadWarnings describes the damaged lines found loading ro, each with its

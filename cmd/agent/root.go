@@ -103,19 +103,21 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	g := &globalFlags{}
 	cf := &chatFlags{}
 	root := &cobra.Command{
-		Use:           "agent",
 		Short:         "A coding agent for your terminal that survives flaky networks and overloaded models",
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Use:           "agent [PROMPT]",
+		Args:          cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
+			if len(args) == 1 {
+				cf.prompt = args[0]
+			}
 			return runChat(ctx, env, g, cf)
 		},
 	}
-	root.Flags().StringVarP(&cf.sandbox, "sandbox", "s", "", "sandbox for commands: read-only, workspace-write or danger-full-access (default: config, else read-only)")
-	root.Flags().StringVarP(&cf.cd, "cd", "C", "", "work in DIR instead of the current directory")
-	root.Flags().StringVarP(&cf.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-request or never (default: config, else on-request)")
+	addChatFlags(root.Flags(), cf)
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)

@@ -30,6 +30,8 @@ type Options struct {
 	// Name is the implementation name the server reports; default
 	// "mcptest".
 	Name string
+	// Image adds the tool "image", whose result is a caption and [PNG].
+	Image bool
 	// Block adds the tool "block", whose calls return only when they are
 	// cancelled (for tool timeouts).
 	Block bool
@@ -59,9 +61,9 @@ type AddOutput struct {
 var PNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90wS\xde" +
 	"\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82")
 
-// NewServer returns an MCP server with the tools echo (returns its text),
-// add (returns the sum of a and b as text and structured content) and
-// image (returns a caption and [PNG]), plus those opts asks for.
+// NewServer returns an MCP server with the tools echo (returns its text)
+// and add (returns the sum of a and b as text and structured content),
+// plus those opts asks for.
 func NewServer(opts Options) *gomcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -76,13 +78,15 @@ func NewServer(opts Options) *gomcp.Server {
 		func(_ context.Context, _ *gomcp.CallToolRequest, in AddInput) (*gomcp.CallToolResult, AddOutput, error) {
 			return nil, AddOutput{Sum: in.A + in.B}, nil
 		})
-	gomcp.AddTool(s, &gomcp.Tool{Name: "image", Description: "Returns a 1x1 PNG image and a caption."},
-		func(_ context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
-			return &gomcp.CallToolResult{Content: []gomcp.Content{
-				&gomcp.TextContent{Text: "a red pixel"},
-				&gomcp.ImageContent{Data: PNG, MIMEType: "image/png"},
-			}}, nil, nil
-		})
+	if opts.Image {
+		gomcp.AddTool(s, &gomcp.Tool{Name: "image", Description: "Returns a 1x1 PNG image and a caption."},
+			func(_ context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
+				return &gomcp.CallToolResult{Content: []gomcp.Content{
+					&gomcp.TextContent{Text: "a red pixel"},
+					&gomcp.ImageContent{Data: PNG, MIMEType: "image/png"},
+				}}, nil, nil
+			})
+	}
 	if opts.Block {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "block", Description: "Blocks until the call is cancelled."},
 			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
@@ -193,7 +197,7 @@ func (s *HTTPServer) Close() {
 const Package = "github.com/agentcli/agent/internal/mcptest/cmd/mcptestserver"
 
 // Build compiles the stdio server binary into dir and returns its path.
-// Its flags: -block and -crash add those tools; -hang never answers (it
+// Its flags: -block, -crash and -image add those tools; -hang never answers (it
 // reads its input until EOF); -fail MSG prints MSG on stderr and exits 1
 // at once; -stderr MSG prints MSG on stderr before serving.
 func Build(dir string) (string, error) {

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestCodexExecFlags runs exec with the reference client's flags and checks
+// what each means in the request the model gets (the environment context
+// names the sandbox and the writable roots) and on stderr.
+func TestCodexExecFlags(t *testing.T) {
+	extra := t.TempDir()
+	tests := []struct {
+		name   string
+		args   []string
+		want   []string // in the first request's body
+		stderr []string // lines on stderr
+		code   int
+	}{
+		{name: "experimental-json and skip-git-repo-check", args: []string{"--experimental-json", "--skip-git-repo-check"},
+			want: []string{"<sandbox_mode>read-only</sandbox_mode>"}},
+		{name: "full-auto", args: []string{"--full-auto"}, want: []string{"<sandbox_mode>workspace-write</sandbox_mode>"}},
+		{name: "add-dir", args: []string{"-s", "workspace-write", "--add-dir", extra}, want: []string{"<root>" + extra + "</root>"}},
+		{name: "bypass", args: []string{"--dangerously-bypass-approvals-and-sandbox"},
+			want: []string{"<sandbox_mode>danger-full-access</sandbox_mode>", "<approval_policy>never</approval_policy>"}},
+		{name: "yolo alias", args: []string{"--yolo"}, want: []string{"<sandbox_mode>danger-full-access</sandbox_mode>"}},
+		{name: "color and strict-config", args: []string{"--color", "never", "--strict-config"}},
+		{name: "ignored flags warn once each", args: []string{"--thread-source", "sdk", "--cyber-access-program", "standard", "--ignore-rules"},
+			stderr: []string{
+				"agent: warning: --cyber-access-program is accepted for compatibility with Codex and ignored (agent has no access programs)",
+				"agent: warning: --ignore-rules is accepted for compatibility with Codex and ignored (agent has no execpolicy .rules files)",
+				"agent: warning: --thread-source is accepted for compatibility with Codex and ignored (agent does not classify sessions by source)",
+			}},
+		{name: "bad color", args: []string{"--color", "sometimes"}, code: exitUsage, stderr: []string{`agent: --color "sometimes": want always, never or auto`}},
+		{name: "bad local provider", args: []string{"--oss", "--local-provider", "vllm"}, code: exitUsage,
+			stderr: []string{`agent: --local-provider "vllm": want ollama or lmstudio`}},
+		{name: "full-auto with bypass", args: []string{"--full-auto", "--yolo"}, code: exitUsage,
+			stderr: []string{"agent: --full-auto and --dangerously-bypass-approvals-and-sandbox cannot be used together"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+			args := append(append([]string{"exec"}, tt.args...), "-C", t.TempDir(), "hi")
+			r := runCLI(t, srv, runOpts{}, args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d; want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			for _, line := range tt.stderr {
+				if n := strings.Count(r.stderr, line+"\n"); n != 1 {
+					t.Errorf("stderr has %q %d times; want once:\n%s", line, n, r.stderr)
+				}
+			}
+			if tt.code != 0 {
+				if len(srv.Requests()) != 0 {
+					t.Errorf("a request was sent despite the usage error")
+				}
+				return
+			}
+			if strings.Contains(r.stderr, "warning: --") && tt.stderr == nil {
+				t.Errorf("unexpected warning:\n%s", r.stderr)
+			}
+			body := string(srv.Requests()[0].Body)
+			for _, w := range tt.want {
+				if !strings.Contains(body, jsonFragment(w)) {
+					t.Errorf("request lacks %q", w)
+				}
+			}
+			if strings.HasPrefix(tt.name, "experimental-json") && !strings.HasPrefix(r.stdout, `{"type":"thread.started"`) {
+				t.Errorf("--experimental-json did not print JSONL: %q", r.stdout)
+			}
+		})
+	}
+}
+
+// jsonFragment is s as it appears inside a JSON string.
+func jsonFragment(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}
+
+// TestExecPromptOnStdinAsTheSDKSendsIt: the SDK writes the prompt on stdin
+// and passes no prompt argument.
+func TestExecPromptOnStdinAsTheSDKSendsIt(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+	r := runCLI(t, srv, runOpts{stdin: "prompt from the SDK"}, "exec", "--experimental-json", "--skip-git-repo-check", "-C", t.TempDir())
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "prompt from the SDK") {
+		t.Errorf("the prompt on stdin is not in the request")
+	}
+}
+
+// TestExecAddDirIsWritable: a patch may write into an --add-dir directory
+// outside the workspace under workspace-write, and nowhere else outside.
+func TestExecAddDirIsWritable(t *testing.T) {
+	extra := t.TempDir()
+	patch := func(path string) string {
+		return `{"input":"*** Begin Patch\n*** Add File: ` + path + `\n+hi\n*** End Patch\n"}`
+	}
+	for _, tt := range []struct {
+		name    string
+		addDir  bool
+		written bool
+	}{{"with add-dir", true, true}, {"without", false, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			target := filepath.Join(extra, strings.ReplaceAll(tt.name, " ", "-")+".txt")
+			srv := rt.NewServer(t, rt.Script{
+				rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc", "call_1", "apply_patch", patch(target)), rt.Completed("r1")),
+				rt.Reply("r2", "m2", "done"),
+			})
+			args := []string{"exec", "-s", "workspace-write", "-C", t.TempDir()}
+			if tt.addDir {
+				args = append(args, "--add-dir", extra)
+			}
+			r := runCLI(t, srv, runOpts{}, append(args, "hi")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			_, err := os.Stat(target)
+			if (err == nil) != tt.written {
+				t.Errorf("file written = %v; want %v\nstderr:\n%s\nmodel got: %s", err == nil, tt.written, r.stderr, srv.Requests()[1].Body)
+			}
+		})
+	}
+}
