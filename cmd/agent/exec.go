@@ -269,7 +269,7 @@ func readPrompt(env Env, args []string) (string, error) {
 	return arg, nil
 }
 
-// stdinHasData reports whether stdin is a pipe or a file worth reading (not
+// stdinHasData reports whether stdin is a pipe, a socket or a file worth reading (not
 // /dev/null or another character device that would block or mean nothing).
 func stdinHasData(r io.Reader) bool {
 	f, ok := r.(*os.File)
@@ -281,7 +281,9 @@ func stdinHasData(r io.Reader) bool {
 		return false
 	}
 	m := st.Mode()
-	return m&os.ModeNamedPipe != 0 || m.IsRegular()
+	// A socket too: node's child_process (the Codex SDK) gives its
+	// children a socketpair, not a pipe.
+	return m&(os.ModeNamedPipe|os.ModeSocket) != 0 || m.IsRegular()
 }
 
 func newSessionID() string {

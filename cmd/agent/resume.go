@@ -43,6 +43,10 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			if len(args) > 1 {
 				return usageError(errors.New("too many arguments"))
 			}
+			images, err := imageURLs(f.images)
+			if err != nil {
+				return usageError(err)
+			}
 			e, err := newExecEngine(ctx, env, g, f)
 			if err != nil {
 				return err
@@ -70,6 +74,7 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				}
 				prompt = e.opts.Continue.Snapshot().Prompt
 			}
+			sess.AttachImages(images...)
 			return runExecTurn(ctx, env, f, e, sess, ro.Meta.ID, prompt)
 		},
 	}
