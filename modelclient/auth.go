@@ -39,7 +39,7 @@ const (
 	RecoveryNotRun          = "recovery_not_run"
 )
 
-// authRecovery is the 401 recovery state of one request ([Client.Stream]
+// authRecovery is the 401 recovery state of one request (one HTTP layer
 // call): each step runs at most once. No step waits or spends a retry
 // budget.
 type authRecovery struct {

@@ -114,7 +114,13 @@ type jsonPrinter struct {
 	items int
 	calls map[string]string // call_id -> item id of a started tool item
 	err   error             // the first write error; later events are dropped
+	// pending are the message and reasoning items of the attempt in
+	// progress, emitted once its response completes: an attempt that
+	// fails after completing a message is retried, and its retry answers.
+	pending []pendingItem
 }
+
+type pendingItem struct{ typ, text string }
 
 // toolView is what printers need to know of the workspace's tools to show
 // a call as it starts.
@@ -327,14 +333,20 @@ func (p *jsonPrinter) handle(ev session.Event) {
 	case session.TurnStarted:
 		p.emit(jsonEvent{Type: "turn.started"})
 	case session.MessageDone:
-		p.item("agent_message", ev.Text)
+		p.pending = append(p.pending, pendingItem{"agent_message", ev.Text})
 	case session.ReasoningDone:
-		p.item("reasoning", ev.Text)
+		p.pending = append(p.pending, pendingItem{"reasoning", ev.Text})
+	case session.ResponseCompleted:
+		for _, it := range p.pending {
+			p.item(it.typ, it.text)
+		}
+		p.pending = nil
 	case session.ToolCallBegin:
 		p.toolBegin(ev)
 	case session.ToolCallEnd:
 		p.toolEnd(ev)
 	case session.Retry:
+		p.pending = nil // the attempt failed: its retry answers
 		maxRetries, left, delay, waited := ev.Max, ev.Left, ev.Delay.Milliseconds(), ev.Waited.Milliseconds()
 		p.emit(jsonEvent{Type: "retry", Layer: ev.Layer, Class: ev.Class, Attempt: ev.Attempt,
 			Max: &maxRetries, Left: &left, DelayMS: &delay, WaitedMS: &waited, MaxWaitMS: ev.MaxWait.Milliseconds(),

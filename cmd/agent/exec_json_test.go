@@ -71,6 +71,10 @@ func TestExecJSONGolden(t *testing.T) {
 			script: rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Drop()), rt.Reply("r2", "m2", "continued answer")}},
 		{name: "overload", script: rt.Script{
 			rt.Error(503, "server_error", "server_is_overloaded", "busy"), rt.Reply("r", "m", "ok")}},
+		// A message completed, response.completed never came, the retry
+		// answered: one agent_message, the final one.
+		{name: "message-then-cut", script: rt.Script{
+			rt.Stream(rt.Created("r"), rt.MessageDone("m1", "first"), rt.Drop()), rt.Reply("r2", "m2", "final")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
