@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,6 +28,9 @@ type ManagerOptions struct {
 	HTTPClient *http.Client
 	// Now is the clock deciding when a token is stale; default time.Now.
 	Now func() time.Time
+	// Notice tells the user something they should know (refreshed tokens
+	// that could not be saved, and when they finally are); nil drops it.
+	Notice func(msg string)
 }
 
 // Manager holds the credentials saved by `agent login` in auth.json: an
@@ -45,6 +49,11 @@ type Manager struct {
 	// why: permanent failures are not asked again.
 	failedFor string
 	failErr   error
+	// unsaved are refreshed tokens that could not be saved (a full disk):
+	// they are used from memory, and saving them is retried. spent is the
+	// refresh token they replaced, which auth.json still holds.
+	unsaved *File
+	spent   string
 }
 
 // NewManager returns a Manager starting from f, as loaded from opts.Store.
@@ -118,6 +127,7 @@ func (m *Manager) stale(f *File) bool {
 // used as is. It returns a [*RefreshTokenFailedError] when the login must
 // be renewed by hand, or a retryable [*RefreshError].
 func (m *Manager) Apply(ctx context.Context, h http.Header) error {
+	m.retrySave(ctx)
 	f := m.current()
 	if m.stale(f) {
 		err := m.renew(ctx, f.Tokens.AccessToken)
@@ -179,8 +189,75 @@ func (m *Manager) reload() (*File, error) {
 	if disk.Mode() != cur.Mode() || disk.AccountID() != cur.AccountID() {
 		return nil, &RefreshTokenFailedError{Code: "account_changed"}
 	}
-	m.set(disk)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.unsaved != nil {
+		if disk.Tokens.RefreshToken == m.spent {
+			// auth.json still holds what the unsaved tokens replaced:
+			// they are the newer ones.
+			return m.unsaved, nil
+		}
+		m.unsaved, m.spent = nil, "" // someone saved a newer login since
+	}
+	m.file = disk
 	return disk, nil
+}
+
+// save saves next, the tokens that replaced the refresh token spent, with
+// the store's lock held. When it fails the tokens stay in use from memory,
+// the user is told once, and saving is retried ([Manager.retrySave]).
+func (m *Manager) save(next *File, spent string) {
+	err := m.opts.Store.Save(next)
+	m.mu.Lock()
+	first := m.unsaved == nil
+	if err != nil {
+		m.unsaved, m.spent = next, spent
+	} else {
+		m.unsaved, m.spent = nil, ""
+	}
+	m.mu.Unlock()
+	switch {
+	case err != nil && first:
+		m.notice(fmt.Sprintf("the refreshed login could not be saved to %s (%v): it is used for this run and saving "+
+			"is retried; if it is never saved, the next run will need `agent login`", m.opts.Store.Location(), err))
+	case err == nil && !first:
+		m.notice("the refreshed login is saved now, to " + m.opts.Store.Location())
+	}
+}
+
+// retrySave tries again to save refreshed tokens that could not be saved,
+// unless auth.json has changed since (another login wins).
+func (m *Manager) retrySave(ctx context.Context) {
+	m.mu.Lock()
+	pending := m.unsaved != nil
+	m.mu.Unlock()
+	if !pending {
+		return
+	}
+	unlock, err := m.opts.Store.Lock(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	disk, err := m.opts.Store.Load()
+	if err != nil && !errors.Is(err, ErrNotLoggedIn) {
+		return
+	}
+	m.mu.Lock()
+	next, spent := m.unsaved, m.spent
+	if next != nil && disk != nil && disk.Tokens.RefreshToken != spent {
+		m.unsaved, m.spent, next = nil, "", nil
+	}
+	m.mu.Unlock()
+	if next != nil {
+		m.save(next, spent)
+	}
+}
+
+func (m *Manager) notice(msg string) {
+	if m.opts.Notice != nil {
+		m.opts.Notice(msg)
+	}
 }
 
 // renew makes the tokens move past sentAccess, the access token a request
@@ -239,9 +316,9 @@ func (m *Manager) renew(ctx context.Context, sentAccess string) error {
 	}
 	now := m.opts.Now().UTC()
 	next.LastRefresh = &now
-	if err := m.opts.Store.Save(next); err != nil {
-		return err
-	}
+	// The refresh token is spent: the new tokens are used whether or not
+	// they can be saved.
 	m.set(next)
+	m.save(next, disk.Tokens.RefreshToken)
 	return nil
 }

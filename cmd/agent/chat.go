@@ -76,6 +76,8 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 			}
 		},
 		waitForNetwork: true,
+		// The chat owns the terminal: notices go to its transcript.
+		notice: func(msg string) { notices.Post(msg, true) },
 	})
 	if err != nil {
 		return err

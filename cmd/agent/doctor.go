@@ -224,7 +224,7 @@ func networkChecks(ctx context.Context, env Env, cfg config.Config, p provider.I
 	}
 	var out []check
 	src := credentialSource(cfg, p, env.Getenv)
-	creds, err := resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler))
+	creds, err := resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
 			Fix: credentialFix(p)})

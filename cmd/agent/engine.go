@@ -164,6 +164,9 @@ type engineOptions struct {
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
 	gate           *retrygate.Gate // retry gate shared with other engines (exec --batch); nil: none
+	// notice tells the user something while the engine runs (a refreshed
+	// login that could not be saved); nil prints it on stderr.
+	notice func(msg string)
 	// mcpNotice receives MCP servers' state changes (mcp.go); nil: log only.
 	mcpNotice func(mcp.Notice)
 	// waitMCP makes newEngine wait until every MCP server is ready or has
@@ -235,7 +238,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		e.closers = append(e.closers, stop)
 		p.BaseURL = base
 		e.notices = append(e.notices, "using the offline demo provider (scripted answers, no API key, no network)")
-	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger); err != nil {
+	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger, o.notice); err != nil {
 		return nil, &exitError{code: exitAuth, err: err}
 	}
 	if p.BaseURL == "" {

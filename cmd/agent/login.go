@@ -265,7 +265,14 @@ func openStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions)
 // store itself.
 func storeOf(s *auth.Store, _ error) *auth.Store { return s }
 
-func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger) (modelclient.Credentials, error) {
+// notice tells the user what the credentials' manager has to say while
+// the agent runs (refreshed tokens that could not be saved); nil prints it
+// on stderr.
+func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger,
+	notice func(msg string)) (modelclient.Credentials, error) {
+	if notice == nil {
+		notice = func(msg string) { fmt.Fprintln(env.Stderr, "agent: warning: "+msg) }
+	}
 	var command *auth.CommandOptions
 	if a, ok := cfg.AuthCommands[p.ID]; ok {
 		command = &auth.CommandOptions{
@@ -285,6 +292,7 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 			}})),
 			Endpoints:  authEndpoints(env, cfg),
 			HTTPClient: hc,
+			Notice:     notice,
 		},
 	})
 	switch {
