@@ -72,6 +72,19 @@ type Failure struct {
 	Err error
 }
 
+// ProviderDown reports whether f says this provider cannot serve the turn
+// now, so another provider may: a transient class that outlasted its
+// budgets (server errors, cut streams, connection failures, rate limits,
+// overload) or a usage or quota limit. Never auth, an invalid request, a
+// full context window or a cancellation: another provider would not help.
+func (f Failure) ProviderDown() bool {
+	switch f.Kind {
+	case KindTransient, KindConnect, KindRateLimited, KindOverloaded, KindQuota, KindUsageLimit:
+		return true
+	}
+	return false
+}
+
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
 	var (

@@ -136,6 +136,9 @@ func New(opts Options) *Client {
 // Provider returns the provider the client talks to.
 func (c *Client) Provider() provider.Info { return c.opts.Provider }
 
+// Model returns the model slug the client sends.
+func (c *Client) Model() string { return c.opts.Model }
+
 // Sleep waits d on the client's clock, honouring ctx.
 func (c *Client) Sleep(ctx context.Context, d time.Duration) error { return c.opts.Sleep(ctx, d) }
 

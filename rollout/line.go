@@ -72,6 +72,9 @@ const (
 	EventTurnFailed      EventType = "turn_failed"      // Message: why
 	EventTurnInterrupted EventType = "turn_interrupted" // the user stopped the turn
 	EventRetry           EventType = "retry"            // Message: the retry notice
+	// EventProviderSwitch: the session moved to Provider/Model; Message
+	// says why. The responses after it, until the next one, came from there.
+	EventProviderSwitch EventType = "provider_switch"
 )
 
 // EventMsg is the payload of an event_msg line.
@@ -84,6 +87,11 @@ type EventMsg struct {
 	Total *transport.Usage `json:"total,omitempty"`
 	// Last is the last response's usage (token_count only).
 	Last *transport.Usage `json:"last,omitempty"`
+	// Provider and Model name where the session's requests went: the
+	// provider switched to (provider_switch), or the one that answered the
+	// turn's last response (token_count).
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 }
 
 // endsTurn reports whether the event closes a turn.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -80,6 +81,8 @@ type TurnCompleted struct {
 	Last, Total transport.Usage
 	// Requests is how many requests the turn sent, retries included.
 	Requests int
+	// Provider is where the turn's last response came from.
+	Provider failover.Candidate
 }
 
 // TurnFailed closes a turn that did not complete. The same error is

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -82,6 +83,19 @@ type Options struct {
 	// least this many tokens (min(model_auto_compact_token_limit, 90% of the
 	// context window)); 0 turns auto-compaction off.
 	AutoCompactTokens int64
+	// Fallback is the chain of alternatives after Client: a turn whose
+	// provider fails for good ([modelclient.Failure.ProviderDown]) goes on
+	// at the next one, over its recorded history; empty: none.
+	Fallback []Alternative
+	// Health is the providers' failure memory the chain is chosen by;
+	// nil remembers nothing beyond the session.
+	Health *failover.Health
+	// ResumedFrom is where the Resumed history's last responses came from
+	// (a resumed session goes on there when it is in the chain), and
+	// ResumedMixed says earlier ones came from other providers too; the
+	// history is then sent in portable form.
+	ResumedFrom  failover.Candidate
+	ResumedMixed bool
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -110,6 +124,7 @@ type Session struct {
 	approved   map[string]bool // approve-for-session keys
 	lastTotal  int64           // total tokens of the last response
 	images     []string        // attached to the next turn's message
+	chain      *chain          // the fallback chain; nil: none
 
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
@@ -144,8 +159,14 @@ func New(opts Options) *Session {
 	if opts.Ledger == nil {
 		opts.Ledger = NewLedger(nil)
 	}
+	if opts.Health == nil {
+		opts.Health = failover.NewHealth("", nil)
+	}
 	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage,
-		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy}}
+		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy}, chain: newChain(opts)}
+	if s.chain != nil {
+		s.client = s.chain.entries[s.chain.at].Client
+	}
 	if opts.Resumed != nil {
 		s.history = append(s.history, opts.Resumed...)
 	} else {
@@ -288,6 +309,7 @@ func (s *Session) applySettings() {
 	s.pending = false
 	if s.settings.Client != nil {
 		s.client, s.opts.Client = s.settings.Client, s.settings.Client
+		s.chainRestart(s.settings.Client)
 	}
 	s.opts.ApprovalPolicy = s.settings.ApprovalPolicy
 }
@@ -321,9 +343,11 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	s.applySettings() // a turn boundary
 	emit = s.tap(emit)
 	emit(TurnStarted{Input: input})
+	s.startOnHealthy(emit)
 	var last transport.Usage
 	retries := 0
 	budgets := s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait)
+	requests := func() int { return budgets.Requests() }
 	// Only this turn's tool calls decide whether it can continue: an
 	// unknown outcome of an earlier turn does not stop later ones.
 	earlier := map[string]bool{}
@@ -378,9 +402,18 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 					continue
 				}
 			}
+			if err != nil && s.failOver(ctx, err, emit) {
+				// The same request, at the next provider, with budgets of
+				// its own; the requests already made still count.
+				before := requests()
+				budgets = s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait)
+				requests = func() int { return before + budgets.Requests() }
+				continue
+			}
 			if err != nil {
 				return err
 			}
+			s.answered()
 			last = u
 			if ran == 0 {
 				return nil
@@ -394,7 +427,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	})
 	if err != nil {
 		f := modelclient.Classify(err)
-		te := &TurnError{Failure: f, Retries: retries, Requests: budgets.Requests(), Exhausted: f.Retryable}
+		te := &TurnError{Failure: f, Retries: retries, Requests: requests(), Exhausted: f.Retryable}
 		var paused *PausedError
 		var stopped *StoppedError
 		var wait *modelclient.PausedError
@@ -409,10 +442,10 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		case errors.As(err, &stopped):
 			te.NotContinued = stopped.Reason.Error()
 		}
-		emit(TurnFailed{Err: te, Requests: budgets.Requests()})
+		emit(TurnFailed{Err: te, Requests: requests()})
 		return te
 	}
-	emit(TurnCompleted{Last: last, Total: s.total, Requests: budgets.Requests()})
+	emit(TurnCompleted{Last: last, Total: s.total, Requests: requests(), Provider: s.Provider()})
 	return nil
 }
 
@@ -431,7 +464,7 @@ func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
 func (s *Session) prompt() *modelclient.Prompt {
 	return &modelclient.Prompt{
 		Instructions:      s.opts.Instructions,
-		Input:             s.normalize(s.history),
+		Input:             s.normalize(s.portable(s.history)),
 		Tools:             s.opts.Tools.Specs(),
 		ParallelToolCalls: true,
 		OutputSchema:      s.opts.OutputSchema,

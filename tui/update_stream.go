@@ -105,6 +105,8 @@ func (m *Model) apply(ev session.Event) {
 		m.retract(ev.ItemIDs)
 	case session.Retry:
 		m.retrying(ev.Retry)
+	case session.ProviderSwitch:
+		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
 	case session.Warning:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Message)})
 		m.unsaved = m.unsaved || ev.NotSaved

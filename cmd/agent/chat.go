@@ -280,10 +280,16 @@ func (s *switchboard) status() []string {
 	if e.ephemeral {
 		session = s.id + " (ephemeral, not recorded)"
 	}
+	provLine, model := fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL), e.cfg.Model
+	if cur := s.cur.Provider(); cur.Provider != p.ID || cur.Model != st.Client.Model() {
+		// The session moved along its fallback chain.
+		provLine = fmt.Sprintf("provider: %s (fallback; configured: %s, model %s)", cur.Provider, p.ID, st.Client.Model())
+		model = cur.Model
+	}
 	lines := []string{
 		"config: " + orNone(e.cfg.Path),
-		fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL),
-		"model: " + e.cfg.Model,
+		provLine,
+		"model: " + model,
 		"transport: " + transportName(st.Client),
 		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, e.ws.sandbox.Mode),
 		"cwd: " + e.ws.cwd,

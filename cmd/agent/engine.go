@@ -17,6 +17,7 @@ import (
 	"github.com/agentcli/agent/agentsmd"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
+	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
@@ -191,6 +192,10 @@ type engine struct {
 	ephemeral  bool
 	// notices are one-line facts for the user (the demo provider, ...).
 	notices []string
+	// fallbacks are the usable entries of the fallback chain (fallback.go);
+	// health is the providers' failure memory they are chosen by.
+	fallbacks []session.Alternative
+	health    *failover.Health
 	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
 	mcpServers *mcp.Manager
 	closers    []func()
@@ -273,6 +278,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
+	e.buildFallbacks(env, cfg, httpClient)
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv, env.environ()); err != nil {
 		return nil, usageError(err)
 	}
@@ -317,6 +323,8 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
 		AutoCompactTokens: autoCompactTokens(cfg),
 		HideReasoning:     cfg.HideAgentReasoning,
+		Health:            e.health,
+		Fallback:          e.fallbacks,
 	}
 	if len(cfg.Notify) > 0 {
 		n := &notifier{argv: cfg.Notify, cwd: e.ws.cwd, thread: func() string { return e.sessionID },

@@ -35,6 +35,15 @@ type jsonEvent struct {
 	Reason    string `json:"reason,omitempty"`
 	// Requests is the turn's request count (turn.completed, turn.failed).
 	Requests *int `json:"requests,omitempty"`
+	// From and To are the providers of a provider_switch.
+	From *jsonProvider `json:"from,omitempty"`
+	To   *jsonProvider `json:"to,omitempty"`
+}
+
+// jsonProvider names a provider and the model there.
+type jsonProvider struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
 }
 
 // The items, field by field in the reference client's order
@@ -353,6 +362,9 @@ func (p *jsonPrinter) handle(ev session.Event) {
 			Reason: ev.Reason()})
 	case session.Warning:
 		p.emit(jsonEvent{Type: "warning", Message: ev.Message})
+	case session.ProviderSwitch:
+		p.emit(jsonEvent{Type: "provider_switch", From: &jsonProvider{ev.From.Provider, ev.From.Model},
+			To: &jsonProvider{ev.To.Provider, ev.To.Model}, Reason: ev.Reason})
 	case session.TurnCompleted:
 		p.emit(jsonEvent{Type: "turn.completed", Usage: usageJSON(ev.Total), Requests: &ev.Requests})
 	case session.TurnFailed:

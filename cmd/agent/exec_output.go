@@ -65,6 +65,10 @@ func (p *execPrinter) handle(ev session.Event) {
 	case session.Warning:
 		p.endLine()
 		fmt.Fprintln(p.env.Stderr, "warning: "+ev.Message)
+	case session.ProviderSwitch:
+		p.pending = nil // the failed provider's answer, if any, is not the final one
+		p.endLine()
+		fmt.Fprintln(p.env.Stderr, ev.Notice())
 	case session.TurnCompleted:
 		p.endLine()
 		if t := ev.Total.TotalTokens; t > 0 {

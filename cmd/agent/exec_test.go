@@ -39,11 +39,15 @@ type runOpts struct {
 	ctx       context.Context
 	onSleep   func(n int)
 	keyring   auth.Keyring // nil: the OS keyring
+	home      string       // AGENT_HOME; "" makes a new one
 }
 
 func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
 	t.Helper()
-	home := t.TempDir()
+	home := o.home
+	if home == "" {
+		home = t.TempDir()
+	}
 	if o.config == "" && srv != nil {
 		o.config = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 	}

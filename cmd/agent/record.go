@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
@@ -43,9 +44,12 @@ func (a rolloutRecorder) RecordEvent(ev session.Event) error {
 		return add(rollout.EventMsg{Type: rollout.EventAgentMessage, Message: ev.Text})
 	case session.Retry:
 		return add(rollout.EventMsg{Type: rollout.EventRetry, Message: retryNotice(ev.Retry)})
+	case session.ProviderSwitch:
+		return add(rollout.EventMsg{Type: rollout.EventProviderSwitch, Message: ev.Reason, Provider: ev.To.Provider, Model: ev.To.Model})
 	case session.TurnCompleted:
 		total, last := ev.Total, ev.Last
-		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last}),
+		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last,
+			Provider: ev.Provider.Provider, Model: ev.Provider.Model}),
 			add(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
 	case session.TurnFailed:
 		if ev.Err.Failure.Kind == modelclient.KindCanceled {
@@ -96,6 +100,7 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 	opts := e.opts
 	opts.Recorder = rolloutRecorder{r}
 	opts.Resumed, opts.Usage = ro.History, ro.Total
+	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
 	opts.Ledger = session.NewLedger(ledgerSink(r))
 	var entries []session.LedgerEntry
 	for _, le := range ro.Ledger {
@@ -151,4 +156,17 @@ func ambiguousSession(ae *rollout.AmbiguousError) error {
 		}
 	}
 	return errors.New(b.String())
+}
+
+// resumedProvider is where a recorded session's last responses came from:
+// the last provider_switch, else the provider it was created with; mixed
+// when it switched at all.
+func resumedProvider(ro *rollout.Rollout) (from failover.Candidate, mixed bool) {
+	from = failover.Candidate{Provider: ro.Meta.ModelProvider, Model: ro.Meta.Model}
+	for _, ev := range ro.Events {
+		if ev.Type == rollout.EventProviderSwitch {
+			from, mixed = failover.Candidate{Provider: ev.Provider, Model: ev.Model}, true
+		}
+	}
+	return from, mixed
 }

@@ -66,7 +66,7 @@ func TestImportDirection(t *testing.T) {
 		"config":                      {"provider", "shellenv"},
 		"auth":                        {"provider"},
 		"modelclient":                 {"provider", "retry", "retrygate", "transport", "transport/sse", "transport/ws", "auth"},
-		"session":                     {"modelclient", "provider", "retry", "transport", "tools"},
+		"session":                     {"modelclient", "provider", "retry", "transport", "tools", "failover"},
 		"proxy":                       {"modelclient", "provider", "retry", "transport"},
 		"tools":                       {"tools/patch", "tools/sandbox", "shellenv"},
 		"tools/patch":                 {},

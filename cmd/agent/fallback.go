@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/failover"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session"
+)
+
+// buildFallbacks makes a client for each [config.Config].Fallback entry,
+// sharing the engine's HTTP pool, logger and session id. An entry whose
+// credentials cannot be had is reported now, as a notice, and left out:
+// it is not discovered in the middle of a turn.
+func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client) {
+	for _, fb := range cfg.Fallback {
+		p, ok := cfg.Providers[fb.Provider]
+		if !ok { // checked at load; kept for safety
+			continue
+		}
+		if p.Demo {
+			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: the demo provider cannot be a fallback; skipped", fb.Provider, fb.Model))
+			continue
+		}
+		creds, err := resolveCredentials(env, cfg, &p, e.home, hc, e.logger)
+		if err != nil {
+			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
+			continue
+		}
+		if p.BaseURL == "" {
+			p.BaseURL = "https://api.openai.com/v1"
+		}
+		opts := e.clientOpts
+		opts.Provider, opts.Model, opts.Auth = p, fb.Model, creds
+		opts.Gate = openGate(env, e.home, p.ID, max(cfg.MaxConcurrentResends, 1), e.logger)
+		c := modelclient.New(opts)
+		e.closers = append(e.closers, func() { c.Close() })
+		e.fallbacks = append(e.fallbacks, session.Alternative{Candidate: failover.Candidate{Provider: p.ID, Model: fb.Model}, Client: c})
+	}
+	e.health = failover.NewHealth(filepath.Join(e.home, "health"), env.Now)
+}
