@@ -81,6 +81,18 @@ func (s *Session) Provider() failover.Candidate {
 	return failover.Candidate{Provider: s.client.Provider().ID, Model: s.client.Model()}
 }
 
+// OnFallback returns the fallback entry the session is on, and false when
+// it is on its own provider. It is safe to call while a turn runs.
+func (s *Session) OnFallback() (failover.Candidate, bool) {
+	c := s.chain
+	if c == nil {
+		return failover.Candidate{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[c.at].Candidate, c.at > 0
+}
+
 // switchTo moves the session to chain entry i.
 func (s *Session) switchTo(i int, reason string, emit func(Event)) {
 	from := s.chain.entries[s.chain.at].Candidate

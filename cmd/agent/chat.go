@@ -281,7 +281,7 @@ func (s *switchboard) status() []string {
 		session = s.id + " (ephemeral, not recorded)"
 	}
 	provLine, model := fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL), e.cfg.Model
-	if cur := s.cur.Provider(); cur.Provider != p.ID || cur.Model != st.Client.Model() {
+	if cur, ok := s.cur.OnFallback(); ok {
 		// The session moved along its fallback chain.
 		provLine = fmt.Sprintf("provider: %s (fallback; configured: %s, model %s)", cur.Provider, p.ID, st.Client.Model())
 		model = cur.Model
