@@ -278,7 +278,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
-	e.buildFallbacks(env, cfg, httpClient)
+	e.buildFallbacks(env, cfg, httpClient, o.notice)
 	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv, env.environ()); err != nil {
 		return nil, usageError(err)
 	}

@@ -15,7 +15,7 @@ import (
 // sharing the engine's HTTP pool, logger and session id. An entry whose
 // credentials cannot be had is reported now, as a notice, and left out:
 // it is not discovered in the middle of a turn.
-func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client) {
+func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client, notice func(string)) {
 	for _, fb := range cfg.Fallback {
 		p, ok := cfg.Providers[fb.Provider]
 		if !ok { // checked at load; kept for safety
@@ -25,7 +25,7 @@ func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client) {
 			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: the demo provider cannot be a fallback; skipped", fb.Provider, fb.Model))
 			continue
 		}
-		creds, err := resolveCredentials(env, cfg, &p, e.home, hc, e.logger)
+		creds, err := resolveCredentials(env, cfg, &p, e.home, hc, e.logger, notice)
 		if err != nil {
 			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
 			continue
