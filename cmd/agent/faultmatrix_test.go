@@ -243,7 +243,7 @@ func faultRows() []faultRow {
 					t.Errorf("%d handshakes and %d POSTs; want 6 and 1", gets, posts)
 				}
 			}},
-		{group: "never clears", name: "503 at capacity forever: the overload schedule, then continuations (12m54s of waits)",
+		{group: "never clears", name: "503 at capacity forever: the overload schedule, then continuations (11m24s of waits; under 15 min at any jitter)",
 			script: forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 9,
 			waits: []time.Duration{1500 * ms, 7500 * ms, 45 * s, 180 * s, 360 * s, 10 * s, 20 * s, 60 * s}, exit: exitExhausted, stderr: "Model at capacity; retrying 5/5 in 6m0s"},
 		{group: "never clears", name: "429 + Retry-After: 3600: no request before the server's time, the turn pauses at once",
@@ -402,7 +402,8 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("every row is a test that runs `agent exec hi` against the in-repo fake server, over HTTPS (SSE) and\n")
 	b.WriteString("WebSocket unless the row says otherwise. Waits are the exact delays slept (jitter fixed at its midpoint);\n")
 	b.WriteString("stdout is what a script capturing standard output receives. On disk, every row leaves one readable rollout\n")
-	b.WriteString("(`$AGENT_HOME/sessions/...`) whose last turn is marked completed (exit 0) or failed, holding exactly the answers printed.\n")
+	b.WriteString("(`$AGENT_HOME/sessions/...`) whose last turn is marked completed (exit 0) or failed, holding every answer printed (a message of an attempt that\n")
+	b.WriteString("failed is recorded but not printed: the retry answers).\n")
 	b.WriteString("Stalls (idle and no-progress timers) run on a fake clock in `transport/sse`, `transport/ws` and `session` tests;\n")
 	b.WriteString("401 refresh paths are in `cmd/agent/login_test.go` and `modelclient/auth_test.go`; `agent proxy` in the middle is\n")
 	b.WriteString("`TestFaultMatrixThroughProxy` (the proxy absorbs failures before the first byte, agent handles cuts after it).\n\n")
@@ -412,6 +413,8 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("`connection` (exec and batch: up to connection_max_wait_ms in all; the chat waits until Esc) and `continue` (the\n")
 	b.WriteString("turn, continued over its history; each continuation is one request, the nested budgets are not renewed). A server\n")
 	b.WriteString("delay beyond its class's cap pauses the turn at once (exit 5, naming the time); what cannot change is not retried.\n")
+	b.WriteString("Nothing listening on the port is `TestExecStopsAfterConnectionMaxWait` (both transports): the HTTP layer's four waits\n")
+	b.WriteString("inside each connection retry (5 s doubling to 60 s) until those add up to 10 min, then exit 5, not continued.\n")
 	group := ""
 	for _, r := range rows {
 		if r.group != group {
