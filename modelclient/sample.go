@@ -75,7 +75,7 @@ func RetryOf(w retry.Wait) Retry {
 type Budgets struct {
 	stream, overload, connection *retry.Budget
 	byClass                      map[string]int
-	rounds                       int // sampling requests since the last success
+	spent                        bool // a sampling request failed retryably since the last success
 	requests                     int
 }
 
@@ -98,15 +98,6 @@ func (c *Client) NewBudgets(connection bool, maxWait time.Duration) *Budgets {
 // messages) the turn has sent.
 func (b *Budgets) Requests() int { return b.requests }
 
-// Retries is the number of retries the current sampling requests spent.
-func (b *Budgets) retries() int {
-	n := b.stream.Spent() + b.overload.Spent()
-	if b.connection != nil {
-		n += b.connection.Spent()
-	}
-	return n
-}
-
 func (b *Budgets) renew() {
 	b.stream.Reset()
 	b.overload.Reset()
@@ -114,7 +105,7 @@ func (b *Budgets) renew() {
 		b.connection.Reset()
 	}
 	clear(b.byClass)
-	b.rounds = 0
+	b.spent = false
 }
 
 // Sampling is what [Client.Sample] needs from its caller.
@@ -180,8 +171,7 @@ func (e *GaveUpError) Unwrap() error { return e.Err }
 // attempt, with no retry at any layer. The returned error is the last
 // attempt's, classified ([Classify] reads it), or a [*PausedError].
 func (c *Client) Sample(ctx context.Context, b *Budgets, s Sampling) error {
-	b.rounds++
-	single := b.rounds > 1
+	single := b.spent // a continuation of requests whose budgets ran out
 	d := retry.Driver{
 		Decide: func(err error) retry.Decision { return c.decideStream(ctx, b, single, err, s.Fallback) },
 		Wait:   c.wait,
@@ -195,8 +185,11 @@ func (c *Client) Sample(ctx context.Context, b *Budgets, s Sampling) error {
 		defer st.Close()
 		return struct{}{}, classified(s.Consume(ctx, st))
 	})
-	if err == nil {
+	switch {
+	case err == nil:
 		b.renew()
+	case Classify(err).Retryable:
+		b.spent = true // a request failed after its budgets: the next is one attempt
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -177,5 +178,30 @@ func TestAutoCompactThreshold(t *testing.T) {
 	}
 	if !strings.Contains(string(h.srv.Requests()[1].Body), "CONTEXT CHECKPOINT COMPACTION") {
 		t.Error("the threshold did not trigger a compaction before turn two")
+	}
+}
+
+// TestRequestAfterCompactionKeepsItsBudget: a context overflow is not a
+// retry: the request sent after the compaction still has its stream
+// budget, and a cut is retried.
+func TestRequestAfterCompactionKeepsItsBudget(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Reply("r0", "m0", "answer one"),
+		rt.Stream(rt.Created("r1"), rt.Failed("r1", "context_length_exceeded", "too long")),
+		rt.Reply("r2", "m2", "summary text"),
+		rt.Stream(rt.Created("r3"), rt.Drop()),
+		rt.Reply("r4", "m4", "answer two"),
+	}, withRecorder(&fakeRecorder{}))
+	if err := h.turn(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.turn(t, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"answer one", "answer two"}, h.messages()); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]time.Duration{200 * time.Millisecond}, h.sleeps); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
