@@ -1,6 +1,8 @@
 // Package liveness enforces the two stream timers shared by the SSE and
-// WebSocket transports: an idle timer (no bytes, no pings: the stream is
-// dead) and a progress timer (bytes or pings arrive, but no event: the
+// WebSocket transports: an idle timer (no bytes moving either way, no
+// pings: the stream is dead; transports mark every chunk read or written,
+// not completed events, so a large event or upload on a slow link is
+// alive) and a progress timer (bytes or pings arrive, but no event: the
 // stream is alive yet stuck). When one fires it cancels the stream's
 // context and remembers which, so the transport can report
 // [transport.ErrStreamIdle] or [transport.ErrNoProgress] instead of the read
@@ -64,7 +66,7 @@ func (w *Watchdog) check(t **time.Timer, last *atomic.Int64, limit time.Duration
 	}
 }
 
-// Active records that bytes (or a ping) arrived.
+// Active records that bytes moved (read or written) or a ping arrived.
 func (w *Watchdog) Active() { w.lastByte.Store(time.Now().UnixNano()) }
 
 // Progressed records that an event arrived.
