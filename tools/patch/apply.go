@@ -129,11 +129,18 @@ func (pl *planner) apply(op FileOp) error {
 	}
 	switch op.Action {
 	case Add:
+		data := addContent(op.Lines)
+		script := scriptOf(Insert, data)
 		if st.exists {
-			return fail(`the file already exists; use "*** Update File:" to edit it, or "*** Delete File:" it first`, fs.ErrExist)
+			// The reference replaces an existing file (models trained on it
+			// rewrite files this way), unless it is read-only.
+			if err := readOnly(st); err != nil {
+				return fail(explain(err))
+			}
+			script = append(scriptOf(Remove, st.data), script...)
 		}
-		st.exists, st.data = true, addContent(op.Lines)
-		pl.changes = append(pl.changes, Change{Action: Add, Path: rel, script: scriptOf(Insert, st.data)})
+		pl.changes = append(pl.changes, Change{Action: Add, Path: rel, script: script, replaced: st.exists})
+		st.exists, st.data = true, data
 	case Delete:
 		if pl.isSymlink(rel) {
 			return fail("the path is a symbolic link; apply_patch deletes regular files only", ErrSymlink)
@@ -146,6 +153,9 @@ func (pl *planner) apply(op FileOp) error {
 	case Update:
 		if !st.exists {
 			return fail(`no such file; use "*** Add File:" to create it`, fs.ErrNotExist)
+		}
+		if err := readOnly(st); err != nil {
+			return fail(explain(err))
 		}
 		data, script, err := updateContent(st.data, op.Chunks)
 		if ce, ok := errors.AsType[*chunkError](err); ok {
@@ -164,8 +174,11 @@ func (pl *planner) apply(op FileOp) error {
 				return fail("move to "+op.MoveTo+": "+msg, cause)
 			}
 			if dst != st {
-				if dst.exists {
-					return fail("move to "+op.MoveTo+`: the destination already exists; "*** Delete File:" it first`, fs.ErrExist)
+				// An existing destination is replaced, as the reference
+				// does, unless it is read-only.
+				if err := readOnly(dst); dst.exists && err != nil {
+					msg, cause := explain(err)
+					return fail("move to "+op.MoveTo+": "+msg, cause)
 				}
 				dst.exists, dst.data, dst.mode = true, st.data, st.mode
 				st.exists, st.data = false, ""
@@ -194,4 +207,14 @@ func scriptOf(kind LineKind, content string) []diffLine {
 		out = append(out, diffLine{kind, l})
 	}
 	return out
+}
+
+// readOnly refuses to rewrite a file nobody may write (no write permission
+// bit), which the reference reports as an error, even when the process
+// could write it anyway (as root).
+func readOnly(st *fileState) error {
+	if st.origExists && st.origMode&0o222 == 0 {
+		return &pathError{"the file is read-only", ErrReadOnly}
+	}
+	return nil
 }

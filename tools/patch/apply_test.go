@@ -234,10 +234,8 @@ func TestApplyErrorCauses(t *testing.T) {
 		{"no match", "*** Update File: a.txt\n@@\n-a\n+A\n@@\n-zzz\n+y\n", patch.ErrNoMatch, 2},
 		{"context header missing", "*** Update File: a.txt\n@@ nowhere\n-a\n", patch.ErrNoMatch, 1},
 		{"eof anchor misses", "*** Update File: a.txt\n@@\n-a\n*** End of File\n", patch.ErrNoMatch, 1},
-		{"add existing", "*** Add File: a.txt\n+x\n", fs.ErrExist, 0},
 		{"delete missing", "*** Delete File: nope\n", fs.ErrNotExist, 0},
 		{"update missing", "*** Update File: nope\n@@\n+x\n", fs.ErrNotExist, 0},
-		{"move onto existing", "*** Update File: a.txt\n*** Move to: b.txt\n", fs.ErrExist, 0},
 		{"delete twice", "*** Delete File: a.txt\n*** Delete File: a.txt\n", fs.ErrNotExist, 0},
 	}
 	for _, tt := range tests {
@@ -281,5 +279,61 @@ func TestApplySequence(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"A a.txt", "M b.txt", "M b.txt"}, res.Files()); d != "" {
 		t.Errorf("Files (-want +got):\n%s", d)
+	}
+}
+
+// TestApplyReadOnlyFileIsAnError: updating, replacing or moving onto a
+// file without write permission bits fails, naming it, and changes
+// nothing, even for root (which the operating system would let write).
+func TestApplyReadOnlyFileIsAnError(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"update":      "*** Update File: ro.txt\n@@\n-locked\n+changed\n",
+		"add over":    "*** Add File: ro.txt\n+replaced\n",
+		"move onto":   "*** Update File: a.txt\n*** Move to: ro.txt\n@@\n-a\n+A\n",
+		"then others": "*** Add File: new.txt\n+n\n*** Update File: ro.txt\n@@\n-locked\n+changed\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			writeTree(t, root, map[string]string{"a.txt": "a\n", "ro.txt": "locked\n"})
+			ro := filepath.Join(root, "ro.txt")
+			if err := os.Chmod(ro, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			_, err := patch.Apply(t.Context(), root, mustParse(t, wrap(body)), patch.Options{})
+			if !errors.Is(err, patch.ErrReadOnly) || !strings.Contains(err.Error(), "ro.txt") || !strings.Contains(err.Error(), "read-only") {
+				t.Fatalf("Apply error = %v; want ErrReadOnly naming ro.txt", err)
+			}
+			if d := cmp.Diff(map[string]string{"a.txt": "a\n", "ro.txt": "locked\n"}, readTree(t, root)); d != "" {
+				t.Errorf("tree changed (-want +got):\n%s", d)
+			}
+			if st, err := os.Stat(ro); err != nil || st.Mode().Perm() != 0o444 {
+				t.Errorf("ro.txt mode = %v, %v; want 0444", st.Mode().Perm(), err)
+			}
+		})
+	}
+}
+
+// TestApplyKeepsHardLinks: a file with another hard link is edited in
+// place, so both names still share the new content.
+func TestApplyKeepsHardLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "one\n"})
+	if err := os.Link(filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	body := "*** Update File: a.txt\n@@\n-one\n+two\n"
+	if _, err := patch.Apply(t.Context(), root, mustParse(t, wrap(body)), patch.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]string{"a.txt": "two\n", "b.txt": "two\n"}, readTree(t, root)); d != "" {
+		t.Errorf("tree (-want +got):\n%s", d)
+	}
+	a, _ := os.Stat(filepath.Join(root, "a.txt"))
+	b, _ := os.Stat(filepath.Join(root, "b.txt"))
+	if !os.SameFile(a, b) {
+		t.Error("a.txt and b.txt are no longer the same file")
 	}
 }

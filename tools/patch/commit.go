@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // fileSystem is what the planner needs from the tree. Names are relative
@@ -40,8 +41,15 @@ func (f rootFS) Remove(name string) error               { return f.r.Remove(name
 func (f rootFS) Close() error                           { return f.r.Close() }
 
 // WriteFile writes data to a temporary file next to name, syncs it, gives
-// it mode and renames it over name, then syncs the directory.
+// it mode and renames it over name, then syncs the directory. A file with
+// other hard links is rewritten in place instead, so the links keep
+// sharing it (as the reference, which always writes in place).
 func (f rootFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
+	if info, err := f.r.Lstat(name); err == nil && info.Mode().IsRegular() {
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			return f.writeInPlace(name, data, mode)
+		}
+	}
 	dir := filepath.Dir(name)
 	tmp := filepath.Join(dir, ".apply_patch-"+rand.Text()[:12]+".tmp")
 	file, err := f.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
@@ -70,6 +78,22 @@ func (f rootFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// writeInPlace truncates name and writes data into it, then syncs it.
+func (f rootFS) writeInPlace(name string, data []byte, mode fs.FileMode) error {
+	file, err := f.r.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = file.Write(data)
+	if err == nil && mode != 0 {
+		err = file.Chmod(mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+	}
+	if err == nil {
+		err = file.Sync()
+	}
+	return errors.Join(err, file.Close())
 }
 
 // commit writes the planned tree: every created or modified file first, in

@@ -19,6 +19,9 @@ var (
 	// removes regular files only. (Updating through a link inside the root
 	// is allowed and edits the link's target.)
 	ErrSymlink = errors.New("patch: path is a symbolic link")
+	// ErrReadOnly is an Update, an Add over an existing file or a move
+	// onto one, where that file has no write permission bit.
+	ErrReadOnly = errors.New("patch: file is read-only")
 	// ErrNoMatch is a chunk whose lines were not found in the file.
 	ErrNoMatch = errors.New("patch: expected lines not found")
 	// ErrEmpty is a patch without file operations.

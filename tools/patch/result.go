@@ -22,7 +22,8 @@ type Change struct {
 	// MovedFrom is the old path of a moved file, or "".
 	MovedFrom string
 
-	script []diffLine
+	script   []diffLine
+	replaced bool // an Add over an existing file
 }
 
 // String renders the change as the reference's summary line: "A path",
@@ -74,7 +75,7 @@ const diffContext = 3
 func (c Change) Diff() string {
 	from, to := "a/"+c.Path, "b/"+c.Path
 	switch {
-	case c.Action == Add:
+	case c.Action == Add && !c.replaced:
 		from = "/dev/null"
 	case c.Action == Delete:
 		to = "/dev/null"

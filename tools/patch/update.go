@@ -1,7 +1,9 @@
 package patch
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -205,12 +207,14 @@ func locate(texts []string, chunks []Chunk) ([]edit, error) {
 		ops := c.Lines
 		old := (&Chunk{Lines: ops}).oldLines()
 		if len(old) == 0 { // pure insertion
-			at := len(texts)
 			if len(c.Context) > 0 && !c.EOF {
-				at = cursor // right after the "@@" line
+				edits = append(edits, edit{start: cursor, ops: ops}) // right after the "@@" line
+				continue
 			}
-			edits = append(edits, edit{start: at, ops: ops})
-			cursor = at
+			// At the end of the file, as the reference does; the chunks
+			// after it are still looked for from the cursor (its
+			// test_pure_addition_chunk_followed_by_removal).
+			edits = append(edits, edit{start: len(texts), ops: ops})
 			continue
 		}
 		at := seek(texts, old, cursor, c.EOF)
@@ -231,6 +235,8 @@ func locate(texts []string, chunks []Chunk) ([]edit, error) {
 		edits = append(edits, edit{start: at, n: len(old), ops: ops})
 		cursor = at + len(old)
 	}
+	// Insertions at the end of the file may precede later chunks.
+	slices.SortStableFunc(edits, func(a, b edit) int { return cmp.Compare(a.start, b.start) })
 	return edits, nil
 }
 
