@@ -281,7 +281,7 @@ func faultRows() []faultRow {
 		}, requests: 2, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
 		{group: "WebSocket", name: "handshake answered 401: auth, not fallback", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(401)} },
 			requests: 1, exit: exitAuth, stderr: "authentication failed"},
-		{group: "WebSocket", name: "handshake answered 503 Retry-After: 1: retried as a request", only: "ws", script: func() rt.Script {
+		{group: "WebSocket", name: "handshake answered 503 Retry-After: 1: the stream layer waits the server's delay", only: "ws", script: func() rt.Script {
 			return rt.Script{rt.Status(503, "Retry-After", "1"), reply()}
 		}, requests: 2, waits: []time.Duration{time.Second}, stdout: ok},
 		{group: "WebSocket", name: "close frame 1011 mid-stream", only: "ws", script: func() rt.Script {
