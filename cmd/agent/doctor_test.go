@@ -216,3 +216,29 @@ func TestDoctorNoLandlock(t *testing.T) {
 		t.Errorf("best effort: exit %d, sandbox %+v:\n%s", code, c, out)
 	}
 }
+
+// TestDoctorHomePermissions: a home others can write, or an auth.json
+// others can read, fails with the chmod that fixes it.
+func TestDoctorHomePermissions(t *testing.T) {
+	home := t.TempDir()
+	if c := homeCheck(home); c.Status != checkOK {
+		t.Errorf("a fresh home: %+v", c)
+	}
+	if err := os.Chmod(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if c := homeCheck(home); c.Status != checkFailed || c.Fix != "chmod 700 "+home {
+		t.Errorf("a home writable by others: %+v", c)
+	}
+	os.Chmod(home, 0o700)
+	auth := filepath.Join(home, "auth.json")
+	if err := os.WriteFile(auth, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := homeCheck(home); c.Status != checkFailed || c.Fix != "chmod 600 "+auth {
+		t.Errorf("auth.json readable by others: %+v", c)
+	}
+	if c := homeCheck(filepath.Join(home, "missing")); c.Status != checkOK || !strings.Contains(c.Detail, "created (0700) on first use") {
+		t.Errorf("a home not yet made: %+v", c)
+	}
+}
