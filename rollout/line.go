@@ -133,22 +133,39 @@ type wireLine struct {
 	Timestamp string          `json:"timestamp"`
 	Type      LineType        `json:"type"`
 	Payload   json.RawMessage `json:"payload"`
+	// Origin is a response_item's [transport.Origin], beside the payload
+	// so that the payload stays the item's raw JSON.
+	Origin transport.Origin `json:"origin,omitempty"`
 }
 
 // wireCompacted is the compacted payload as read back.
 type wireCompacted struct {
 	Message            string            `json:"message"`
 	ReplacementHistory []json.RawMessage `json:"replacement_history"`
+	// ReplacementOrigins are the replacement items' origins, by index.
+	ReplacementOrigins []transport.Origin `json:"replacement_origins,omitempty"`
 }
 
 // appendLine appends one encoded line to dst. The envelope is written by
 // hand so that payload bytes (raw items) are never re-encoded.
 func appendLine(dst []byte, t time.Time, typ LineType, payload []byte) []byte {
+	return appendItemLine(dst, t, typ, "", payload)
+}
+
+// appendItemLine is appendLine with an item's origin in the envelope.
+func appendItemLine(dst []byte, t time.Time, typ LineType, origin transport.Origin, payload []byte) []byte {
 	dst = append(dst, `{"timestamp":"`...)
 	dst = t.UTC().AppendFormat(dst, timestampLayout)
 	dst = append(dst, `","type":"`...)
 	dst = append(dst, typ...)
-	dst = append(dst, `","payload":`...)
+	if origin != "" {
+		o, _ := json.Marshal(origin)
+		dst = append(dst, `","origin":`...)
+		dst = append(dst, o...)
+		dst = append(dst, `,"payload":`...)
+	} else {
+		dst = append(dst, `","payload":`...)
+	}
 	dst = append(dst, payload...)
 	return append(dst, '}', '\n')
 }
@@ -179,6 +196,7 @@ func compactedPayload(c Compacted) ([]byte, error) {
 	}
 	b := append([]byte(`{"message":`), msg...)
 	b = append(b, `,"replacement_history":[`...)
+	var origins []transport.Origin
 	for i, it := range c.ReplacementHistory {
 		raw, err := rawItem(it)
 		if err != nil {
@@ -188,6 +206,19 @@ func compactedPayload(c Compacted) ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, raw...)
+		if it.Origin != "" {
+			origins = append(origins, make([]transport.Origin, i+1-len(origins))...)
+			origins[i] = it.Origin
+		}
 	}
-	return append(b, ']', '}'), nil
+	b = append(b, ']')
+	if len(origins) > 0 {
+		o, err := json.Marshal(origins)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"replacement_origins":`...)
+		b = append(b, o...)
+	}
+	return append(b, '}'), nil
 }

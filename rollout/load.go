@@ -136,6 +136,7 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 		if err != nil {
 			return err
 		}
+		it.Origin = l.Origin
 		ro.History = append(ro.History, it)
 	case LineCompacted:
 		var c wireCompacted
@@ -149,11 +150,14 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 		}
 		hist := make([]transport.Item, 0, len(c.ReplacementHistory))
 		var bad error
-		for _, raw := range c.ReplacementHistory {
+		for i, raw := range c.ReplacementHistory {
 			it, err := parseItem(raw)
 			if err != nil {
 				bad = err
 				continue
+			}
+			if i < len(c.ReplacementOrigins) {
+				it.Origin = c.ReplacementOrigins[i]
 			}
 			hist = append(hist, it)
 		}

@@ -213,8 +213,8 @@ func (r *Recorder) AppendItems(items ...transport.Item) error {
 		raws[i] = raw
 	}
 	return r.add(func(t time.Time, buf []byte) []byte {
-		for _, raw := range raws {
-			buf = appendLine(buf, t, LineResponseItem, raw)
+		for i, raw := range raws {
+			buf = appendItemLine(buf, t, LineResponseItem, items[i].Origin, raw)
 		}
 		return buf
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -74,48 +75,68 @@ func (s *Session) compact(ctx context.Context, emit func(Event)) error {
 		return errors.Join(remoteErr, fmt.Errorf("local compaction: %w", err))
 	}
 	repl := append(s.initialContext(), s.recentUserMessages(keptUserTokens)...)
-	repl = append(repl, transport.UserMessage(SummaryPrefix+summary))
+	sum := transport.UserMessage(SummaryPrefix + summary)
+	sum.Origin = transport.OriginSummary
+	repl = append(repl, sum)
 	return s.replaceHistory(repl, Compacted{Before: before, Summary: summary}, summary, emit)
 }
 
-// summarize runs one sampling request with the summary prompt over the
-// history, without recording anything into it.
+// summarize asks the model for the handoff summary in a request of its
+// own: the history and the summary prompt, without tools (so the model
+// cannot call one, and nothing runs while compacting) and without the
+// output schema. Nothing is recorded into the history; the request's usage
+// counts towards the session's.
 func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, error) {
-	saved := s.history
 	prompt := SummaryPrompt
 	if s.opts.CompactPrompt != "" {
 		prompt = s.opts.CompactPrompt
 	}
-	s.history = append(append([]transport.Item(nil), saved...), transport.UserMessage(prompt))
-	rec := s.opts.Recorder
-	s.opts.Recorder = nil // the summary exchange is not part of the conversation
-	var summary strings.Builder
-	quiet := func(ev Event) {
-		if m, ok := ev.(MessageDone); ok {
-			summary.WriteString(m.Text)
-		}
-		if r, ok := ev.(Retry); ok {
-			emit(r)
-		}
+	req := &modelclient.Prompt{
+		Instructions: s.opts.Instructions,
+		Input:        append(s.normalize(s.history), transport.UserMessage(prompt)),
 	}
-	var retries int
-	_, _, err := s.sample(ctx, s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait), quiet, &retries)
-	s.history, s.opts.Recorder = saved, rec
+	var summary string
+	err := s.client.Sample(ctx, s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait), modelclient.Sampling{
+		Prompt: func() *modelclient.Prompt { return req },
+		Consume: func(_ context.Context, st transport.Stream) error {
+			var text strings.Builder
+			for st.Next() {
+				switch ev := st.Event().(type) {
+				case transport.OutputItemDone:
+					if ev.Item.Type == "message" && ev.Item.Role == "assistant" {
+						text.WriteString(ev.Item.Text())
+					}
+				case transport.Completed:
+					if ev.Usage != nil {
+						s.total.Add(*ev.Usage)
+					}
+					summary = text.String()
+					return nil
+				}
+			}
+			if err := st.Err(); err != nil {
+				return err
+			}
+			return transport.ErrIncomplete
+		},
+		Retry:    func(r modelclient.Retry) { emit(Retry{r}) },
+		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
+	})
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(summary.String()) == "" {
+	if strings.TrimSpace(summary) == "" {
 		return "", errors.New("the model returned an empty summary")
 	}
-	return summary.String(), nil
+	return summary, nil
 }
 
 func (s *Session) replaceHistory(repl []transport.Item, c Compacted, message string, emit func(Event)) error {
 	if cr, ok := s.opts.Recorder.(CompactionRecorder); ok {
-		if err := cr.RecordCompacted(message, repl); err != nil {
-			return fmt.Errorf("record the compaction: %w", err)
-		}
-		_ = s.opts.Recorder.Sync()
+		// A compaction that cannot be recorded still shrinks the history
+		// in memory; the user is told the session is no longer saved.
+		s.noteSave(cr.RecordCompacted(message, repl))
+		s.sync()
 	}
 	s.history = repl
 	c.After = len(repl)
@@ -133,17 +154,12 @@ func (s *Session) compactable() bool {
 func (s *Session) initialContext() []transport.Item {
 	var out []transport.Item
 	for _, it := range s.history {
-		if it.Type == "message" && it.Role == "user" && !isContextMessage(it) {
+		if it.Origin != transport.OriginContext {
 			break
 		}
 		out = append(out, it)
 	}
 	return out
-}
-
-func isContextMessage(it transport.Item) bool {
-	t := it.Text()
-	return strings.HasPrefix(t, "<environment_context>") || strings.HasPrefix(t, "# AGENTS.md instructions for ")
 }
 
 // recentUserMessages returns the latest user messages (not context, not
@@ -152,7 +168,7 @@ func (s *Session) recentUserMessages(budget int) []transport.Item {
 	var picked []transport.Item
 	for i := len(s.history) - 1; i >= 0; i-- {
 		it := s.history[i]
-		if it.Type != "message" || it.Role != "user" || isContextMessage(it) || strings.HasPrefix(it.Text(), SummaryPrefix) {
+		if it.Type != "message" || it.Role != "user" || it.Origin != "" {
 			continue
 		}
 		cost := (len(it.Text()) + 3) / 4

@@ -1,6 +1,8 @@
 package session_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -203,5 +205,55 @@ func TestRequestAfterCompactionKeepsItsBudget(t *testing.T) {
 	}
 	if diff := cmp.Diff([]time.Duration{200 * time.Millisecond}, h.sleeps); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+}
+
+// TestLocalCompactionIsItsOwnRequest: the summary request offers no tools,
+// so a call the model makes anyway never runs; the context is known by
+// what it is (whatever its text), kept once, and the summary is marked.
+func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
+	dir := t.TempDir()
+	rec := &fakeRecorder{}
+	h := newHarness(t, rt.Script{
+		rt.Reply("r1", "m1", "answer one"),
+		rt.Stream(rt.Created("r2"), execCall("fc", "c-compact", "touch ran"), rt.MessageDone("m2", "the summary"), rt.Completed("r2")),
+		rt.Reply("r3", "m3", "after compaction"),
+	}, withTools(t, dir, "never", nil), func(_ *provider.Info, o *session.Options) {
+		o.Recorder = rec
+		o.Context = []transport.Item{transport.UserMessage("Project rules: be careful.")} // no known prefix
+	})
+	if err := h.turn(t, "first question"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); !os.IsNotExist(err) {
+		t.Fatal("a tool call made while compacting ran")
+	}
+	req := h.srv.Requests()[1]
+	if tl, ok := req.JSON["tools"].([]any); ok && len(tl) > 0 {
+		t.Errorf("the summary request offered %d tools; want none", len(tl))
+	}
+	hist := h.sess.History()
+	want := []string{"user:Project rules: be careful.", "user:first question", "user:" + session.SummaryPrefix + "the summary"}
+	if diff := cmp.Diff(want, texts(hist)); diff != "" {
+		t.Errorf("compacted history (-want +got):\n%s", diff)
+	}
+	if len(hist) == 3 && (hist[0].Origin != transport.OriginContext || hist[1].Origin != "" || hist[2].Origin != transport.OriginSummary) {
+		t.Errorf("origins = %q, %q, %q", hist[0].Origin, hist[1].Origin, hist[2].Origin)
+	}
+	// A second compaction keeps the context once and drops the old summary
+	// from the recent user messages.
+	if err := h.turn(t, "next"); err != nil {
+		t.Fatal(err)
+	}
+	h.srv.Append(rt.Reply("r4", "m4", "second summary"))
+	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"user:Project rules: be careful.", "user:first question", "user:next", "user:" + session.SummaryPrefix + "second summary"}
+	if diff := cmp.Diff(want, texts(h.sess.History())); diff != "" {
+		t.Errorf("history after the second compaction (-want +got):\n%s", diff)
 	}
 }

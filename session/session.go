@@ -170,7 +170,12 @@ func New(opts Options) *Session {
 	if opts.Resumed != nil {
 		s.history = append(s.history, opts.Resumed...)
 	} else {
-		s.appendItems(opts.Context...)
+		ctx := make([]transport.Item, len(opts.Context))
+		for i, it := range opts.Context {
+			it.Origin = transport.OriginContext // known by what it is, not by its text
+			ctx[i] = it
+		}
+		s.appendItems(ctx...)
 	}
 	return s
 }

@@ -112,7 +112,25 @@ type Item struct {
 	// Input is a custom (freeform) tool call's input.
 	Input string
 	Raw   json.RawMessage
+	// Origin says what the item is to the session beyond its wire form
+	// (session context, a compaction summary); it is never sent, only
+	// recorded beside the item.
+	Origin Origin
 }
+
+// Origin is what a history item is to the session, beyond its wire form.
+type Origin string
+
+// The origins of items the session makes itself; "" is the conversation
+// (the user's messages, the model's output, tool outputs).
+const (
+	// OriginContext marks session context recorded before the first user
+	// message (the environment, AGENTS.md instructions): compaction keeps
+	// it, and it is not one of the user's messages.
+	OriginContext Origin = "context"
+	// OriginSummary marks a local compaction's handoff summary.
+	OriginSummary Origin = "summary"
+)
 
 type wireItem struct {
 	Type      string `json:"type"`
