@@ -94,6 +94,8 @@ type Client struct {
 	disableWS atomic.Bool
 	ws        *ws.Transport
 	chain     wsChain
+	// proxied is set once an answer of a retrying proxy was seen.
+	proxied atomic.Bool
 }
 
 // New returns a Client for opts.

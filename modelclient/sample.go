@@ -197,7 +197,7 @@ func (c *Client) Sample(ctx context.Context, b *Budgets, s Sampling) error {
 // decideStream is the stream layer's judgement of a failed attempt.
 func (c *Client) decideStream(ctx context.Context, b *Budgets, single bool, err error, fallback func(Fallback)) retry.Decision {
 	f := Classify(err)
-	if !f.Retryable {
+	if !f.Retryable || c.behindRetryingProxy(ctx, err) {
 		return retry.Decision{}
 	}
 	pol := c.Policy(f.Class)
@@ -334,6 +334,9 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 		if c.fallBackOn(ctx, err, false, l.fallback) {
 			return retry.Decision{Again: true}
 		}
+		if c.behindRetryingProxy(ctx, err) {
+			return retry.Decision{} // the proxy spent its own budget on it
+		}
 		var he *transport.HandshakeError
 		pol := c.Policy(f.Class)
 		if !f.Retryable || errors.As(err, &he) || (f.Class == provider.ClassRateLimit && !l.rateLimit) ||
@@ -401,4 +404,21 @@ func (c *Client) LogRetry(ctx context.Context, operation string, r Retry) {
 		slog.String("reason", r.Reason()),
 		slog.String("provider", c.opts.Provider.ID),
 	)
+}
+
+// behindRetryingProxy reports whether err is an answer a retrying proxy
+// (agent proxy) gave after its own retries. Such a failure is not retried
+// here, in neither the HTTP nor the stream layer: the proxy owns the
+// retries before the stream, so the two never multiply. A stream the
+// proxy relayed and that broke later is still retried by the stream
+// layer. The first such answer is logged once.
+func (c *Client) behindRetryingProxy(ctx context.Context, err error) bool {
+	if !transport.RetriedByProxy(err) {
+		return false
+	}
+	if c.proxied.CompareAndSwap(false, true) {
+		c.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "behind a retrying proxy: its answers are final before the stream",
+			slog.String("provider", c.opts.Provider.ID))
+	}
+	return true
 }

@@ -16,6 +16,7 @@ import (
 	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
@@ -79,7 +80,15 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		stopped error // the gate refused a re-send
 	)
 	d := retry.Driver{
-		Sleep: p.opts.Sleep,
+		// A rate limit or overload delay is a cooldown of the whole gate:
+		// every client sharing it (with a machine-wide gate, every agent
+		// process of this AGENT_HOME) waits it out too.
+		Wait: func(ctx context.Context, w retry.Wait) error {
+			if c := last.failure.Class; c == provider.ClassRateLimit || c == provider.ClassOverloaded {
+				return p.gate.Cooldown(ctx, w.Delay, p.opts.Sleep)
+			}
+			return p.opts.Sleep(ctx, w.Delay)
+		},
 		Decide: func(error) retry.Decision {
 			f := last.failure
 			pol := p.policy(f.Class)
@@ -101,16 +110,19 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 	}
 	_, err = retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
 		res.attempts, waiting = n, false
+		release := func() {}
 		if n > 1 {
-			if err := p.gate.acquire(ctx); err != nil {
+			var err error
+			if release, err = p.gate.Acquire(ctx); err != nil {
 				stopped = err
 				return struct{}{}, nil
 			}
+		} else if err := p.gate.Wait(ctx); err != nil { // a first attempt waits out cooldowns
+			stopped = err
+			return struct{}{}, nil
 		}
 		last = p.try(ctx, r, body)
-		if n > 1 {
-			p.gate.release()
-		}
+		release()
 		return struct{}{}, last.failure.Err
 	})
 	switch {

@@ -18,6 +18,8 @@ import (
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/transport"
 )
 
 // Defaults of [Options].
@@ -44,7 +46,9 @@ const (
 	// HeaderProxy is always "1": the client is talking to the proxy.
 	HeaderProxy = "X-Agent-Proxy"
 	// HeaderAttempts is the number of upstream attempts the answer took.
-	HeaderAttempts = "X-Agent-Proxy-Attempts"
+	// Clients that see it (agent does) leave pre-stream retries to the
+	// proxy instead of multiplying them.
+	HeaderAttempts = transport.HeaderProxyAttempts
 )
 
 // StatsPath answers GET with [Stats] as JSON.
@@ -73,6 +77,10 @@ type Options struct {
 	// requests; others wait their turn. Zero means
 	// [DefaultMaxConcurrentRetries].
 	MaxConcurrentRetries int
+	// Gate, when set, is the retry gate to share (agent passes the
+	// machine-wide one of the provider); it then bounds the re-sends
+	// instead of MaxConcurrentRetries. Nil: a gate of the proxy's own.
+	Gate *retrygate.Gate
 	// MaxBodyBytes caps a buffered request body of a retried path; a
 	// larger one is answered 413. Zero means [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
@@ -106,7 +114,7 @@ type Options struct {
 // concurrent use. Make one with [New].
 type Proxy struct {
 	opts  Options
-	gate  *gate
+	gate  *retrygate.Gate
 	stats *counters
 	rp    *httputil.ReverseProxy
 	seq   atomic.Int64
@@ -168,7 +176,11 @@ func New(opts Options) (*Proxy, error) {
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
-	p := &Proxy{opts: opts, gate: newGate(opts.MaxConcurrentRetries), stats: newCounters()}
+	g := opts.Gate
+	if g == nil {
+		g = retrygate.New(opts.MaxConcurrentRetries)
+	}
+	p := &Proxy{opts: opts, gate: g, stats: newCounters()}
 	p.rp = p.newReverseProxy()
 	return p, nil
 }

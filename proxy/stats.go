@@ -46,7 +46,8 @@ type Stats struct {
 	InFlight int64 `json:"in_flight"`
 	// Retrying is the number of re-sends holding a gate slot now.
 	Retrying int64 `json:"retrying"`
-	// Waiting is the number of re-sends waiting for a gate slot now.
+	// Waiting is the number of requests the gate holds now: re-sends
+	// waiting for a slot, any request waiting out a cooldown.
 	Waiting int64 `json:"waiting"`
 }
 
@@ -110,8 +111,8 @@ func (p *Proxy) Stats() Stats {
 	s.ByClass = maps.Clone(s.ByClass)
 	p.stats.mu.Unlock()
 	s.InFlight = p.stats.inFlight.Load()
-	s.Retrying = p.gate.held.Load()
-	s.Waiting = p.gate.waiting.Load()
+	gs := p.gate.Stats()
+	s.Retrying, s.Waiting = int64(gs.Resending), int64(gs.Waiting)
 	return s
 }
 

@@ -25,6 +25,19 @@ var (
 // MaxEventSize bounds one event of a stream on either transport.
 const MaxEventSize = 128 << 20
 
+// HeaderProxyAttempts is the response header a retrying proxy (agent
+// proxy) sets on the answers of requests it retried itself: the number of
+// upstream attempts the answer took. A failure carrying it is final
+// before the stream: the proxy already spent a budget on it.
+const HeaderProxyAttempts = "X-Agent-Proxy-Attempts"
+
+// RetriedByProxy reports whether err is an HTTP answer a retrying proxy
+// gave after its own retries ([HeaderProxyAttempts]).
+func RetriedByProxy(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.Header.Get(HeaderProxyAttempts) != ""
+}
+
 // HTTPError is a non-2xx answer to the request (or handshake).
 type HTTPError struct {
 	StatusCode int

@@ -100,6 +100,15 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
 	opts.Sleep, opts.Rand = env.Sleep, env.Rand
 	opts.Logger = proxyLogger(env, g.logLevel)
+	// The proxy shares the machine's retry gate of what it forwards to: a
+	// provider's with every agent process using it, else the upstream's.
+	gateID := pc.Provider
+	if pc.Upstream != "" {
+		gateID = "upstream-" + opts.Upstream.Host
+	} else if gateID == "" {
+		gateID = cfg.ModelProvider
+	}
+	opts.Gate = openGate(env, home, gateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
 	if err != nil {
 		return usageError(err)

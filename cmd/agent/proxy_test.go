@@ -393,3 +393,50 @@ supports_websockets = false
 		t.Errorf("upstream saw %d POSTs; want 2 (one 503 absorbed by the proxy)", posts)
 	}
 }
+
+// TestRetriesDoNotMultiplyBehindTheProxy: agent exec behind agent proxy,
+// with an upstream that answers 500 for good. The proxy spends its budget
+// (1 + max_retries requests) and answers; agent does not retry that answer
+// in any layer, so the upstream sees the proxy's budget alone, not the
+// product of both clients' budgets. A stream the proxy relayed and that
+// broke is still retried by agent's stream layer.
+func TestRetriesDoNotMultiplyBehindTheProxy(t *testing.T) {
+	var script rt.Script
+	for range 1 + config.DefaultProxyMaxRetries {
+		script = append(script, rt.Status(500))
+	}
+	srv := rt.NewServer(t, script)
+	p := startAgentProxy(t, t.TempDir(), nil, "--upstream", srv.URL)
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nbase_url = \"" + p.url +
+		"\"\nenv_key = \"FAKE_KEY\"\n"
+	r := runCLI(t, nil, runOpts{config: cfg}, "exec", "--no-auto-continue", "hi")
+	if r.code == 0 {
+		t.Fatalf("exec succeeded against an upstream that always fails:\n%s", r.stderr)
+	}
+	if n, want := len(srv.Requests()), 1+config.DefaultProxyMaxRetries; n != want {
+		t.Errorf("upstream saw %d requests; want %d (the proxy's budget alone)", n, want)
+	}
+	if len(r.sleeps) != 0 {
+		t.Errorf("agent waited to retry the proxy's final answer: %v\n%s", r.sleeps, r.stderr)
+	}
+	logs, _ := os.ReadFile(filepath.Join(r.home, "log", "agent.log"))
+	if n := strings.Count(string(logs), "behind a retrying proxy"); n != 1 {
+		t.Errorf("agent.log says it is behind a retrying proxy %d times; want once:\n%s", n, logs)
+	}
+
+	// The stream layer stays: a stream cut after the proxy committed it
+	// is retried by agent, once, and answered.
+	srv2 := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "par"), rt.Drop()),
+		rt.Reply("r2", "m2", "whole answer"),
+	})
+	p2 := startAgentProxy(t, t.TempDir(), nil, "--upstream", srv2.URL)
+	cfg2 := strings.Replace(cfg, p.url, p2.url, 1)
+	r = runCLI(t, nil, runOpts{config: cfg2}, "exec", "hi")
+	if r.code != 0 || r.stdout != "whole answer\n" {
+		t.Fatalf("cut stream behind the proxy: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(srv2.Requests()); n != 2 {
+		t.Errorf("upstream saw %d requests for a cut stream; want 2", n)
+	}
+}

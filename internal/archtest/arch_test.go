@@ -67,7 +67,7 @@ func TestImportDirection(t *testing.T) {
 		"auth":                        {"provider"},
 		"modelclient":                 {"provider", "retry", "retrygate", "transport", "transport/sse", "transport/ws", "auth"},
 		"session":                     {"modelclient", "provider", "retry", "transport", "tools", "failover"},
-		"proxy":                       {"modelclient", "provider", "retry", "transport"},
+		"proxy":                       {"modelclient", "provider", "retry", "retrygate", "transport"},
 		"tools":                       {"tools/patch", "tools/sandbox", "shellenv"},
 		"tools/patch":                 {},
 		"tools/sandbox":               {},
