@@ -28,7 +28,7 @@ func codexIgnoredKeys() []string {
 		"experimental_thread_config_endpoint", "experimental_thread_store",
 		"experimental_use_unified_exec_tool", "feedback", "file_opener", "ghost_snapshot",
 		"hooks", "include_apps_instructions", "include_collaboration_mode_instructions",
-		"include_environment_context", "include_permissions_instructions", "log_dir",
+		"include_environment_context", "include_environment_context_time", "include_permissions_instructions", "log_dir",
 		"marketplaces", "mcp_oauth_callback_port", "mcp_oauth_callback_url",
 		"mcp_oauth_credentials_store", "memories", "model_auto_compact_token_limit_scope",
 		"model_catalog_json", "model_supports_reasoning_summaries", "notice", "oss_provider",
@@ -60,11 +60,14 @@ func codexIgnoredKeys() []string {
 	for _, k := range profile {
 		keys = append(keys, "profiles.*."+k)
 	}
-	for _, k := range []string{"experimental_bearer_token", "aws", "supports_remote_compaction"} {
+	for _, k := range []string{"experimental_bearer_token", "aws", "gateway_oauth", "model_catalog_url",
+		"supports_standalone_web_search", "supports_remote_compaction"} {
 		keys = append(keys, "model_providers.*."+k)
 	}
-	for _, k := range []string{"required", "scopes", "oauth_resource", "bearer_token", "tools",
-		"default_tools_approval_mode", "oauth", "experimental_environment"} {
+	// (An inline bearer_token is refused, as Codex refuses it.)
+	for _, k := range []string{"required", "scopes", "oauth_resource", "tools", "default_tools_approval_mode",
+		"oauth", "auth", "output_token_limit", "startup_readiness", "tool_input_schema_max_bytes",
+		"http_headers_helper", "environment_id", "experimental_environment"} {
 		keys = append(keys, "mcp_servers.*."+k)
 	}
 	return keys
