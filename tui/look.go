@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+
+	"github.com/agentcli/agent/termtext"
 )
 
 // look is how things are drawn: the styles, bound to one lipgloss renderer
@@ -128,26 +130,15 @@ func wrap(text string, width int, indent string) []string {
 }
 
 // clean makes untrusted text (model output, command output) safe to draw:
-// escape sequences are removed, tabs become spaces, other control
-// characters are dropped and carriage returns end lines.
+// [termtext.Sanitize] removes every escape sequence but colours and every
+// control character but newline and tab, and ends lines at carriage
+// returns; the chat then drops the colours (it draws its own) and turns
+// tabs into spaces.
 func clean(s string) string {
 	if strings.IndexFunc(s, isControl) < 0 {
 		return s
 	}
-	s = ansi.Strip(s)
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\r':
-			b.WriteByte('\n')
-		case r == '\n' || !isControl(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return strings.ReplaceAll(ansi.Strip(termtext.Sanitize(s)), "\t", "    ")
 }
 
 func isControl(r rune) bool {

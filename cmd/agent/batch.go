@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -131,6 +132,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			return &exitError{code: exitFailed, err: err}
 		}
 		defer out.Close()
+		out.secrets = env.Secrets
 		todo = todo[:0:0]
 		for _, it := range items {
 			if !completed[it.ID] {
@@ -238,6 +240,8 @@ type resultSink struct {
 	w   io.Writer
 	f   *os.File // the --results file; nil for stdout
 	err error    // the first write error; later writes fail with it
+	// secrets are masked in every line.
+	secrets *redact.Set
 }
 
 // openResults opens path for appending and returns the ids it records as
@@ -282,7 +286,7 @@ func (s *resultSink) write(r batchResult) error {
 	if err != nil {
 		return err
 	}
-	line = append(line, '\n')
+	line = append([]byte(s.secrets.String(string(line))), '\n')
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {

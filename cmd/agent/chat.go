@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tui"
@@ -93,7 +95,10 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	}
 	first.AttachImages(images...)
 	sw := newSwitchboard(e, first, id)
+	screen := redactedTTY{Writer: env.Secrets.Writer(os.Stdout), f: os.Stdout}
+	defer screen.Flush()
 	err = tui.Run(ctx, tui.Options{
+		Output:        screen,
 		Engine:        sw,
 		Prompt:        f.prompt,
 		Messages:      shown,
@@ -315,3 +320,15 @@ func orNone(s string) string {
 
 // timeNow is the wall clock for new recordings.
 func timeNow() time.Time { return time.Now() }
+
+// redactedTTY is the terminal the chat draws on, with the credentials
+// agent holds masked in every frame; it is still the terminal (Fd), so
+// the chat can size it and set its modes.
+type redactedTTY struct {
+	*redact.Writer
+	f *os.File
+}
+
+func (t redactedTTY) Read(p []byte) (int, error) { return t.f.Read(p) }
+func (t redactedTTY) Close() error               { return t.Flush() }
+func (t redactedTTY) Fd() uintptr                { return t.f.Fd() }

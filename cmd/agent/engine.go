@@ -15,12 +15,14 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/agentsmd"
+	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
 	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -85,7 +87,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		cwd:    cwd,
 		policy: approval,
 		shell:  shell,
-		env:    cfg.ShellEnvironmentPolicy.Build(environ),
+		env:    commandEnvPolicy(cfg).Build(environ),
 		sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
@@ -198,14 +200,19 @@ type engine struct {
 	health    *failover.Health
 	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
 	mcpServers *mcp.Manager
-	closers    []func()
+	// secrets are the credentials masked in what the engine records.
+	secrets *redact.Set
+	closers []func()
 }
 
 // newEngine loads config, resolves the provider and its credentials, and
 // builds the model client, the workspace's tools and the initial context.
 // Its errors are *exitError with the exit code they deserve.
 func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_ *engine, err error) {
-	e := &engine{originator: o.originator, ephemeral: o.ephemeral}
+	if env.Secrets == nil {
+		env.Secrets = redact.New()
+	}
+	e := &engine{originator: o.originator, ephemeral: o.ephemeral, secrets: env.Secrets}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -230,11 +237,23 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	default:
 		return nil, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", g.transport))
 	}
+	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
+	addAuthFileSecrets(env.Secrets, e.home)
 	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
 	if err != nil {
 		return nil, usageError(err)
 	}
 	var creds modelclient.Credentials
+	httpClient = withSecrets(httpClient, env.Secrets, func() []string {
+		if m, ok := creds.(*auth.Manager); ok {
+			f := m.File()
+			if t := f.Tokens; t != nil {
+				return []string{f.APIKey(), t.AccessToken, t.RefreshToken, t.IDToken}
+			}
+			return []string{f.APIKey()}
+		}
+		return nil
+	})
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
 		if err != nil {

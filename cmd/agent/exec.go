@@ -161,7 +161,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		return &exitError{code: exitCode(err), err: err}
 	}
 	if f.lastMessage != "" {
-		if err := writeFileAtomic(f.lastMessage, []byte(last+"\n")); err != nil {
+		if err := writeFileAtomic(f.lastMessage, []byte(env.Secrets.String(last)+"\n")); err != nil {
 			return &exitError{code: exitFailed, err: fmt.Errorf("--output-last-message: %w", err)}
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/termtext"
 )
 
 // execPrinter renders session events for agent exec: the completed
@@ -37,8 +39,9 @@ func (p *execPrinter) handle(ev session.Event) {
 	switch ev := ev.(type) {
 	case session.TextDelta:
 		if p.live {
-			fmt.Fprint(p.env.Stderr, ev.Delta)
-			p.shown.WriteString(ev.Delta)
+			d := termtext.Sanitize(ev.Delta) // the model's text must not drive the terminal
+			fmt.Fprint(p.env.Stderr, d)
+			p.shown.WriteString(d)
 		}
 	case session.Retracted:
 		if p.live && p.shown.Len() > 0 {
@@ -52,7 +55,11 @@ func (p *execPrinter) handle(ev session.Event) {
 				p.endLine()
 			}
 		}
-		p.pending = append(p.pending, ev.Text)
+		text := ev.Text
+		if p.env.StdoutTTY {
+			text = termtext.Sanitize(text)
+		}
+		p.pending = append(p.pending, text)
 	case session.ResponseCompleted:
 		for _, m := range p.pending {
 			fmt.Fprintln(p.env.Stdout, m)
@@ -61,20 +68,29 @@ func (p *execPrinter) handle(ev session.Event) {
 	case session.Retry:
 		p.pending = nil // the attempt failed: its retry answers
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, retryNotice(ev.Retry))
+		fmt.Fprintln(p.env.Stderr, p.safe(retryNotice(ev.Retry)))
 	case session.Warning:
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, "warning: "+ev.Message)
+		fmt.Fprintln(p.env.Stderr, p.safe("warning: "+ev.Message))
 	case session.ProviderSwitch:
 		p.pending = nil // the failed provider's answer, if any, is not the final one
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, ev.Notice())
+		fmt.Fprintln(p.env.Stderr, p.safe(ev.Notice()))
 	case session.TurnCompleted:
 		p.endLine()
 		if t := ev.Total.TotalTokens; t > 0 {
 			fmt.Fprintf(p.env.Stderr, "tokens used: %d\n", t)
 		}
 	}
+}
+
+// safe returns a line of text from outside (a server's error message) fit
+// for stderr: sanitized when it is a terminal.
+func (p *execPrinter) safe(line string) string {
+	if p.env.StderrTTY {
+		return termtext.Sanitize(line)
+	}
+	return line
 }
 
 // finish ends any unterminated live line.
@@ -118,7 +134,7 @@ func (p *execPrinter) erase() bool {
 func screenRows(text string, width int) int {
 	rows := 0
 	for _, line := range strings.Split(text, "\n") {
-		n := utf8.RuneCountInString(line)
+		n := ansi.StringWidth(line) // colours take no room
 		rows += max(1, (n+width-1)/width)
 	}
 	return rows

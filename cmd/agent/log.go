@@ -43,5 +43,9 @@ func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
 		fmt.Fprintf(env.Stderr, "agent: logging disabled: %v\n", err)
 		return slog.New(slog.DiscardHandler), func() {}
 	}
-	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})), func() { f.Close() }
+	w := env.Secrets.Writer(f) // servers' error bodies and commands' output are logged
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), func() {
+		w.Flush()
+		f.Close()
+	}
 }

@@ -89,7 +89,10 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	if err != nil {
 		return usageError(err)
 	}
-	opts.Transport = httpClient.Transport
+	// The key added upstream and those clients send are masked in the log.
+	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
+	addAuthFileSecrets(env.Secrets, home)
+	opts.Transport = &secretsTransport{base: httpClient.Transport, secrets: env.Secrets}
 	opts.MaxRetries = pc.MaxRetries
 	if pc.MaxRetries == 0 {
 		opts.MaxRetries = -1 // proxy.Options: zero means the default

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,15 +9,42 @@ import (
 
 	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/transport"
 )
 
-// rolloutRecorder persists a session into its rollout file.
-type rolloutRecorder struct{ r *rollout.Recorder }
+// rolloutRecorder persists a session into its rollout file, with the
+// credentials of secrets masked in every item and message.
+type rolloutRecorder struct {
+	r       *rollout.Recorder
+	secrets *redact.Set
+}
 
-func (a rolloutRecorder) RecordItems(items ...transport.Item) error { return a.r.AppendItems(items...) }
+func (a rolloutRecorder) RecordItems(items ...transport.Item) error {
+	return a.r.AppendItems(a.items(items)...)
+}
+
+// items returns copies of items with the secrets masked.
+func (a rolloutRecorder) items(items []transport.Item) []transport.Item {
+	out := make([]transport.Item, len(items))
+	for i, it := range items {
+		out[i] = redactItem(a.secrets, it)
+	}
+	return out
+}
+
+// redactItem returns it with the secrets of s masked in every field.
+func redactItem(s *redact.Set, it transport.Item) transport.Item {
+	for _, f := range []*string{&it.Type, &it.ID, &it.Role, &it.CallID, &it.Name, &it.Arguments, &it.Input} {
+		*f = s.String(*f)
+	}
+	if it.Raw != nil {
+		it.Raw = json.RawMessage(s.String(string(it.Raw)))
+	}
+	return it
+}
 
 // Sync makes the lines durable; an index record that could not be written
 // is not a loss (lookups scan for the file), so it is not reported.
@@ -30,12 +58,15 @@ func (a rolloutRecorder) Sync() error {
 // RecordCompacted keeps the replaced history in the file and records the
 // replacement after it.
 func (a rolloutRecorder) RecordCompacted(message string, repl []transport.Item) error {
-	return a.r.AppendCompacted(rollout.Compacted{Message: message, ReplacementHistory: repl})
+	return a.r.AppendCompacted(rollout.Compacted{Message: a.secrets.String(message), ReplacementHistory: a.items(repl)})
 }
 
 // RecordEvent keeps the events a transcript and a resume need.
 func (a rolloutRecorder) RecordEvent(ev session.Event) error {
-	add := func(e rollout.EventMsg) error { return a.r.AppendEvent(e) }
+	add := func(e rollout.EventMsg) error {
+		e.Message = a.secrets.String(e.Message)
+		return a.r.AppendEvent(e)
+	}
 	switch ev := ev.(type) {
 	case session.TurnStarted:
 		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTurnStarted}),
@@ -80,7 +111,7 @@ func (e *engine) record(opts *session.Options) error {
 		return fmt.Errorf("record the session: %w", err)
 	}
 	e.closers = append(e.closers, func() { r.Close() })
-	opts.Recorder = rolloutRecorder{r}
+	opts.Recorder = rolloutRecorder{r, e.secrets}
 	opts.Ledger = session.NewLedger(ledgerSink(r))
 	return nil
 }
@@ -98,7 +129,7 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 	e.closers = append(e.closers, func() { r.Close() })
 	e.sessionID = ro.Meta.ID
 	opts := e.opts
-	opts.Recorder = rolloutRecorder{r}
+	opts.Recorder = rolloutRecorder{r, e.secrets}
 	opts.Resumed, opts.Usage = ro.History, ro.Total
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
 	opts.Ledger = session.NewLedger(ledgerSink(r))

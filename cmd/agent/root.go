@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/termtext"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
@@ -46,6 +48,10 @@ type Env struct {
 	// SandboxProbes replace agent doctor's checks of the kernel (tests
 	// simulate other kernels); zero runs the real ones.
 	SandboxProbes sandbox.Probes
+	// Secrets are the credentials this process holds, masked in
+	// everything it prints, logs and records; run creates the set and
+	// wraps Stdout and Stderr with it.
+	Secrets *redact.Set
 }
 
 // Exit codes of agent exec, documented in README.md.
@@ -81,6 +87,13 @@ type globalFlags struct {
 }
 
 func run(ctx context.Context, args []string, env Env) int {
+	if env.Secrets == nil {
+		env.Secrets = redact.New()
+	}
+	stdout, stderr := env.Secrets.Writer(env.Stdout), env.Secrets.Writer(env.Stderr)
+	defer stdout.Flush()
+	defer stderr.Flush()
+	env.Stdout, env.Stderr = stdout, stderr
 	root := newRootCmd(ctx, env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -90,13 +103,22 @@ func run(ctx context.Context, args []string, env Env) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.code != exitOK {
-			fmt.Fprintf(env.Stderr, "agent: %v\n", ee.err)
+			fmt.Fprintf(env.Stderr, "agent: %s\n", stderrText(env, ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Errors cobra produced itself (unknown flag, bad args).
-	fmt.Fprintf(env.Stderr, "agent: %v\n", err)
+	fmt.Fprintf(env.Stderr, "agent: %s\n", stderrText(env, err.Error()))
 	return exitUsage
+}
+
+// stderrText returns text from outside (an error a server sent) fit for
+// stderr: sanitized when it is a terminal.
+func stderrText(env Env, text string) string {
+	if env.StderrTTY {
+		return termtext.Sanitize(text)
+	}
+	return text
 }
 
 func newRootCmd(ctx context.Context, env Env) *cobra.Command {

@@ -79,7 +79,9 @@ func TestImportDirection(t *testing.T) {
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"rollout":                     {"transport"},
-		"tui":                         {"session", "tools", "modelclient", "transport"},
+		"tui":                         {"session", "tools", "modelclient", "transport", "termtext"},
+		"termtext":                    {},
+		"redact":                      {},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},

@@ -1,0 +1,172 @@
+// Package redact masks the credentials a process holds wherever it
+// prints, logs or records text that came from outside: a server that
+// echoes a key in an error body, a command that prints its environment.
+//
+// A [Set] holds the secret values known so far; it grows as credentials
+// are read (API keys, tokens from auth.json or an auth command, refreshed
+// tokens, MCP bearer tokens) and every sink consults it when it writes:
+// [Set.String] for one piece of text, [Set.Writer] for a stream.
+package redact
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Mask replaces every occurrence of a secret.
+const Mask = "[REDACTED]"
+
+// MinLen is the shortest value [Set.Add] takes: shorter ones are not
+// credentials worth the damage masking them would do to ordinary text.
+const MinLen = 8
+
+// Set is a set of secret values. It is safe for concurrent use; the zero
+// value is an empty set.
+type Set struct {
+	mu   sync.RWMutex
+	vals []string // longest first
+	rep  *strings.Replacer
+}
+
+// New returns a set holding values (see [Set.Add]).
+func New(values ...string) *Set {
+	s := &Set{}
+	s.Add(values...)
+	return s
+}
+
+// Add adds values to the set, trimmed of surrounding space; values
+// shorter than [MinLen] are ignored. The JSON-escaped form of a value is
+// added too when it differs, so that JSON output is masked as well.
+func (s *Set) Add(values ...string) {
+	var add []string
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < MinLen {
+			continue
+		}
+		add = append(add, v)
+		if b, err := json.Marshal(v); err == nil {
+			if e := string(b[1 : len(b)-1]); e != v {
+				add = append(add, e)
+			}
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := false
+	for _, v := range add {
+		if !slices.Contains(s.vals, v) {
+			s.vals = append(s.vals, v)
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	// Longest first: where two secrets start at the same place the
+	// longer one is masked whole.
+	slices.SortStableFunc(s.vals, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(s.vals))
+	for _, v := range s.vals {
+		pairs = append(pairs, v, Mask)
+	}
+	s.rep = strings.NewReplacer(pairs...)
+}
+
+// Len returns the number of values held (JSON-escaped forms included).
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.vals)
+}
+
+// String returns text with every secret replaced by [Mask]. A nil set
+// masks nothing.
+func (s *Set) String(text string) string {
+	if s == nil {
+		return text
+	}
+	s.mu.RLock()
+	rep := s.rep
+	s.mu.RUnlock()
+	if rep == nil {
+		return text
+	}
+	return rep.Replace(text)
+}
+
+// heldBack returns the length of the longest suffix of text that is the
+// start (not the whole) of a secret.
+func (s *Set) heldBack(text string) int {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	best := 0
+	for _, v := range s.vals {
+		from := max(0, len(text)-len(v)+1)
+		for i := from; i < len(text)-best; i++ {
+			if text[i] == v[0] && strings.HasPrefix(v, text[i:]) {
+				best = len(text) - i
+				break
+			}
+		}
+	}
+	return best
+}
+
+// Writer returns a writer masking the secrets of s in what it passes to
+// w. See [Writer].
+func (s *Set) Writer(w io.Writer) *Writer { return &Writer{set: s, w: w} }
+
+// Writer masks secrets in a stream. A secret may arrive split across
+// writes, so a write that ends with the start of a secret keeps that end
+// back until the next write shows whether the secret follows; [Writer.Flush]
+// writes it out. Writer is safe for concurrent use.
+type Writer struct {
+	set     *Set
+	mu      sync.Mutex
+	w       io.Writer
+	pending string
+}
+
+// Write masks p, with any text held back from the last write, and writes
+// it to the underlying writer. It reports len(p) unless that write fails.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.set.String(w.pending + string(p))
+	keep := w.set.heldBack(out)
+	w.pending = out[len(out)-keep:]
+	out = out[:len(out)-keep]
+	if out == "" {
+		return len(p), nil
+	}
+	if _, err := io.WriteString(w.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes out any text held back.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending == "" {
+		return nil
+	}
+	_, err := io.WriteString(w.w, w.pending)
+	w.pending = ""
+	return err
+}
