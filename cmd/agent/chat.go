@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -95,8 +96,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	}
 	first.AttachImages(images...)
 	sw := newSwitchboard(e, first, id)
-	screen := redactedTTY{Writer: env.Secrets.Writer(os.Stdout), f: os.Stdout}
-	defer screen.Flush()
+	screen := redactedTTY{secrets: env.Secrets, f: os.Stdout}
 	err = tui.Run(ctx, tui.Options{
 		Output:        screen,
 		Engine:        sw,
@@ -323,12 +323,21 @@ func timeNow() time.Time { return time.Now() }
 
 // redactedTTY is the terminal the chat draws on, with the credentials
 // agent holds masked in every frame; it is still the terminal (Fd), so
-// the chat can size it and set its modes.
+// the chat can size it and set its modes. Each write is masked whole and
+// passed on at once: holding back the end of a frame would leave it
+// unfinished on screen until the next one.
 type redactedTTY struct {
-	*redact.Writer
-	f *os.File
+	secrets *redact.Set
+	f       *os.File
+}
+
+func (t redactedTTY) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(t.f, t.secrets.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (t redactedTTY) Read(p []byte) (int, error) { return t.f.Read(p) }
-func (t redactedTTY) Close() error               { return t.Flush() }
+func (t redactedTTY) Close() error               { return nil }
 func (t redactedTTY) Fd() uintptr                { return t.f.Fd() }

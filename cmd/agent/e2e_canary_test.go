@@ -188,9 +188,9 @@ func TestE2ESecretCanary(t *testing.T) {
 	os.WriteFile(chatAuth, []byte(`{"OPENAI_API_KEY":"`+canary+`"}`), 0o600)
 	os.WriteFile(chatCfg, []byte("model = \"test-model\"\nopenai_base_url = \""+chatSrv.URL+"\"\n"), 0o600)
 	c := startChat(t, bin, chatHome, t.TempDir(), "--transport", "https")
-	c.keys("hello", "Enter")
+	c.send("hello")
 	s := c.waitFor("chat sees [REDACTED] here")
-	c.keys("again", "Enter")
+	c.send("again")
 	s += c.waitFor("(chat)")
 	outputs["chat screen"] = s
 	c.keys("C-d")
