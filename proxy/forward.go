@@ -93,7 +93,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 			f := last.failure
 			pol := p.policy(f.Class)
 			n := budget.Spent() + 1
-			if !f.Retryable || !pol.Allows(n, -1) {
+			if !f.Retryable || !pol.Allows(n, -1) || (pol.Max > 0 && f.Delay > pol.Max) {
+				// A server delay beyond the class's cap is relayed at
+				// once (with its Retry-After) rather than cut short.
 				return retry.Decision{}
 			}
 			delay := pol.Delay(n, p.opts.Rand())

@@ -610,3 +610,21 @@ func TestCutAfterCommitCountsAsFailedAfterCommit(t *testing.T) {
 		t.Errorf("stats failed=%d failed_after_commit=%d; want 1 and 1", s.Failed, s.FailedAfterCommit)
 	}
 }
+
+// TestServerDelayBeyondCapIsRelayedAtOnce: a 429 asking for an hour is not
+// retried early after the class's cap: the client gets it at once, with
+// the server's Retry-After.
+func TestServerDelayBeyondCapIsRelayedAtOnce(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Status(429, "Retry-After", "3600")})
+	h := newHarness(t, srv.URL, nil)
+	resp, _, _ := h.post(t, "/responses", requestBody)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "3600" {
+		t.Errorf("status %d Retry-After %q; want 429 and 3600", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("upstream saw %d requests; want 1", n)
+	}
+	if s := h.recordedSleeps(); len(s) != 0 {
+		t.Errorf("slept %v; want none", s)
+	}
+}
