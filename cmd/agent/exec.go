@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -58,6 +59,9 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
 	fl.StringArrayVarP(&f.images, "image", "i", nil, "attach an image FILE to the prompt (repeatable, or comma-separated)")
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
+	fl.DurationVar(&f.waitForReset, "wait-for-reset", 0,
+		"when the server pauses the turn until a time (a usage limit's reset, a delay past the retry cap), wait for it, up to MAX, and continue (--wait-for-reset alone: up to 24h)")
+	fl.Lookup("wait-for-reset").NoOptDefVal = defaultWaitForReset.String()
 	addBatchFlags(cmd.Flags(), &f.batch)
 	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f))
 	return cmd
@@ -71,6 +75,7 @@ type execFlags struct {
 	sandbox        string
 	cd             string
 	noAutoContinue bool
+	waitForReset   time.Duration // --wait-for-reset[=MAX]; 0: do not wait
 	ephemeral      bool
 	images         []string
 	codex          codexFlags // the reference client's flags (compat.go)
@@ -144,14 +149,36 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		}
 	}
 	var err error
+	var jp *jsonPrinter
+	var out *execPrinter
 	if f.json {
-		jp := newJSONPrinter(env.Stdout, sessionID, newToolView(e))
-		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
+		jp = newJSONPrinter(env.Stdout, sessionID, newToolView(e))
 	} else {
 		fmt.Fprintf(env.Stderr, "session id: %s\n", sessionID)
-		out := newExecPrinter(env)
-		err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
-		out.finish()
+		out = newExecPrinter(env)
+	}
+	for {
+		if jp != nil {
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
+		} else {
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
+			out.finish()
+		}
+		wait, ok := waitForReset(err, f.waitForReset, env.now())
+		if !ok {
+			break
+		}
+		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
+			time.Now().Add(wait).Local().Format("15:04:05"), wait.Round(time.Second))
+		if jp != nil {
+			jp.handle(session.Warning{Message: msg})
+		} else {
+			fmt.Fprintln(env.Stderr, "agent: "+msg)
+		}
+		if serr := env.sleep(ctx, wait); serr != nil {
+			break // interrupted: the paused turn's error stands
+		}
+		prompt = e.opts.Continue.Snapshot().Prompt
 	}
 	saveErr := sess.SaveError()
 	if err != nil {
@@ -169,6 +196,31 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		return &exitError{code: exitNotSaved, err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
 	}
 	return nil
+}
+
+// defaultWaitForReset is how long --wait-for-reset alone waits at most.
+const defaultWaitForReset = 24 * time.Hour
+
+// waitForReset reports how long to wait before continuing a turn that err
+// paused until a time the server gave (a delay past the retry cap, or a
+// usage limit's reset), when that is within limit.
+func waitForReset(err error, limit time.Duration, now time.Time) (time.Duration, bool) {
+	var te *session.TurnError
+	if limit <= 0 || !errors.As(err, &te) {
+		return 0, false
+	}
+	until := te.Until
+	if until.IsZero() && te.Failure.Kind == modelclient.KindUsageLimit {
+		until = te.Failure.ResetsAt
+	}
+	if until.IsZero() {
+		return 0, false
+	}
+	d := max(until.Sub(now), 0)
+	if d > limit {
+		return 0, false
+	}
+	return d, true
 }
 
 // readSchema loads and checks an --output-schema file.

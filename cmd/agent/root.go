@@ -54,6 +54,22 @@ type Env struct {
 	Secrets *redact.Set
 }
 
+// now reads the clock Env.Now gives, else the real one.
+func (e Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// sleep waits d on Env.Sleep, else on a real timer, honouring ctx.
+func (e Env) sleep(ctx context.Context, d time.Duration) error {
+	if e.Sleep != nil {
+		return e.Sleep(ctx, d)
+	}
+	return retry.Sleep(ctx, d)
+}
+
 // Exit codes of agent exec, documented in README.md.
 const (
 	exitOK          = 0
