@@ -1,8 +1,11 @@
-// Package retry is pure retry policy: how long to wait before retry n, and
-// whether a budget allows it. It performs no I/O and inspects no errors;
-// deciding what is retryable belongs to modelclient's classifier. Time and
-// randomness are supplied by the caller ([Sleeper], a float in [0,1)), so
-// every schedule is exactly testable.
+// Package retry is the one retry loop of the module and its policy: [Do]
+// runs attempts under a [Driver] (a layer's Decide, a [Budget] per retry,
+// the injected clock), and [Policy] says how long to wait before retry n.
+// It performs no I/O of its own and inspects no errors; deciding what is
+// retryable belongs to modelclient's classifier, deciding which budget a
+// failure spends to the layer's Decide. Time and randomness are supplied by
+// the caller ([Sleeper], a float in [0,1)), so every schedule is exactly
+// testable.
 package retry
 
 import (
