@@ -86,7 +86,7 @@ func ConnectionDelay(n int) time.Duration {
 type Sleeper func(ctx context.Context, d time.Duration) error
 
 // Sleep is the real [Sleeper]. It also ends, returning nil, when the
-// channel given to [WithWake] receives.
+// [Waker] of ctx ([WithWaker]) is woken.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

@@ -2,6 +2,7 @@ package retry_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -94,11 +95,27 @@ func TestSleep(t *testing.T) {
 	})
 }
 
-// TestSleepWakes: a wake ends the wait at once, without an error.
+// TestSleepWakes: Wake ends one wait at once, without an error; the next
+// wait lasts again, and Arm drops a wake nobody used.
 func TestSleepWakes(t *testing.T) {
-	wake := make(chan struct{}, 1)
-	wake <- struct{}{}
-	if err := retry.Sleep(retry.WithWake(context.Background(), wake), time.Hour); err != nil {
+	w := retry.NewWaker()
+	ctx := retry.WithWaker(context.Background(), w)
+	done := make(chan error)
+	go func() { done <- retry.Sleep(ctx, time.Hour) }()
+	w.Wake()
+	if err := <-done; err != nil {
 		t.Errorf("Sleep = %v, want nil", err)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	if err := retry.Sleep(short, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a second Sleep = %v, want the context's deadline (one wake, one wait)", err)
+	}
+	w.Wake()
+	w.Arm()
+	short2, cancel2 := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel2()
+	if err := retry.Sleep(short2, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("after Arm, Sleep = %v, want the context's deadline", err)
 	}
 }

@@ -26,7 +26,10 @@ func (m *Model) statusLine() string {
 		r := m.turn.retry
 		parts = append(parts, m.spin(now)+session.RetryLabel(*r))
 		if left := m.turn.retryAt.Sub(now); left > 0 && !m.turn.retryNow {
-			parts = append(parts, "next try in "+countdown(left), "ctrl+r to retry now")
+			parts = append(parts, "next try in "+countdown(left))
+			if session.RetryNowAllowed(*r) {
+				parts = append(parts, "ctrl+r to retry now")
+			}
 		} else {
 			parts = append(parts, "trying now")
 		}

@@ -26,7 +26,7 @@ type turn struct {
 	retry       *modelclient.Retry // the retry being waited for, if any
 	retryAt     time.Time          // when it will be tried
 	retryNow    bool               // the user asked to retry without waiting
-	wake        chan struct{}      // ends the retry's wait (session.WithRetryNow)
+	wake        *session.RetryNow  // ends the retry's wait (ctrl+r)
 	retryNote   *block             // this turn's retry record in the transcript
 	discarded   int                // partial items retracted by retries
 	// retracted are partial items of a failed attempt, marked on screen
@@ -56,7 +56,7 @@ func (m *Model) startTurn(input string) tea.Cmd {
 	m.tr.add(userMsg{text: clean(input)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
-	wake := make(chan struct{}, 1)
+	wake := session.NewRetryNow()
 	ctx = session.WithRetryNow(ctx, wake)
 	m.turnSeq++
 	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now(), wake: wake}
@@ -67,7 +67,7 @@ func (m *Model) startTurn(input string) tea.Cmd {
 // runTurn is the command that runs the engine's Turn on a goroutine owned
 // by Run. Events and the end travel t.events, in order.
 func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
-	eng, ch, quit, id := m.engine, t.events, m.jobs.quit, t.id
+	eng, ch, quit, id, wake := m.engine, t.events, m.jobs.quit, t.id, t.wake
 	return m.jobs.cmd(func() tea.Msg {
 		send := func(msg tea.Msg) {
 			select {
@@ -75,7 +75,12 @@ func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
 			case <-quit:
 			}
 		}
-		err := eng.Turn(ctx, input, func(ev session.Event) { send(streamMsg{turn: id, ev: ev}) })
+		err := eng.Turn(ctx, input, func(ev session.Event) {
+			if _, ok := ev.(session.Retry); ok {
+				wake.Arm() // here, before the wait starts: a press for the last wait does not cut this one
+			}
+			send(streamMsg{turn: id, ev: ev})
+		})
 		send(turnDoneMsg{turn: id, err: err})
 		return nil
 	})
@@ -228,10 +233,6 @@ func (m *Model) retrying(r modelclient.Retry) {
 	t.retry = &r
 	t.retryAt = m.now().Add(r.Delay)
 	t.retryNow = false
-	select { // a press for an earlier wait does not cut this one short
-	case <-t.wake:
-	default:
-	}
 	m.retries++
 	m.noteRetries()
 }
@@ -378,12 +379,9 @@ func (m *Model) updateTick() tea.Cmd {
 // starts at once.
 func (m *Model) retryNow() {
 	t := m.turn
-	if t == nil || t.retry == nil || t.retryNow {
+	if t == nil || t.retry == nil || t.retryNow || !session.RetryNowAllowed(*t.retry) {
 		return
 	}
 	t.retryNow = true
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
+	t.wake.Wake()
 }

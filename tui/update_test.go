@@ -426,6 +426,16 @@ func TestRetryNowKey(t *testing.T) {
 	if m.turn == nil || m.turn.interrupted {
 		t.Error("ctrl+r ended the turn")
 	}
+	// A wait the server asked for (429) is not offered, and not cut.
+	emit(t, m, session.Retry{Retry: modelclient.Retry{Layer: modelclient.LayerStream, Class: "rate_limit", Attempt: 2, Max: 5,
+		Delay: 30 * time.Second, Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Retryable: true, Status: 429}}})
+	if got := plain(m.statusLine()); strings.Contains(got, "ctrl+r") || !strings.Contains(got, "next try in 30s") {
+		t.Errorf("status for a 429 wait: %q", got)
+	}
+	send(m, press("ctrl+r"))
+	if got := plain(m.statusLine()); strings.Contains(got, "trying now") {
+		t.Errorf("ctrl+r cut a 429 wait: %q", got)
+	}
 }
 
 func TestStaleTurnEventsAreIgnored(t *testing.T) {

@@ -176,27 +176,3 @@ func TestE2EChatRetryCountdown(t *testing.T) {
 	}
 	c.keys("C-d")
 }
-
-// TestE2EChatMCP: a server that fails to start shows once in the
-// transcript; /mcp lists every server with its state and tools.
-func TestE2EChatMCP(t *testing.T) {
-	bin := buildAgent(t)
-	mcpBin := stdioMCPServer(t)
-	srv := rt.NewServer(t, rt.Script{})
-	tables := "[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n\n" +
-		"[mcp_servers.test]\ncommand = " + quoteTOML(mcpBin) + "\n"
-	home := writeConfig(t, srv.URL, tables)
-	c := startChat(t, bin, home, t.TempDir())
-	c.waitFor(`server "broken" failed to start`)
-	c.send("/mcp")
-	s := c.waitFor("test: ready")
-	for _, want := range []string{"broken: failed · ", "cannot read my settings", "mcp__test__"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("/mcp lacks %q:\n%s", want, s)
-		}
-	}
-	if n := strings.Count(s, "failed to start"); n != 1 {
-		t.Errorf("the failure is shown %d times:\n%s", n, s)
-	}
-	c.keys("C-d")
-}
