@@ -163,6 +163,20 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 		progress: newBatchProgress(env.Stderr, env.StderrTTY, len(todo), time.Now),
 		notices:  map[string]bool{},
 	}
+	// One engine for the whole batch: config, log, HTTP pool, auth
+	// manager, MCP servers (and the demo server) are built once; each
+	// prompt gets a session of its own ([engine.scope]). An engine that
+	// cannot be built fails every prompt with its error.
+	if len(todo) > 0 {
+		e, err := newEngine(ctx, env, g, b.opts)
+		if err != nil {
+			b.engineErr = err
+		} else {
+			defer e.Close()
+			b.engine = e
+			b.notify(e.notices)
+		}
+	}
 	return b.run(ctx, todo, bf.jobs)
 }
 
@@ -321,12 +335,16 @@ func (s *resultSink) Close() error {
 
 // batch is one run of agent exec --batch.
 type batch struct {
-	env      Env
-	g        *globalFlags
-	opts     engineOptions // shared by every prompt, the retry gate too; cd is per prompt
-	out      *resultSink
-	progress *batchProgress
-	skipped  int // prompts the results file records as completed
+	env    Env
+	g      *globalFlags
+	opts   engineOptions // what the engine is built with
+	engine *engine       // shared by every prompt; nil when engineErr
+	// engineErr is why the engine could not be built: every prompt fails
+	// with it.
+	engineErr error
+	out       *resultSink
+	progress  *batchProgress
+	skipped   int // prompts the results file records as completed
 
 	mu      sync.Mutex
 	notices map[string]bool // engine notices already shown
@@ -423,26 +441,25 @@ func (b *batch) summary() string {
 	return strings.Join(parts, ", ")
 }
 
-// runOne runs one prompt as `agent exec` would, in its own engine and
-// session, and returns its result.
+// runOne runs one prompt as `agent exec` would, in a session of its own
+// on the batch's engine, and returns its result.
 func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 	r := batchResult{ID: it.ID, Usage: usageJSON(transport.Usage{})}
 	b.progress.started(it.ID)
-	opts := b.opts
-	if it.dir != "" {
-		opts.cd = it.dir
+	if b.engineErr != nil {
+		return failedResult(ctx, r, b.engineErr)
 	}
-	e, err := newEngine(ctx, b.env, b.g, opts)
+	sc, err := b.engine.scope(it.dir)
 	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			err = &exitError{code: exitFailed, err: err}
+		}
 		return failedResult(ctx, r, err)
 	}
-	defer e.Close()
-	b.notify(e.notices)
-	sess, err := e.newSession()
-	if err != nil {
-		return failedResult(ctx, r, &exitError{code: exitFailed, err: err})
-	}
-	r.SessionID = e.sessionID
+	defer sc.Close()
+	sess := sc.sess
+	r.SessionID = sc.id
 	var last string
 	err = sess.Turn(ctx, it.Prompt, func(ev session.Event) {
 		switch ev := ev.(type) {

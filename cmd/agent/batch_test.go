@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/retrygate"
 )
@@ -765,4 +766,41 @@ func runWithSleep(t *testing.T, config string, ctx context.Context, sleep func(c
 	r := execRun{code: code, stdout: stdout.String(), stderr: stderr.String(), home: home}
 	assertNoSecret(t, r)
 	return r
+}
+
+// TestBatchOneEngine: a batch is one engine. Three prompts, one after the
+// other, share the MCP servers (one MCP session: they start once), each in
+// a session of its own. (The HTTP pool and the auth manager are the
+// engine's by construction, [engine.scope]; whether a keep-alive
+// connection is reused depends on timing, so it is not counted here.)
+func TestBatchOneEngine(t *testing.T) {
+	srv := rt.New(rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")},
+		rt.Options{OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+	mcpSrv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"" +
+		hs.URL + "/v1\"\nenv_key = \"FAKE_KEY\"\n\n[mcp_servers.test]\nurl = \"" + mcpSrv.URL + "\"\n"
+	path := writeBatch(t, t.TempDir(), batchLine("a", "first"), batchLine("b", "second"), batchLine("c", "third"))
+	r := runCLI(t, nil, runOpts{config: cfg}, "exec", "--batch", path, "--jobs", "1")
+	if r.code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	ids := map[string]bool{}
+	for _, res := range readResults(t, r.stdout) {
+		ids[res.SessionID] = true
+	}
+	if len(ids) != 3 {
+		t.Errorf("%d distinct session ids; want one session per prompt", len(ids))
+	}
+	sessions := map[string]bool{}
+	for _, h := range mcpSrv.Headers() {
+		if id := h.Get("Mcp-Session-Id"); id != "" {
+			sessions[id] = true
+		}
+	}
+	if len(sessions) != 1 {
+		t.Errorf("%d MCP sessions; want 1 (the servers start once per batch)", len(sessions))
+	}
 }

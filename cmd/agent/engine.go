@@ -198,11 +198,17 @@ type engine struct {
 	// health is the providers' failure memory they are chosen by.
 	fallbacks []session.Alternative
 	health    *failover.Health
+	// fallbackClients are the client options of the fallbacks, for the
+	// clients of the engine's other sessions ([engine.scope]).
+	fallbackClients []modelclient.Options
 	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
 	mcpServers *mcp.Manager
 	// secrets are the credentials masked in what the engine records.
 	secrets *redact.Set
-	closers []func()
+	// workspaceFor resolves the workspace of a directory ("" the current
+	// one) under the engine's flags.
+	workspaceFor func(dir string) (workspace, error)
+	closers      []func()
 }
 
 // newEngine loads config, resolves the provider and its credentials, and
@@ -298,15 +304,22 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
 	e.buildFallbacks(env, cfg, httpClient, o.notice)
-	if e.ws, err = newWorkspace(cfg, o.cd, o.sandbox, o.approval, env.Getenv, env.environ()); err != nil {
+	e.workspaceFor = func(dir string) (workspace, error) {
+		ws, err := newWorkspace(cfg, dir, o.sandbox, o.approval, env.Getenv, env.environ())
+		if err != nil {
+			return workspace{}, err
+		}
+		ws.sandbox.WritableRoots = slices.Concat(ws.sandbox.WritableRoots, o.addDirs)
+		ws.freeformPatch = p.CustomTools
+		// The agent's home stays read-only to the model's commands and
+		// patches, even inside a writable root: a config written there
+		// would run its MCP servers unsandboxed at the next start.
+		ws.sandbox.ReadOnlyPaths = []string{e.home}
+		return ws, nil
+	}
+	if e.ws, err = e.workspaceFor(o.cd); err != nil {
 		return nil, usageError(err)
 	}
-	e.ws.sandbox.WritableRoots = slices.Concat(e.ws.sandbox.WritableRoots, o.addDirs)
-	e.ws.freeformPatch = p.CustomTools
-	// The agent's home stays read-only to the model's commands and
-	// patches, even inside a writable root: a config written there would
-	// run its MCP servers unsandboxed at the next start.
-	e.ws.sandbox.ReadOnlyPaths = []string{e.home}
 	if e.tools, err = e.ws.tools(); err != nil {
 		return nil, &exitError{code: exitFailed, err: err}
 	}

@@ -38,6 +38,7 @@ func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client, not
 		opts.Gate = openGate(env, e.home, p.ID, max(cfg.MaxConcurrentResends, 1), e.logger)
 		c := modelclient.New(opts)
 		e.closers = append(e.closers, func() { c.Close() })
+		e.fallbackClients = append(e.fallbackClients, opts)
 		e.fallbacks = append(e.fallbacks, session.Alternative{Candidate: failover.Candidate{Provider: p.ID, Model: fb.Model}, Client: c})
 	}
 	e.health = failover.NewHealth(filepath.Join(e.home, "health"), env.Now)

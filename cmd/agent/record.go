@@ -100,20 +100,30 @@ func ledgerSink(r *rollout.Recorder) func(session.LedgerEntry) error {
 
 // record starts persisting a new session (unless ephemeral).
 func (e *engine) record(opts *session.Options) error {
+	closeRec, err := e.recordAs(opts, e.sessionID, e.ws.cwd)
+	if err != nil {
+		return err
+	}
+	e.closers = append(e.closers, closeRec)
+	return nil
+}
+
+// recordAs starts persisting session id, working in cwd, into opts
+// (unless ephemeral); the returned func closes its rollout.
+func (e *engine) recordAs(opts *session.Options, id, cwd string) (closeRec func(), err error) {
 	if e.ephemeral {
-		return nil
+		return func() {}, nil
 	}
 	r, err := rollout.Create(e.home, rollout.SessionMeta{
-		ID: e.sessionID, Cwd: e.ws.cwd, Originator: e.originator, CLIVersion: version,
+		ID: id, Cwd: cwd, Originator: e.originator, CLIVersion: version,
 		ModelProvider: e.client.Provider().ID, Model: e.cfg.Model, Instructions: session.DefaultInstructions,
 	}, time.Now())
 	if err != nil {
-		return fmt.Errorf("record the session: %w", err)
+		return nil, fmt.Errorf("record the session: %w", err)
 	}
-	e.closers = append(e.closers, func() { r.Close() })
 	opts.Recorder = rolloutRecorder{r, e.secrets}
 	opts.Ledger = session.NewLedger(ledgerSink(r))
-	return nil
+	return func() { r.Close() }, nil
 }
 
 // resume loads a recorded session and keeps appending to its file.
