@@ -10,8 +10,12 @@
 //   - A typo is an error, never a silent no-op: every unknown key, wrong
 //     type and invalid value is reported as an [*Error] naming the file,
 //     line and key (or the -c argument), all problems at once.
-//   - Built-in providers ([provider.Builtins]) cannot be redefined in the
-//     file; -c may adjust their fields.
+//   - A key of Codex's schema that agent does not use (codexkeys.go) is
+//     accepted with one [Warning] per key and run, in [Config.Warnings];
+//     the caller prints them. Unknown keys suggest the nearest key,
+//     agent's or Codex's.
+//   - A [model_providers.<id>] table or -c key with a built-in id adjusts
+//     that provider field by field.
 //   - Every provider in [Config.Providers] has a complete retry policy:
 //     [provider.DefaultRetry], overlaid by [retry.<class>], then by
 //     [model_providers.<id>.retry.<class>], field by field.
