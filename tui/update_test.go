@@ -251,6 +251,16 @@ func TestStreamEvents(t *testing.T) {
 			absent: []string{"**"},
 		},
 		{
+			name: "escape sequences in the model's text never reach the terminal",
+			events: []session.Event{
+				session.TurnStarted{},
+				session.TextDelta{ItemID: "m1", Delta: "see \x1b]0;pwned-title\x07\x1b]52;c;Y2xpcA==\x1b\\"},
+				session.TextDelta{ItemID: "m1", Delta: "\x1b[2J\x1b[31mplain\x1b[0m end"},
+			},
+			want:   []string{"see plain end"},
+			absent: []string{"\x1b]", "pwned-title", "Y2xpcA", "\x1b[2J", "\x07"},
+		},
+		{
 			name: "retracted partial text is removed; the retry's text appears once",
 			events: []session.Event{
 				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},

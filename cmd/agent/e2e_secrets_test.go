@@ -65,3 +65,36 @@ func TestE2EShellEnvironmentPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestExecLiveViewStripsEscapes: the model's streamed text reaches a
+// terminal stderr with its colours but without the escape sequences that
+// would set the window title, write the clipboard or move the cursor;
+// the error that ends the turn is sanitized too. A piped stdout gets the
+// answer byte for byte.
+func TestExecLiveViewStripsEscapes(t *testing.T) {
+	hostile := "\x1b]0;pwned\x07\x1b]52;c;dG91Y2ggL3RtcC9QV05FRAo=\x07\x1b[2A\x1b[31mred\x1b[0m text\rhidden"
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", hostile), rt.MessageDone("m1", hostile), rt.Completed("r1")),
+	})
+	r := runCLI(t, srv, runOpts{stderrTTY: true}, "exec", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "\x1b[31mred\x1b[0m text\nhidden") {
+		t.Errorf("stderr lost the text or its colours: %q", r.stderr)
+	}
+	for _, bad := range []string{"\x1b]", "\x07", "\x1b[2A", "\r"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Errorf("stderr passed %q to the terminal: %q", bad, r.stderr)
+		}
+	}
+	if r.stdout != hostile+"\n" {
+		t.Errorf("piped stdout = %q; want the answer unchanged", r.stdout)
+	}
+
+	srv = rt.NewServer(t, rt.Script{rt.Error(400, "invalid_request_error", "", "bad \x1b]0;pwned\x07request")})
+	r = runCLI(t, srv, runOpts{stderrTTY: true}, "exec", "hi")
+	if !strings.Contains(r.stderr, "bad request") || strings.Contains(r.stderr, "\x1b]") {
+		t.Errorf("the error line was not sanitized: %q", r.stderr)
+	}
+}

@@ -128,7 +128,7 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 		noAutoContinue: f.noAutoContinue,
 		ephemeral:      f.ephemeral,
 		outputSchema:   schema,
-		mcpNotice:      printMCPNotice(env.Stderr),
+		mcpNotice:      printMCPNotice(env),
 		waitMCP:        true,
 	})
 	if err != nil {

@@ -63,8 +63,8 @@ func mcpServerConfigs(cfg config.Config) []mcp.ServerConfig {
 }
 
 // printMCPNotice is exec's notice handler: one line on stderr per change.
-func printMCPNotice(w io.Writer) func(mcp.Notice) {
-	return func(n mcp.Notice) { fmt.Fprintln(w, "agent: mcp: "+n.String()) }
+func printMCPNotice(env Env) func(mcp.Notice) {
+	return func(n mcp.Notice) { fmt.Fprintln(env.Stderr, "agent: mcp: "+stderrText(env, n.String())) }
 }
 
 // syncWriter serialises writes: MCP notices reach exec's stderr from the
