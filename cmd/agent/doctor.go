@@ -86,9 +86,11 @@ and AGENT_HOME's permissions. Every failed line says how to fix it.
 func runDoctor(ctx context.Context, env Env, g *globalFlags, f *doctorFlags) error {
 	checks := doctorChecks(ctx, env, g, f.offline)
 	rep := doctorReport{OK: true, Checks: checks}
+	failed := 0
 	for _, c := range checks {
 		if c.Status == checkFailed {
 			rep.OK = false
+			failed++
 		}
 	}
 	if f.json {
@@ -99,7 +101,7 @@ func runDoctor(ctx context.Context, env Env, g *globalFlags, f *doctorFlags) err
 		printDoctor(env.Stdout, rep)
 	}
 	if !rep.OK {
-		return &exitError{code: exitFailed, err: errors.New("doctor: some checks failed")}
+		return &exitError{code: exitFailed, err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))}
 	}
 	return nil
 }
