@@ -114,9 +114,13 @@ func (e *engine) recordAs(opts *session.Options, id, cwd string) (closeRec func(
 	if e.ephemeral {
 		return func() {}, nil
 	}
+	instructions := opts.Instructions // instructions / model_instructions_file
+	if instructions == "" {
+		instructions = session.DefaultInstructions
+	}
 	r, err := rollout.Create(e.home, rollout.SessionMeta{
 		ID: id, Cwd: cwd, Originator: e.originator, CLIVersion: version,
-		ModelProvider: e.client.Provider().ID, Model: e.cfg.Model, Instructions: session.DefaultInstructions,
+		ModelProvider: e.client.Provider().ID, Model: e.cfg.Model, Instructions: instructions,
 	}, time.Now())
 	if err != nil {
 		return nil, fmt.Errorf("record the session: %w", err)
