@@ -191,3 +191,43 @@ func TestExecArgv(t *testing.T) {
 		t.Error("ExecArgv accepted an empty cmd")
 	}
 }
+
+// TestExecDefaultEnvironment: without an Env, commands get agent's
+// environment through the default shell_environment_policy: no *KEY*,
+// *SECRET* or *TOKEN* variables, in exec_command and in a write_stdin
+// session alike; other variables pass.
+func TestExecDefaultEnvironment(t *testing.T) {
+	t.Setenv("AGENT_TEST_API_KEY", "k-0000-0000")
+	t.Setenv("AGENT_TEST_TOKEN", "t-0000-0000")
+	t.Setenv("AGENT_TEST_PLAIN", "visible")
+	clock := newFakeClock()
+	ex := tools.NewExec(tools.ExecOptions{Cwd: t.TempDir(), Shell: "/bin/sh", Policy: tools.PolicyNever, Now: clock.Now, After: clock.After})
+	defer ex.Close()
+	check := func(name, out string) {
+		t.Helper()
+		if !strings.Contains(out, "AGENT_TEST_PLAIN=visible") || !strings.Contains(out, "PATH=") {
+			t.Errorf("%s: allowed variables missing:\n%s", name, out)
+		}
+		if strings.Contains(out, "AGENT_TEST_API_KEY") || strings.Contains(out, "AGENT_TEST_TOKEN") {
+			t.Errorf("%s: a key reached the command:\n%s", name, out)
+		}
+	}
+	check("exec_command", run(t, ex, map[string]any{"cmd": "env"}).Output)
+
+	done := make(chan tools.Result)
+	go func() { done <- run(t, ex, map[string]any{"cmd": "read line; env"}) }()
+	clock.fire <- time.Time{}
+	if res := <-done; !strings.Contains(res.Output, "session ID 1") {
+		t.Fatalf("output = %q; want a running session", res.Output)
+	}
+	go func() { done <- run(t, tools.NewWriteStdin(ex), map[string]any{"session_id": 1, "chars": "go\n"}) }()
+	check("write_stdin", (<-done).Output)
+
+	// A given Env is used as it is.
+	ex2 := tools.NewExec(tools.ExecOptions{Cwd: t.TempDir(), Shell: "/bin/sh", Policy: tools.PolicyNever, Now: clock.Now, After: clock.After,
+		Env: []string{"ONLY=this", "PATH=/usr/bin:/bin"}})
+	defer ex2.Close()
+	if out := run(t, ex2, map[string]any{"cmd": "env"}).Output; !strings.Contains(out, "ONLY=this") || strings.Contains(out, "AGENT_TEST_PLAIN") {
+		t.Errorf("the given Env was not used:\n%s", out)
+	}
+}
