@@ -29,8 +29,10 @@ func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 standard input when the argument is "-" or absent; a prompt plus piped
 standard input sends the input as a <stdin> block after the prompt.
 
-Each completed assistant message goes to standard output; retries and other
-notices go to standard error. Exit codes: 0 completed, 1 turn failed,
+Standard output holds the final message only, as in the reference client;
+standard error shows a header (model, provider, sandbox, session id), each
+command with its exit code, each patch, each MCP call, the turn's messages,
+retries and other notices. Exit codes: 0 completed, 1 turn failed,
 2 usage or config error, 3 authentication, 4 quota or usage limit,
 5 transient failures outlasted every retry budget, 6 the turn completed but
 the session could not be saved, 130 interrupted.
@@ -154,8 +156,9 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 	if f.json {
 		jp = newJSONPrinter(env.Stdout, sessionID, newToolView(e))
 	} else {
-		fmt.Fprintf(env.Stderr, "session id: %s\n", sessionID)
-		out = newExecPrinter(env)
+		fmt.Fprint(env.Stderr, execHeader(e, sessionID))
+		fmt.Fprintln(env.Stderr, "user\n"+prompt)
+		out = newExecPrinter(env, newToolView(e))
 	}
 	for {
 		if jp != nil {

@@ -292,3 +292,53 @@ func checkMCPOutputsParity(t *testing.T, srv *rt.Server) {
 		t.Errorf("tool outputs sent to the model differ from codex's:\nagent: %s\ncodex: %s", gb, wb)
 	}
 }
+
+// codexLineRE picks the lines of Codex's human-mode stderr that agent's must
+// have too, in the same order: the header's settings, each command with its
+// exit status and output, each patch with its files and diff, each MCP call,
+// each message. (Lines of Codex's own: its banner, sandbox warnings,
+// "tokens used" figures and log lines, are not compared.)
+var codexLineRE = regexp.MustCompile(`^(workdir|model|provider|approval|session id): |^sandbox: |^exec$|^/bin/bash .* in |^ (succeeded|exited \d+)|^mcp: |^apply patch$|^patch: |^\{\{WORK\}\}/|^[-+][^-+]|^codex$|^user$`)
+
+// TestExecHumanParity: without --json, stdout holds the final message only,
+// exactly as Codex's did, and stderr shows what Codex's shows.
+func TestExecHumanParity(t *testing.T) {
+	for _, sc := range parityScenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			r, _ := parityRun(t, sc, false)
+			wantOut := readFile(t, filepath.Join(parityDir, sc.name+".codex.out"))
+			if r.stdout != wantOut {
+				t.Errorf("stdout = %q; codex printed %q", r.stdout, wantOut)
+			}
+			codexErr := readFile(t, filepath.Join(parityDir, sc.name+".codex.err"))
+			got := strings.Split(r.stderr, "\n")
+			i := 0
+			for _, line := range strings.Split(codexErr, "\n") {
+				if !codexLineRE.MatchString(line) {
+					continue
+				}
+				// agent does not time commands; its sandbox line names the
+				// writable roots it has (no implicit /tmp).
+				want := regexp.MustCompile(` in \{\{DURATION\}\}:$`).ReplaceAllString(line, ":")
+				want, _, _ = strings.Cut(want, " [")
+				for i < len(got) && !strings.HasPrefix(got[i], want) {
+					i++
+				}
+				if i == len(got) {
+					t.Errorf("stderr lacks %q (in codex's order); agent's stderr:\n%s", want, r.stderr)
+					return
+				}
+				i++
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
