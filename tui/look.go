@@ -5,23 +5,22 @@ import (
 	"os"
 	"strings"
 
-	"github.com/charmbracelet/glamour"
-	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+	"github.com/yuin/goldmark"
 
 	"github.com/agentcli/agent/termtext"
 )
 
 // look is how things are drawn: the styles, bound to one lipgloss renderer
 // (never the global default one, which would query the terminal), and the
-// markdown renderers, one per width. It is used from the program's
+// markdown parser (made on first use). It is used from the program's
 // goroutine only.
 type look struct {
-	r        *lipgloss.Renderer
-	mdStyle  string
-	markdown map[int]*glamour.TermRenderer
+	r       *lipgloss.Renderer
+	mdStyle mdStyles
+	md      goldmark.Markdown
 
 	user, assistant, dim, reasoning, bold  lipgloss.Style
 	warn, fail, ok, accent, add, del, hunk lipgloss.Style
@@ -42,12 +41,7 @@ func newLook(w io.Writer, noColor, light bool) *look {
 	// Never ask the terminal for its background: the question costs a round
 	// trip and can hang on terminals that do not answer.
 	r.SetHasDarkBackground(!light)
-	l := &look{r: r, markdown: map[int]*glamour.TermRenderer{}}
-	// With the ASCII profile the themes keep bold and italics, no colour.
-	l.mdStyle = styles.DarkStyle
-	if light {
-		l.mdStyle = styles.LightStyle
-	}
+	l := &look{r: r, mdStyle: newMDStyles(r, light)}
 	s := r.NewStyle
 	l.user = s().Foreground(lipgloss.Color("6")).Bold(true)
 	l.assistant = s()
@@ -64,33 +58,6 @@ func newLook(w io.Writer, noColor, light bool) *look {
 	l.key = s().Bold(true).Foreground(lipgloss.Color("6"))
 	l.border = s().Foreground(lipgloss.Color("8"))
 	return l
-}
-
-// renderMarkdown renders text as markdown for width columns, or returns
-// ok=false when it cannot (the caller shows plain text instead).
-func (l *look) renderMarkdown(text string, width int) (lines []string, ok bool) {
-	tr, found := l.markdown[width]
-	if !found {
-		var err error
-		tr, err = glamour.NewTermRenderer(
-			glamour.WithStandardStyle(l.mdStyle),
-			glamour.WithColorProfile(l.r.ColorProfile()),
-			glamour.WithWordWrap(width-2), // the style's own margin is 2
-		)
-		if err != nil {
-			return nil, false
-		}
-		l.markdown[width] = tr
-	}
-	out, err := tr.Render(text)
-	if err != nil {
-		return nil, false
-	}
-	lines = strings.Split(strings.TrimRight(out, "\n "), "\n")
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	return fit(lines, width), true
 }
 
 // fit hard-wraps the lines wider than width (code blocks, long URLs), so no

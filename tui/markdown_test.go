@@ -1,0 +1,77 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRenderMarkdown draws the Markdown a model writes, without colour
+// (the ASCII profile), as the chat shows a finished answer.
+func TestRenderMarkdown(t *testing.T) {
+	text := "# Title\n\nSome *italic*, **bold**, `code` and ~~gone~~ text, a [link](https://x.io).\n\n" +
+		"## Steps\n\n1. first step is long enough to wrap at the edge of a narrow terminal\n2. second\n   - nested\n\n" +
+		"> quoted\n\n```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n| a | bb |\n|---|---|\n| 1 | 22 |\n\n- [x] done\n- [ ] todo\n\n---\n\nend"
+	got, ok := newLook(nil, true, false).renderMarkdown(text, 50)
+	if !ok {
+		t.Fatal("renderMarkdown reported it cannot render")
+	}
+	want := []string{
+		"   Title ",
+		"",
+		"  Some italic, bold,  code  and gone text, a link",
+		"  https://x.io.",
+		"",
+		"  ## Steps",
+		"",
+		"  1. first step is long enough to wrap at the edge",
+		"     of a narrow terminal",
+		"  2. second",
+		"     • nested",
+		"",
+		"  │ quoted",
+		"",
+		"    func main() {",
+		"        fmt.Println(\"hi\")",
+		"    }",
+		"",
+		"  a │ bb",
+		"  ──┼───",
+		"  1 │ 22",
+		"",
+		"  [✓] done",
+		"  [ ] todo",
+		"",
+		"  --------",
+		"",
+		"  end",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rendered (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderMarkdownFitsAndCleans: no line is wider than the width (long
+// words and code are hard-wrapped), escape sequences in the text are
+// dropped, and a width too small to lay out falls back to plain text.
+func TestRenderMarkdownFitsAndCleans(t *testing.T) {
+	l := newLook(nil, false, false)
+	text := "a " + strings.Repeat("x", 80) + " \x1b[31mred\x1b[0m\n\n```\n" + strings.Repeat("y", 70) + "\n```"
+	lines, ok := l.renderMarkdown(text, 30)
+	if !ok {
+		t.Fatal("renderMarkdown reported it cannot render")
+	}
+	for _, ln := range lines {
+		if w := ansi.StringWidth(ln); w > 30 {
+			t.Errorf("line %q is %d columns wide; want at most 30", ansi.Strip(ln), w)
+		}
+		if strings.Contains(ln, "\x1b[31m") {
+			t.Errorf("line %q keeps the text's escape sequence", ln)
+		}
+	}
+	if _, ok := l.renderMarkdown("hi", 4); ok {
+		t.Error("renderMarkdown at 4 columns reported ok; want the plain-text fallback")
+	}
+}
