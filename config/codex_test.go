@@ -186,3 +186,34 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+// TestProfileInstructionKeys: a profile's instructions file, compact prompt
+// file and ChatGPT URL win over the top level's, as Codex's profiles do.
+func TestProfileInstructionKeys(t *testing.T) {
+	const file = `
+model_instructions_file = "/top.md"
+experimental_compact_prompt_file = "/top-compact.md"
+chatgpt_base_url = "https://top.example/backend-api"
+
+[profiles.a]
+model_instructions_file = "/a.md"
+experimental_compact_prompt_file = "/a-compact.md"
+chatgpt_base_url = "https://a.example/backend-api"
+
+[profiles.b]
+experimental_instructions_file = "/b.md"
+`
+	c := mustLoad(t, file, config.Options{Profile: "a"})
+	if c.ModelInstructionsFile != "/a.md" || c.ExperimentalCompactPromptFile != "/a-compact.md" ||
+		c.ChatGPTBaseURL != "https://a.example/backend-api" || len(c.Warnings) != 0 {
+		t.Errorf("profile a: %q %q %q, warnings %v", c.ModelInstructionsFile, c.ExperimentalCompactPromptFile, c.ChatGPTBaseURL, c.Warnings)
+	}
+	c = mustLoad(t, file, config.Options{Profile: "b"})
+	if c.ModelInstructionsFile != "/b.md" || c.ExperimentalCompactPromptFile != "/top-compact.md" {
+		t.Errorf("profile b: %q %q", c.ModelInstructionsFile, c.ExperimentalCompactPromptFile)
+	}
+	c = mustLoad(t, file, config.Options{})
+	if c.ModelInstructionsFile != "/top.md" {
+		t.Errorf("no profile: %q", c.ModelInstructionsFile)
+	}
+}

@@ -44,15 +44,12 @@ func codexIgnoredKeys() []string {
 		"windows_wsl_setup_acknowledged", "tools_web_search", "tools_view_image",
 	}
 	profile := []string{
-		"analytics", "approvals_reviewer", "chatgpt_base_url", "experimental_compact_prompt_file",
-		"experimental_use_unified_exec_tool", "features", "include_apps_instructions",
+		"analytics", "approvals_reviewer", "experimental_use_unified_exec_tool", "features", "include_apps_instructions",
 		"include_collaboration_mode_instructions", "include_environment_context",
-		"include_permissions_instructions", "model_catalog_json", "model_instructions_file",
-		"oss_provider", "personality", "plan_mode_reasoning_effort", "tools", "tui",
+		"include_permissions_instructions", "model_catalog_json", "oss_provider", "personality", "plan_mode_reasoning_effort", "tools", "tui",
 		"web_search", "windows",
 		"include_apply_patch_tool", "experimental_use_freeform_apply_patch", "tools_web_search",
-		"tools_view_image", "model_reasoning_summary_format", "experimental_instructions_file",
-		"model_supports_reasoning_summaries", "disable_response_storage",
+		"tools_view_image", "model_reasoning_summary_format", "model_supports_reasoning_summaries", "disable_response_storage",
 	}
 	keys := slices.Clone(top)
 	// Codex's example config sets file_opener after [history], so inside it.

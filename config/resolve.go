@@ -70,6 +70,11 @@ func (f *fileConfig) topModel() profileFile {
 		ModelVerbosity:        f.ModelVerbosity,
 		ServiceTier:           f.ServiceTier,
 		Fallback:              f.Fallback,
+
+		ModelInstructionsFile:         f.ModelInstructionsFile,
+		ExperimentalInstructionsFile:  f.ExperimentalInstructionsFile,
+		ExperimentalCompactPromptFile: f.ExperimentalCompactPromptFile,
+		ChatGPTBaseURL:                f.ChatGPTBaseURL,
 	}
 }
 
@@ -84,6 +89,12 @@ func (c *Config) applyModel(p profileFile, loc location, mp *location) {
 	set(&c.SandboxMode, p.SandboxMode)
 	set(&c.ModelVerbosity, p.ModelVerbosity)
 	set(&c.ServiceTier, p.ServiceTier)
+	if p.ModelInstructionsFile == nil {
+		set(&c.ModelInstructionsFile, p.ExperimentalInstructionsFile) // the older name
+	}
+	set(&c.ModelInstructionsFile, p.ModelInstructionsFile)
+	set(&c.ExperimentalCompactPromptFile, p.ExperimentalCompactPromptFile)
+	set(&c.ChatGPTBaseURL, p.ChatGPTBaseURL)
 	if p.Fallback != nil {
 		c.Fallback = c.Fallback[:0:0]
 		for _, f := range *p.Fallback {
@@ -149,21 +160,15 @@ func (c *Config) applyRest(f *fileConfig) {
 	}
 	set(&c.Instructions, f.Instructions)
 	set(&c.DeveloperInstructions, f.DeveloperInstructions)
-	if f.ModelInstructionsFile == nil {
-		set(&c.ModelInstructionsFile, f.ExperimentalInstructionsFile)
-	}
-	set(&c.ModelInstructionsFile, f.ModelInstructionsFile)
 	set(&c.CompactPrompt, f.CompactPrompt)
 	set(&c.CACertificate, f.CACertificate)
 	set(&c.SandboxFallback, f.SandboxFallback)
-	set(&c.ExperimentalCompactPromptFile, f.ExperimentalCompactPromptFile)
 	set(&c.ProjectDocMaxBytes, f.ProjectDocMaxBytes)
 	set(&c.ProjectDocFallbackFilenames, f.ProjectDocFallbackFilenames)
 	set(&c.ProjectRootMarkers, f.ProjectRootMarkers)
 	set(&c.CLIAuthCredentialsStore, f.CLIAuthCredentialsStore)
 	set(&c.ForcedLoginMethod, f.ForcedLoginMethod)
 	set(&c.ForcedChatGPTWorkspaceID, f.ForcedChatGPTWorkspaceID)
-	set(&c.ChatGPTBaseURL, f.ChatGPTBaseURL)
 	set(&c.AuthIssuer, f.AuthIssuer)
 	set(&c.AuthTokenURL, f.AuthTokenURL)
 	set(&c.AuthClientID, f.AuthClientID)

@@ -115,6 +115,11 @@ type profileFile struct {
 	SandboxMode           *string         `toml:"sandbox_mode"`
 	ModelVerbosity        *string         `toml:"model_verbosity"`
 	ServiceTier           *string         `toml:"service_tier"`
+
+	ModelInstructionsFile         *string `toml:"model_instructions_file"`
+	ExperimentalInstructionsFile  *string `toml:"experimental_instructions_file"`
+	ExperimentalCompactPromptFile *string `toml:"experimental_compact_prompt_file"`
+	ChatGPTBaseURL                *string `toml:"chatgpt_base_url"`
 }
 
 // featuresFile is [features]. Codex's feature names load with a warning
