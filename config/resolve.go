@@ -397,21 +397,6 @@ func overlayMap(base, over map[string]string) map[string]string {
 	return out
 }
 
-// merge returns over merged into base: tables merge key by key, any other
-// value replaces.
-func merge(base, over any) any {
-	b, ok1 := base.(map[string]any)
-	o, ok2 := over.(map[string]any)
-	if !ok1 || !ok2 {
-		return over
-	}
-	out := maps.Clone(b)
-	for k, v := range o {
-		out[k] = merge(out[k], v)
-	}
-	return out
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -54,12 +54,6 @@ type jsonItem struct {
 	Text string `json:"text"`
 }
 
-type jsonErrorItem struct {
-	ID      string `json:"id"`
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
-
 type jsonCommandItem struct {
 	ID               string `json:"id"`
 	Type             string `json:"type"`

@@ -43,7 +43,7 @@ func tcpListener(t *testing.T) string {
 
 // dialFromSandbox runs this test binary under p to dial target ("tcp
 // ADDR") and returns its output and error.
-func dialFromSandbox(t *testing.T, p sandbox.Policy, target string) (string, error, *syscall.SysProcAttr) {
+func dialFromSandbox(t *testing.T, p sandbox.Policy, target string) (string, *syscall.SysProcAttr, error) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -52,7 +52,7 @@ func dialFromSandbox(t *testing.T, p sandbox.Policy, target string) (string, err
 	cmd := command(t, p, exe)
 	cmd.Env = append(os.Environ(), dialEnv+"="+target)
 	out, err := cmd.CombinedOutput()
-	return string(out), err, cmd.SysProcAttr
+	return string(out), cmd.SysProcAttr, err
 }
 
 func TestNetwork(t *testing.T) {
@@ -61,14 +61,14 @@ func TestNetwork(t *testing.T) {
 	t.Run("off", func(t *testing.T) {
 		t.Parallel()
 		p := sandbox.Policy{Workspace: t.TempDir()}
-		out, err, _ := dialFromSandbox(t, p, "tcp "+addr)
+		out, _, err := dialFromSandbox(t, p, "tcp "+addr)
 		mustFail(t, p, out, err)
 		t.Logf("denied as: %s", strings.TrimSpace(out))
 	})
 	t.Run("on", func(t *testing.T) {
 		t.Parallel()
 		p := sandbox.Policy{Workspace: t.TempDir(), NetworkAccess: true}
-		out, err, attr := dialFromSandbox(t, p, "tcp "+addr)
+		out, attr, err := dialFromSandbox(t, p, "tcp "+addr)
 		mustSucceed(t, out, err)
 		if out != "connected\n" {
 			t.Errorf("output = %q; want connected", out)
@@ -85,7 +85,7 @@ func TestNetwork(t *testing.T) {
 		}
 		defer pc.Close()
 		p := sandbox.Policy{Workspace: t.TempDir()}
-		out, err, attr := dialFromSandbox(t, p, "udp "+pc.LocalAddr().String())
+		out, attr, err := dialFromSandbox(t, p, "udp "+pc.LocalAddr().String())
 		if attr == nil || attr.Cloneflags&syscall.CLONE_NEWNET == 0 {
 			t.Skip("no network namespace: Landlock does not restrict UDP")
 		}
@@ -150,7 +150,7 @@ func TestNetworkUnixSockets(t *testing.T) {
 		// Stream socketpairs between the command's own processes still
 		// work with the network off.
 		p := sandbox.Policy{Workspace: t.TempDir()}
-		out, err, _ := dialFromSandbox(t, p, "socketpair-stream -")
+		out, _, err := dialFromSandbox(t, p, "socketpair-stream -")
 		mustSucceed(t, out, err)
 	})
 	for _, target := range []string{"unix " + path, "unix " + abstract, "unixgram " + dgram, "socketpair-dgram " + dgram} {
@@ -159,12 +159,12 @@ func TestNetworkUnixSockets(t *testing.T) {
 			for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite} {
 				p := strict(t.TempDir())
 				p.Mode = mode
-				out, err, _ := dialFromSandbox(t, p, target)
+				out, _, err := dialFromSandbox(t, p, target)
 				mustFail(t, p, out, err)
 				t.Logf("%s, network off: %s", mode, strings.TrimSpace(out))
 
 				p.NetworkAccess = true
-				out, err, _ = dialFromSandbox(t, p, target)
+				out, _, err = dialFromSandbox(t, p, target)
 				mustSucceed(t, out, err)
 				if out != "connected\n" {
 					t.Errorf("%s, network on: output = %q; want connected", mode, out)
