@@ -39,7 +39,11 @@ type Model struct {
 	// paused says the last turn ran out of its auto-continue schedule:
 	// Ctrl+R continues it now.
 	paused bool
-	jobs   *jobs
+	// resumeAt, when set, is the time the server asked the paused turn to
+	// wait for: the status line counts down to it and the turn continues
+	// by itself then (Ctrl+R: now; Esc: stop waiting).
+	resumeAt time.Time
+	jobs     *jobs
 	engine Engine
 	now    func() time.Time
 	look   *look

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -35,5 +36,58 @@ func TestPausedTurnRetryNow(t *testing.T) {
 	}
 	if m.paused {
 		t.Error("still marked paused")
+	}
+}
+
+// TestPausedUntilTheServersTime: a turn the server paused until a time
+// counts down to it in the status line and continues by itself when it
+// comes; Esc stops waiting, and a queued message replaces the wait.
+func TestPausedUntilTheServersTime(t *testing.T) {
+	m, c := newTestModel(t, Options{})
+	m.setComposer("long task")
+	send(m, press("enter"))
+	until := c.now().Add(time.Hour)
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Paused: true, Exhausted: true, Until: until,
+		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Status: 429}}})
+	done(t, m, nil)
+	if m.turn != nil {
+		t.Fatal("a turn started before the server's time")
+	}
+	v := m.View()
+	for _, want := range []string{"continuing in 60m00s", "ctrl+r to continue now", "continues by itself at " + until.Local().Format("15:04:05")} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	c.advance(59 * time.Minute)
+	send(m, tickMsg{})
+	if m.turn != nil {
+		t.Fatal("continued a minute early")
+	}
+	if v := m.View(); !strings.Contains(v, "continuing in 1m00s") {
+		t.Errorf("countdown a minute before:\n%s", v)
+	}
+	c.advance(time.Minute)
+	send(m, tickMsg{})
+	if m.turn == nil {
+		t.Fatal("the turn did not continue at the server's time")
+	}
+	if !strings.Contains(m.View(), session.DefaultContinuePrompt[:30]) {
+		t.Errorf("the continuation was not sent:\n%s", m.View())
+	}
+	done(t, m, nil)
+
+	// Esc stops the wait: time passing starts nothing.
+	m, c = newTestModel(t, Options{})
+	m.setComposer("task")
+	send(m, press("enter"))
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Paused: true, Until: c.now().Add(time.Minute),
+		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited}}})
+	done(t, m, nil)
+	send(m, tea.KeyMsg{Type: tea.KeyEsc})
+	c.advance(2 * time.Minute)
+	send(m, tickMsg{})
+	if m.turn != nil {
+		t.Error("the turn continued after Esc stopped the wait")
 	}
 }

@@ -40,6 +40,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, m.spin(now)+"Working "+elapsed(now.Sub(m.turn.started)), "esc to interrupt")
 	case m.busy != nil:
 		parts = append(parts, m.spin(now)+m.busy.label+" "+elapsed(now.Sub(m.busy.started)), "esc to cancel")
+	case !m.resumeAt.IsZero():
+		parts = append(parts, "Paused until "+m.resumeAt.Local().Format("15:04:05")+", continuing in "+countdown(m.resumeAt.Sub(now)),
+			"ctrl+r to continue now", "esc to stop waiting")
 	}
 	if m.unsaved {
 		parts = append(parts, "session not saved")

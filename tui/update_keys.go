@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -133,6 +134,9 @@ func (m *Model) esc() tea.Cmd {
 		return m.interrupt()
 	case m.busy != nil:
 		m.busy.cancel()
+	case !m.resumeAt.IsZero():
+		m.resumeAt = time.Time{} // stop waiting; Ctrl+R still continues
+		m.tr.add(&notice{level: levelInfo, text: "Not waiting for the reset; Ctrl+R continues the turn."})
 	default:
 		m.follow = true
 	}

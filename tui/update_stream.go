@@ -53,6 +53,7 @@ const eventBuffer = 64
 
 // startTurn shows input and runs it as a turn.
 func (m *Model) startTurn(input string) tea.Cmd {
+	m.resumeAt, m.paused = time.Time{}, false
 	m.tr.add(userMsg{text: clean(input)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -267,6 +268,9 @@ func (m *Model) failed(err *session.TurnError) {
 		return
 	}
 	m.paused = err.Paused
+	if until := resetTime(err); !until.IsZero() {
+		m.resumeAt = until
+	}
 	text := err.Error()
 	switch {
 	case err.Retries == 1:
@@ -277,10 +281,26 @@ func (m *Model) failed(err *session.TurnError) {
 	m.tr.add(&notice{level: levelError, text: text, hint: failureHints(err, len(m.queue))})
 }
 
+// resetTime is the time a failed turn may continue by itself: the time the
+// server asked to wait for, or a usage limit's reset; zero when none.
+func resetTime(err *session.TurnError) time.Time {
+	if err.Paused && !err.Until.IsZero() {
+		return err.Until
+	}
+	if err.Failure.Kind == modelclient.KindUsageLimit {
+		return err.Failure.ResetsAt
+	}
+	return time.Time{}
+}
+
 // failureHints says what the user can do after a failure.
 func failureHints(err *session.TurnError, queued int) []string {
 	var h []string
-	if err.Paused {
+	switch {
+	case !resetTime(err).IsZero():
+		h = append(h, "It continues by itself at "+resetTime(err).Local().Format("15:04:05")+
+			" (the status line counts down); Ctrl+R continues it now, Esc stops waiting.")
+	case err.Paused:
 		h = append(h, "The turn is paused with its history kept: Ctrl+R continues it now.")
 	}
 	switch err.Failure.Kind {
@@ -331,6 +351,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 		m.restoreQueue()
 		return cmd
 	}
+	if !m.resumeAt.IsZero() && len(m.queue) == 0 {
+		return tea.Batch(cmd, m.startTicking()) // count down to the reset
+	}
 	return tea.Batch(cmd, m.sendQueued())
 }
 
@@ -368,7 +391,12 @@ func (m *Model) startTicking() tea.Cmd {
 // something runs or a quit is armed.
 func (m *Model) updateTick() tea.Cmd {
 	armed := !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) <= quitWindow
-	if m.turn == nil && m.busy == nil && !armed {
+	if !m.resumeAt.IsZero() && m.turn == nil && m.busy == nil && !m.now().Before(m.resumeAt) {
+		// The server's time has come: the paused turn goes on.
+		m.ticking = false
+		return m.startTurn(session.DefaultContinuePrompt)
+	}
+	if m.turn == nil && m.busy == nil && !armed && m.resumeAt.IsZero() {
 		m.ticking = false
 		return nil
 	}
