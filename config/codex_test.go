@@ -43,7 +43,10 @@ func TestCodexExampleConfig(t *testing.T) {
 	if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	for _, w := range c.Warnings {
+	for i, w := range c.Warnings {
+		if i > 0 && w.Line < c.Warnings[i-1].Line {
+			t.Errorf("warning %q comes after line %d: want the file's order", w.String(), c.Warnings[i-1].Line)
+		}
 		if w.Line == 0 || !strings.HasSuffix(w.String(), ": "+w.Key+": Codex setting that agent ignores") {
 			t.Errorf("warning %q: want path:line: key: Codex setting that agent ignores", w.String())
 		}

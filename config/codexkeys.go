@@ -187,3 +187,22 @@ func (w *warnings) add(src *source, path []string, msg string) {
 	e := src.errorAt(path, msg)
 	w.list = append(w.list, Warning(*e))
 }
+
+// sorted returns the warnings in the order of the file's lines, then the
+// overrides' in command-line order.
+func (w *warnings) sorted() []Warning {
+	out := slices.Clone(w.list)
+	slices.SortStableFunc(out, func(a, b Warning) int {
+		if (a.Override == "") != (b.Override == "") {
+			if a.Override == "" {
+				return -1
+			}
+			return 1
+		}
+		if a.Override != "" {
+			return 0
+		}
+		return a.Line - b.Line
+	})
+	return out
+}

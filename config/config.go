@@ -356,7 +356,7 @@ func load(path string, data []byte, opts Options) (Config, error) {
 	if err := probs.err(); err != nil {
 		return Config{}, err
 	}
-	c.Warnings = warns.list
+	c.Warnings = warns.sorted()
 	return c, nil
 }
 
