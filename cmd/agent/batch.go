@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentcli/agent/redact"
-	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -51,8 +50,17 @@ func addBatchFlags(fs *pflag.FlagSet, f *batchFlags) {
 	fs.StringVar(&f.file, "batch", "", `run every prompt of FILE, one JSON object a line: {"id":…, "prompt":…, "cwd":…} (docs/exec-batch.md)`)
 	fs.IntVar(&f.jobs, "jobs", defaultBatchJobs, "with --batch: prompts run at once")
 	fs.StringVar(&f.results, "results", "", "with --batch: append results to FILE instead of stdout; prompts FILE records as completed are skipped")
-	fs.IntVar(&f.maxRetries, "max-concurrent-retries", defaultMaxConcurrentRetries, "with --batch: retried requests in flight at once, across all jobs")
+	fs.IntVar(&f.maxRetries, "max-concurrent-retries", defaultMaxConcurrentRetries, "with --batch: retried requests in flight at once, across all jobs and every agent process of AGENT_HOME (default: [retry] max_concurrent_resends)")
 	fs.StringVar(&f.shard, "shard", "", "with --batch: run only slice K of N (K/N; N alone takes K from JOB_COMPLETION_INDEX, 0-based)")
+}
+
+// maxResends is --max-concurrent-retries when given, else 0: the
+// configured [retry] max_concurrent_resends.
+func (f *batchFlags) maxResends() int {
+	if f.fs != nil && f.fs.Changed("max-concurrent-retries") {
+		return f.maxRetries
+	}
+	return 0
 }
 
 // requested reports whether any batch flag was given.
@@ -157,8 +165,9 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			// exec never asks: the sandbox is the protection.
 			approval:       tools.PolicyNever,
 			noAutoContinue: f.noAutoContinue, ephemeral: f.ephemeral, outputSchema: schema,
-			// One gate for every job: the provider's limits are the account's.
-			gate: retrygate.New(bf.maxRetries),
+			// One gate for every job, and with every agent process of this
+			// AGENT_HOME: the provider's limits are the account's.
+			maxResends: bf.maxResends(),
 		},
 		progress: newBatchProgress(env.Stderr, env.StderrTTY, len(todo), time.Now),
 		notices:  map[string]bool{},

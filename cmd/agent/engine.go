@@ -166,7 +166,7 @@ type engineOptions struct {
 	addDirs        []string // --add-dir: writable roots beyond config's (absolute)
 	outputSchema   json.RawMessage
 	approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
-	gate           *retrygate.Gate // retry gate shared with other engines (exec --batch); nil: none
+	maxResends     int // the retry gate's bound; 0: [retry] max_concurrent_resends
 	// notice tells the user something while the engine runs (a refreshed
 	// login that could not be saved); nil prints it on stderr.
 	notice func(msg string)
@@ -278,10 +278,9 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		p.ConnectionMaxWait = 0
 	}
 	e.sessionID = newSessionID()
-	gate := o.gate
-	if gate == nil {
-		gate = openGate(env, e.home, p.ID, cmp.Or(cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), e.logger)
-	}
+	// One retry gate per provider and machine: every agent process of this
+	// AGENT_HOME (chats, exec, batch jobs, agent proxy) shares it.
+	gate := openGate(env, e.home, p.ID, cmp.Or(o.maxResends, cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), e.logger)
 	e.clientOpts = modelclient.Options{
 		Provider:         p,
 		Model:            cfg.Model,
