@@ -36,6 +36,8 @@ type eventReader struct {
 	typ  string // the current event's type ("" if unnamed)
 	last string // the last type seen, to reuse its string
 	data []byte // the current event's data lines, each followed by '\n'
+	one  []byte // the current event's only data line so far, still in buf
+	held bool   // one holds the data (data is empty)
 	size int    // bytes of the current event so far
 	any  bool   // the current event has a data field
 }
@@ -62,11 +64,14 @@ func (er *eventReader) next() (typ string, data []byte, err error) {
 			return "", nil, err
 		}
 		if len(line) == 0 { // dispatch
-			typ, any := er.typ, er.any
+			typ, any, one, held := er.typ, er.any, er.one, er.held
 			data := er.data
-			er.typ, er.data, er.size, er.any = "", er.data[:0], 0, false
-			if !any {
+			er.typ, er.data, er.one, er.held, er.size, er.any = "", er.data[:0], nil, false, 0, false
+			switch {
+			case !any:
 				continue
+			case held:
+				return typ, one, nil
 			}
 			return typ, data[:len(data)-1], nil
 		}
@@ -85,9 +90,15 @@ func (er *eventReader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		if !er.any {
+			// The usual event has one data line: it is returned where it
+			// lies in buf, unless more lines or more input come first.
+			er.one, er.held, er.any = value, true, true
+			return
+		}
+		er.keepOne()
 		er.data = append(er.data, value...)
 		er.data = append(er.data, '\n')
-		er.any = true
 	case "event":
 		if string(value) != er.last { // the same type as before costs nothing
 			er.last = string(value)
@@ -95,6 +106,14 @@ func (er *eventReader) field(line []byte) {
 		er.typ = er.last
 	}
 	// "" (a comment), "id", "retry" and anything else: ignored.
+}
+
+// keepOne copies the data line held in buf into data, before buf changes.
+func (er *eventReader) keepOne() {
+	if er.held {
+		er.data = append(append(er.data[:0], er.one...), '\n')
+		er.one, er.held = nil, false
+	}
 }
 
 // line returns the next line without its line end; it is valid until the
@@ -141,6 +160,7 @@ func (er *eventReader) line() ([]byte, error) {
 			// Whatever is left is an unterminated line: discarded with its event.
 			return nil, er.err
 		}
+		er.keepOne() // fill may move what buf holds
 		er.fill()
 	}
 }
