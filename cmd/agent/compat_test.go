@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
 )
 
 // TestCodexExecFlags runs exec with the reference client's flags and checks
@@ -127,5 +128,44 @@ func TestExecAddDirIsWritable(t *testing.T) {
 				t.Errorf("file written = %v; want %v\nstderr:\n%s\nmodel got: %s", err == nil, tt.written, r.stderr, srv.Requests()[1].Body)
 			}
 		})
+	}
+}
+
+// TestExecFork: `agent exec fork ID PROMPT` runs a turn on a new session
+// holding a copy of ID's history; ID's own rollout is left as it was.
+func TestExecFork(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "forked answer")})
+	home := t.TempDir()
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENT_HOME": home}
+	if r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	src, err := rollout.Latest(home, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(src.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "--json", "fork", src.ID, "two")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "forked answer") || strings.Contains(r.stdout, src.ID) {
+		t.Errorf("stdout = %s; want the forked answer under a new thread id", r.stdout)
+	}
+	body := string(srv.Requests()[1].Body)
+	for _, w := range []string{"one", "first answer", "two"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the forked turn's request lacks %q", w)
+		}
+	}
+	if after, _ := os.ReadFile(src.Path); string(after) != string(before) {
+		t.Error("the forked session's rollout changed")
 	}
 }

@@ -65,7 +65,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 		"when the server pauses the turn until a time (a usage limit's reset, a delay past the retry cap), wait for it, up to MAX, and continue (--wait-for-reset alone: up to 24h)")
 	fl.Lookup("wait-for-reset").NoOptDefVal = defaultWaitForReset.String()
 	addBatchFlags(cmd.Flags(), &f.batch)
-	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f))
+	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f), newExecForkCmd(ctx, env, g, f))
 	return cmd
 }
 

@@ -187,3 +187,52 @@ func transcript(ro *rollout.Rollout) []tui.Message {
 	}
 	return out
 }
+
+// newExecForkCmd is `agent exec fork ID [PROMPT]`: a new session starting
+// from a copy of a recorded one's history, with one turn run on it, as the
+// reference client's `codex exec fork`.
+func newExecForkCmd(ctx context.Context, env Env, g *globalFlags, f *execFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "fork ID [PROMPT]",
+		Short: "Fork a recorded session into a new one and run a turn on it",
+		Long: `Copy a recorded session's history into a new session and run one turn on
+it with PROMPT (or standard input; "-" reads it too). The recorded session
+is left as it was.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			warnIgnored(cmd, env.Stderr)
+			prompt, err := readPrompt(env, args[1:])
+			if err != nil {
+				return usageError(err)
+			}
+			images, err := imageURLs(f.images)
+			if err != nil {
+				return usageError(err)
+			}
+			e, err := newExecEngine(ctx, env, g, f)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			path, err := e.findSession(args[0], false, false)
+			if err != nil {
+				return usageError(err)
+			}
+			src, err := rollout.Load(path)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			r.Close()
+			sess, _, err := e.resume(r.Path())
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			sess.AttachImages(images...)
+			return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)
+		},
+	}
+}
