@@ -44,9 +44,9 @@ type Model struct {
 	// by itself then (Ctrl+R: now; Esc: stop waiting).
 	resumeAt time.Time
 	jobs     *jobs
-	engine Engine
-	now    func() time.Time
-	look   *look
+	engine   Engine
+	now      func() time.Time
+	look     *look
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for
