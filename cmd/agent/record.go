@@ -1,102 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/agentcli/agent/failover"
-	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/redact"
+	"github.com/agentcli/agent/recording"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
-	"github.com/agentcli/agent/transport"
 )
-
-// rolloutRecorder persists a session into its rollout file, with the
-// credentials of secrets masked in every item and message.
-type rolloutRecorder struct {
-	r       *rollout.Recorder
-	secrets *redact.Set
-}
-
-func (a rolloutRecorder) RecordItems(items ...transport.Item) error {
-	return a.r.AppendItems(a.items(items)...)
-}
-
-// items returns copies of items with the secrets masked.
-func (a rolloutRecorder) items(items []transport.Item) []transport.Item {
-	out := make([]transport.Item, len(items))
-	for i, it := range items {
-		out[i] = redactItem(a.secrets, it)
-	}
-	return out
-}
-
-// redactItem returns it with the secrets of s masked in every field.
-func redactItem(s *redact.Set, it transport.Item) transport.Item {
-	for _, f := range []*string{&it.Type, &it.ID, &it.Role, &it.CallID, &it.Name, &it.Arguments, &it.Input} {
-		*f = s.String(*f)
-	}
-	if it.Raw != nil {
-		it.Raw = json.RawMessage(s.String(string(it.Raw)))
-	}
-	return it
-}
-
-// Sync makes the lines durable; an index record that could not be written
-// is not a loss (lookups scan for the file), so it is not reported.
-func (a rolloutRecorder) Sync() error {
-	if err := a.r.Sync(); err != nil && !errors.Is(err, rollout.ErrIndex) {
-		return err
-	}
-	return nil
-}
-
-// RecordCompacted keeps the replaced history in the file and records the
-// replacement after it.
-func (a rolloutRecorder) RecordCompacted(message string, repl []transport.Item) error {
-	return a.r.AppendCompacted(rollout.Compacted{Message: a.secrets.String(message), ReplacementHistory: a.items(repl)})
-}
-
-// RecordEvent keeps the events a transcript and a resume need.
-func (a rolloutRecorder) RecordEvent(ev session.Event) error {
-	add := func(e rollout.EventMsg) error {
-		e.Message = a.secrets.String(e.Message)
-		return a.r.AppendEvent(e)
-	}
-	switch ev := ev.(type) {
-	case session.TurnStarted:
-		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTurnStarted}),
-			add(rollout.EventMsg{Type: rollout.EventUserMessage, Message: ev.Input}))
-	case session.MessageDone:
-		return add(rollout.EventMsg{Type: rollout.EventAgentMessage, Message: ev.Text})
-	case session.Retry:
-		return add(rollout.EventMsg{Type: rollout.EventRetry, Message: retryNotice(ev.Retry)})
-	case session.ProviderSwitch:
-		return add(rollout.EventMsg{Type: rollout.EventProviderSwitch, Message: ev.Reason, Provider: ev.To.Provider, Model: ev.To.Model})
-	case session.TurnCompleted:
-		total, last := ev.Total, ev.Last
-		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last,
-			Provider: ev.Provider.Provider, Model: ev.Provider.Model}),
-			add(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
-	case session.TurnFailed:
-		if ev.Err.Failure.Kind == modelclient.KindCanceled {
-			return add(rollout.EventMsg{Type: rollout.EventTurnInterrupted})
-		}
-		return add(rollout.EventMsg{Type: rollout.EventTurnFailed, Message: ev.Err.Error()})
-	}
-	return nil
-}
-
-// ledgerSink records each tool-call transition in the rollout.
-func ledgerSink(r *rollout.Recorder) func(session.LedgerEntry) error {
-	return func(e session.LedgerEntry) error {
-		return r.AppendLedger(rollout.LedgerEntry{CallID: e.CallID, Name: e.Name, State: string(e.State)})
-	}
-}
 
 // record starts persisting a new session (unless ephemeral).
 func (e *engine) record(opts *session.Options) error {
@@ -125,8 +39,8 @@ func (e *engine) recordAs(opts *session.Options, id, cwd string) (closeRec func(
 	if err != nil {
 		return nil, fmt.Errorf("record the session: %w", err)
 	}
-	opts.Recorder = rolloutRecorder{r, e.secrets}
-	opts.Ledger = session.NewLedger(ledgerSink(r))
+	opts.Recorder = recording.New(r, e.secrets)
+	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	return func() { r.Close() }, nil
 }
 
@@ -143,10 +57,10 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 	e.closers = append(e.closers, func() { r.Close() })
 	e.sessionID = ro.Meta.ID
 	opts := e.opts
-	opts.Recorder = rolloutRecorder{r, e.secrets}
+	opts.Recorder = recording.New(r, e.secrets)
 	opts.Resumed, opts.Usage = ro.History, ro.Total
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
-	opts.Ledger = session.NewLedger(ledgerSink(r))
+	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	var entries []session.LedgerEntry
 	for _, le := range ro.Ledger {
 		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})

@@ -79,6 +79,7 @@ func TestImportDirection(t *testing.T) {
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"rollout":                     {"transport"},
+		"recording":                   {"modelclient", "redact", "rollout", "session", "transport"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "termtext"},
 		"termtext":                    {},
 		"redact":                      {},
