@@ -21,10 +21,10 @@ func credentialHeaders() []string {
 
 // addEnvSecrets adds to s the credentials agent may take from its
 // environment: every variable whose name matches *KEY*, *SECRET* or *TOKEN*
-// (the names shell_environment_policy keeps from commands by default), the
-// env_key of p and of every configured provider, and the variables behind the provider's and MCP
-// servers' headers and bearer tokens, and the MCP servers' own env values
-// of such names.
+// (the names shell_environment_policy keeps from commands by default); the
+// env_key and env_http_headers variables of p and of every configured
+// provider; the MCP servers' bearer and header variables, credential
+// headers, and env values of such names.
 func addEnvSecrets(s *redact.Set, environ []string, getenv func(string) string, cfg config.Config, p provider.Info) {
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && shellenv.Match(shellenv.DefaultExcludes(), k) {
@@ -35,9 +35,9 @@ func addEnvSecrets(s *redact.Set, environ []string, getenv func(string) string, 
 		if info.EnvKey != "" {
 			s.Add(getenv(info.EnvKey))
 		}
-	}
-	for _, name := range p.EnvHTTPHeaders {
-		s.Add(getenv(name))
+		for _, name := range info.EnvHTTPHeaders {
+			s.Add(getenv(name))
+		}
 	}
 	for _, m := range cfg.MCPServers {
 		if m.BearerTokenEnvVar != "" {
