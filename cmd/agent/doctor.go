@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/agentcli/agent/failover"
 	"io"
 	"log/slog"
 	"net"
@@ -171,8 +172,37 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 	}
 	add(check{Name: "provider", Status: checkOK, Detail: what})
 	out = append(out, networkChecks(ctx, env, cfg, p, home, offline)...)
+	out = append(out, fallbackChecks(env, cfg, home)...)
 	out = append(out, sandboxChecks(ctx, env, cfg)...)
 	out = append(out, mcpChecks(ctx, env, cfg, home, offline)...)
+	return out
+}
+
+// fallbackChecks checks that each fallback entry has its credentials, and
+// says which are in a cooldown another run gave them.
+func fallbackChecks(env Env, cfg config.Config, home string) []check {
+	var out []check
+	health := failover.NewHealth(filepath.Join(home, "health"), nil)
+	for _, fb := range cfg.Fallback {
+		c := check{Name: "fallback " + fb.Provider + "/" + fb.Model, Status: checkOK}
+		p := cfg.Providers[fb.Provider]
+		hc, err := modelclient.NewHTTPClient(cfg.CACertificate)
+		if err == nil {
+			_, err = resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+		}
+		switch {
+		case p.Demo:
+			c.Status, c.Detail, c.Fix = checkFailed, "the demo provider cannot be a fallback", "remove it from fallback"
+		case err != nil:
+			c.Status, c.Detail, c.Fix = checkFailed, "no credentials: "+err.Error()+"; turns will skip it", credentialFix(p)
+		default:
+			c.Detail = "credentials found"
+			if until := health.DownUntil(fb.Provider); time.Now().Before(until) {
+				c.Detail += "; skipped until " + until.Local().Format("15:04:05") + " (it failed recently)"
+			}
+		}
+		out = append(out, c)
+	}
 	return out
 }
 

@@ -242,3 +242,21 @@ func TestDoctorHomePermissions(t *testing.T) {
 		t.Errorf("a home not yet made: %+v", c)
 	}
 }
+
+// TestDoctorFallbackCredentials: a fallback entry whose key is missing
+// fails its check, naming the variable; one with a key is ok.
+func TestDoctorFallbackCredentials(t *testing.T) {
+	cfg := doctorProvider("http://127.0.0.1:9/v1", `fallback = [{ provider = "backup", model = "m1" }, { provider = "spare", model = "m2" }]`) +
+		"[model_providers.backup]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"BACKUP_KEY\"\n" +
+		"[model_providers.spare]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"FAKE_KEY\"\n"
+	code, rep, out := doctorRun(t, cfg, nil, goodKernel, "--offline")
+	if code == 0 || rep.OK {
+		t.Errorf("exit %d with a fallback lacking its key:\n%s", code, out)
+	}
+	if c := checkOf(t, rep, "fallback backup/m1"); c.Status != checkFailed || !strings.Contains(c.Detail+c.Fix, "BACKUP_KEY") {
+		t.Errorf("fallback backup/m1 = %+v", c)
+	}
+	if c := checkOf(t, rep, "fallback spare/m2"); c.Status != checkOK {
+		t.Errorf("fallback spare/m2 = %+v", c)
+	}
+}
