@@ -409,7 +409,7 @@ func (b *batch) run(ctx context.Context, todo []batchItem, jobs int) error {
 // and usually affect every prompt, a quota waits for its reset, transient
 // failures may pass on a re-run, and plain failures are the prompts' own.
 func exitPriority() []int {
-	return []int{exitInterrupted, exitUsage, exitAuth, exitQuota, exitExhausted, exitFailed}
+	return []int{exitInterrupted, exitUsage, exitAuth, exitQuota, exitExhausted, exitFailed, exitNotSaved}
 }
 
 // exit returns the batch's exit error: nil when every prompt completed,
@@ -441,8 +441,11 @@ func (b *batch) summary() string {
 	for _, code := range exitPriority() {
 		if n := b.counts[code]; n > 0 {
 			what := "failed"
-			if code == exitInterrupted {
+			switch code {
+			case exitInterrupted:
 				what = "interrupted"
+			case exitNotSaved:
+				what = "completed, not saved"
 			}
 			parts = append(parts, fmt.Sprintf("%d %s (exit %d)", n, what, code))
 		}
@@ -488,6 +491,10 @@ func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 		return failedResult(ctx, r, &exitError{code: exitCode(err), err: err})
 	}
 	r.Status, r.ExitClass, r.FinalMessage = statusCompleted, exitOK, last
+	if err := sess.SaveError(); err != nil {
+		// The answer is here; its session is not on disk.
+		r.ExitClass, r.Error = exitNotSaved, "the turn completed, but the session was not saved: "+err.Error()
+	}
 	return r
 }
 

@@ -215,3 +215,24 @@ func TestConcurrentResumesOfOneSession(t *testing.T) {
 		t.Errorf("%d turns recorded, %d requests; want 2 and 2 (one resumed turn)", turns, len(srv.Requests()))
 	}
 }
+
+// TestBatchFullDisk: in a batch, a prompt whose session could not be saved
+// is completed with its answer, exit class 6, and the batch exits 6.
+func TestBatchFullDisk(t *testing.T) {
+	answer := strings.Repeat("x", 200<<10)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", answer)})
+	home := smallDisk(t, srv, "64k")
+	path := writeBatch(t, t.TempDir(), batchLine("a", "write a lot"))
+	r := runCLI(t, nil, runOpts{env: map[string]string{"AGENT_HOME": home}, stdinTTY: true}, "exec", "--batch", path)
+	if r.code != exitNotSaved {
+		t.Errorf("exit %d; want %d: %s", r.code, exitNotSaved, r.stderr)
+	}
+	res := readResults(t, r.stdout)
+	if len(res) != 1 || res[0].Status != statusCompleted || res[0].ExitClass != exitNotSaved || res[0].FinalMessage != answer ||
+		!strings.Contains(res[0].Error, "not saved") {
+		t.Errorf("results = %+v", res)
+	}
+	if !strings.Contains(r.stderr, "1 completed, not saved (exit 6)") {
+		t.Errorf("summary:\n%s", r.stderr)
+	}
+}
