@@ -169,3 +169,26 @@ func TestExecFork(t *testing.T) {
 		t.Error("the forked session's rollout changed")
 	}
 }
+
+// TestExecCodexAPIKey: the key the Codex SDK's apiKey option passes in
+// CODEX_API_KEY authenticates the openai provider (AGENT_API_KEY wins when
+// both are set).
+func TestExecCodexAPIKey(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"CODEX_API_KEY": "sk-test-codex-0000"}, "sk-test-codex-0000"},
+		{map[string]string{"CODEX_API_KEY": "sk-test-codex-0000", "AGENT_API_KEY": "sk-test-agent-0000"}, "sk-test-agent-0000"},
+	} {
+		srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+		cfg := "model = \"m\"\nmodel_provider = \"openai\"\nopenai_base_url = \"%URL%\"\n[model_providers.openai]\nsupports_websockets = false\n"
+		r := runCLI(t, srv, runOpts{config: cfg, env: tt.env, stdinTTY: true}, "exec", "hi")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer "+tt.want {
+			t.Errorf("env %v: Authorization = %q; want the key %s", tt.env, got, tt.want)
+		}
+	}
+}

@@ -268,6 +268,9 @@ func storeOf(s *auth.Store, _ error) *auth.Store { return s }
 // notice tells the user what the credentials' manager has to say while
 // the agent runs (refreshed tokens that could not be saved); nil prints it
 // on stderr.
+//
+// The API key variable is AGENT_API_KEY or, when only it is set,
+// CODEX_API_KEY, the variable the Codex SDK's apiKey option sets.
 func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger,
 	notice func(msg string)) (modelclient.Credentials, error) {
 	if notice == nil {
@@ -283,7 +286,7 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 		Provider:  *p,
 		Command:   command,
 		Getenv:    env.Getenv,
-		APIKeyVar: "AGENT_API_KEY",
+		APIKeyVar: apiKeyVar(env.Getenv),
 		Manager: auth.ManagerOptions{
 			// A keyring that cannot be reached fails here only if the
 			// stored credentials are needed (the store's Load says why).
@@ -375,4 +378,14 @@ func hasDesktop(env Env) bool {
 		return true
 	}
 	return env.Getenv("DISPLAY") != "" || env.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// apiKeyVar is the environment variable whose API key wins over auth.json:
+// AGENT_API_KEY, else CODEX_API_KEY when set (as the reference client's
+// exec and its SDK use it).
+func apiKeyVar(getenv func(string) string) string {
+	if getenv("AGENT_API_KEY") == "" && getenv("CODEX_API_KEY") != "" {
+		return "CODEX_API_KEY"
+	}
+	return "AGENT_API_KEY"
 }

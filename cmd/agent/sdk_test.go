@@ -21,7 +21,8 @@ const sdkDir = "testdata/sdk"
 // TestCodexSDK drives the agent binary with @openai/codex-sdk, as a Codex
 // user's script does (codexPathOverride: agent): a streamed thread with a
 // command, the thread resumed by id, an output schema and an image, over
-// the fake Responses server. It checks what the SDK saw (testdata/sdk/sdk.mjs
+// the fake Responses server, and a thread through the SDK's own apiKey and
+// baseUrl options. It checks what the SDK saw (testdata/sdk/sdk.mjs
 // asserts the events) and what reached the model.
 func TestCodexSDK(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -44,6 +45,7 @@ func TestCodexSDK(t *testing.T) {
 		rt.Reply("r3", "m3", "resumed answer"),
 		rt.Reply("r4", "m4", `{"answer":"42"}`),
 		rt.Reply("r5", "m5", "a red pixel"),
+		rt.Reply("r6", "m6", "keyed answer"),
 	})
 	home := writeConfig(t, srv.URL, "")
 	work := t.TempDir()
@@ -58,7 +60,9 @@ func TestCodexSDK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "IMAGE=" + image, "PATH=" + os.Getenv("PATH")}
+	const sdkKey = "sk-test-sdk-0000"
+	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "IMAGE=" + image, "PATH=" + os.Getenv("PATH"),
+		"SDK_API_KEY=" + sdkKey, "SDK_BASE_URL=" + srv.URL}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node sdk.mjs: %v\n%s", err, out)
@@ -67,12 +71,15 @@ func TestCodexSDK(t *testing.T) {
 	for sc := bufio.NewScanner(strings.NewReader(string(out))); sc.Scan(); {
 		turns = append(turns, sc.Text())
 	}
-	if len(turns) != 4 {
-		t.Fatalf("the SDK script reported %d turns; want 4:\n%s", len(turns), out)
+	if len(turns) != 5 {
+		t.Fatalf("the SDK script reported %d turns; want 5:\n%s", len(turns), out)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d model requests; want 5", len(reqs))
+	if len(reqs) != 6 {
+		t.Fatalf("%d model requests; want 6", len(reqs))
+	}
+	if got := reqs[5].Header.Get("Authorization"); got != "Bearer "+sdkKey {
+		t.Errorf("the apiKey turn's Authorization = %q; want the SDK's key", got)
 	}
 	body := func(i int) string { return string(reqs[i].Body) }
 	// The resumed turn carries the first turn's history.

@@ -65,3 +65,16 @@ const seenImage = await resumed.run([
 ]);
 assert.equal(seenImage.finalResponse, "a red pixel");
 report("image", { final: seenImage.finalResponse });
+
+// 5. The SDK's own apiKey and baseUrl options (CODEX_API_KEY and
+// openai_base_url), on the built-in openai provider.
+const direct = new Codex({
+  codexPathOverride: AGENT_BIN,
+  apiKey: process.env.SDK_API_KEY,
+  baseUrl: process.env.SDK_BASE_URL,
+  config: { model_provider: "openai" },
+  env: { AGENT_HOME, PATH },
+});
+const viaKey = await direct.startThread(options).run("hello with the SDK's key");
+assert.equal(viaKey.finalResponse, "keyed answer");
+report("apiKey", { final: viaKey.finalResponse });
