@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentcli/agent/retrygate"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -35,38 +36,32 @@ func (c Candidate) String() string { return c.Provider + "/" + c.Model }
 const DefaultCooldown = 5 * time.Minute
 
 // Health is the memory of which providers failed and until when each is
-// skipped. Its state is one small file per provider in a directory, so
-// every process sharing it (and the next run) sees it; the file holds the
-// time the provider may be tried again. The zero value remembers nothing.
+// skipped. Its state is one small file per provider, beside the provider's
+// machine-wide retry gate (AGENT_HOME/retrygate/<provider>/down), so every
+// process sharing AGENT_HOME (and the next run) sees it; the file holds the
+// time the provider may be tried again.
 type Health struct {
-	dir string
-	now func() time.Time
+	home string
+	now  func() time.Time
 }
 
-// NewHealth returns the health memory kept in dir (AGENT_HOME/health);
-// now reads the wall clock (nil: time.Now). An empty dir keeps nothing.
-func NewHealth(dir string, now func() time.Time) *Health {
+// NewHealth returns the health memory kept under home (AGENT_HOME); now
+// reads the wall clock (nil: time.Now). An empty home keeps nothing.
+func NewHealth(home string, now func() time.Time) *Health {
 	if now == nil {
 		now = time.Now
 	}
-	return &Health{dir: dir, now: now}
+	return &Health{home: home, now: now}
 }
 
 func (h *Health) path(provider string) string {
-	clean := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, provider)
-	return filepath.Join(h.dir, clean+".down")
+	return filepath.Join(retrygate.DirFor(h.home, provider), "down")
 }
 
 // MarkDown records that provider failed: it is skipped until now+d (d ≤ 0:
 // [DefaultCooldown]). A later time already recorded is kept.
 func (h *Health) MarkDown(provider string, d time.Duration) error {
-	if h == nil || h.dir == "" {
+	if h == nil || h.home == "" {
 		return nil
 	}
 	if d <= 0 {
@@ -76,10 +71,11 @@ func (h *Health) MarkDown(provider string, d time.Duration) error {
 	if cur := h.DownUntil(provider); !cur.Before(until) {
 		return nil
 	}
-	if err := os.MkdirAll(h.dir, 0o700); err != nil {
+	dir := filepath.Dir(h.path(provider))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("provider health: %w", err)
 	}
-	tmp, err := os.CreateTemp(h.dir, ".down-*")
+	tmp, err := os.CreateTemp(dir, ".down-*")
 	if err != nil {
 		return fmt.Errorf("provider health: %w", err)
 	}
@@ -97,7 +93,7 @@ func (h *Health) MarkDown(provider string, d time.Duration) error {
 
 // MarkUp forgets provider's failure: it answered.
 func (h *Health) MarkUp(provider string) {
-	if h == nil || h.dir == "" {
+	if h == nil || h.home == "" {
 		return
 	}
 	os.Remove(h.path(provider))
@@ -106,7 +102,7 @@ func (h *Health) MarkUp(provider string) {
 // DownUntil returns when provider may be tried again; the zero time when
 // it is not known to be down. An unreadable record counts as not down.
 func (h *Health) DownUntil(provider string) time.Time {
-	if h == nil || h.dir == "" {
+	if h == nil || h.home == "" {
 		return time.Time{}
 	}
 	b, err := os.ReadFile(h.path(provider))

@@ -63,7 +63,10 @@ func TestHealthCooldownIsSharedAndExpires(t *testing.T) {
 
 func TestHealthGarbageIsNotDown(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "openai.down"), []byte("garbage"), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "retrygate", "openai"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "retrygate", "openai", "down"), []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if failover.NewHealth(dir, nil).Down("openai") {

@@ -182,7 +182,7 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 // says which are in a cooldown another run gave them.
 func fallbackChecks(env Env, cfg config.Config, home string) []check {
 	var out []check
-	health := failover.NewHealth(filepath.Join(home, "health"), nil)
+	health := failover.NewHealth(home, nil)
 	for _, fb := range cfg.Fallback {
 		c := check{Name: "fallback " + fb.Provider + "/" + fb.Model, Status: checkOK}
 		p := cfg.Providers[fb.Provider]

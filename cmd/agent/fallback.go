@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/failover"
@@ -41,5 +40,5 @@ func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client, not
 		e.fallbackClients = append(e.fallbackClients, opts)
 		e.fallbacks = append(e.fallbacks, session.Alternative{Candidate: failover.Candidate{Provider: p.ID, Model: fb.Model}, Client: c})
 	}
-	e.health = failover.NewHealth(filepath.Join(e.home, "health"), env.Now)
+	e.health = failover.NewHealth(e.home, env.Now)
 }

@@ -57,7 +57,7 @@ func TestImportDirection(t *testing.T) {
 	allowed := map[string][]string{
 		"retry":                       {},
 		"retrygate":                   {},
-		"failover":                    {"transport"},
+		"failover":                    {"retrygate", "transport"},
 		"transport":                   {},
 		"provider":                    {},
 		"transport/internal/liveness": {"transport"},
