@@ -154,6 +154,9 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
 		return usageError(err)
 	}
+	if err := checkExecApproval(env, f.approval); err != nil {
+		return err
+	}
 	addDirs, err := f.codex.writableRoots()
 	if err != nil {
 		return usageError(err)

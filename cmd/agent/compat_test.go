@@ -192,3 +192,29 @@ func TestExecCodexAPIKey(t *testing.T) {
 		}
 	}
 }
+
+// TestExecAskForApproval: exec takes -a as the chat does, and says so when
+// the policy asked for is one it cannot follow (it never asks).
+func TestExecAskForApproval(t *testing.T) {
+	for _, tt := range []struct {
+		policy string
+		code   int
+		stderr string
+	}{
+		{"never", 0, ""},
+		{"on-request", 0, "agent: warning: -a on-request is ignored: agent exec never asks for approval"},
+		{"sometimes", exitUsage, `agent: -a "sometimes": want untrusted, on-request or never`},
+	} {
+		srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+		r := runCLI(t, srv, runOpts{}, "exec", "-a", tt.policy, "-C", t.TempDir(), "hi")
+		if r.code != tt.code {
+			t.Fatalf("-a %s: exit %d; want %d\n%s", tt.policy, r.code, tt.code, r.stderr)
+		}
+		if tt.stderr == "" && strings.Contains(r.stderr, "-a ") || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("-a %s: stderr = %q; want %q", tt.policy, r.stderr, tt.stderr)
+		}
+		if tt.code == 0 && !strings.Contains(string(srv.Requests()[0].Body), jsonFragment("<approval_policy>never</approval_policy>")) {
+			t.Errorf("-a %s: the session's approval policy is not never", tt.policy)
+		}
+	}
+}

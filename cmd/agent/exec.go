@@ -52,6 +52,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.BoolVar(&f.json, "experimental-json", false, "alias of --json")
 	_ = fl.MarkHidden("experimental-json")
 	fl.Bool("skip-git-repo-check", false, "allow running outside a git repository (agent always does)")
+	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy; exec never asks (never is the only one it runs under)")
 	f.codex.add(fl)
 	addIgnoredFlags(fl, ignoredCommonFlags)
 	addIgnoredFlags(fl, ignoredExecFlags)
@@ -80,6 +81,7 @@ type execFlags struct {
 	waitForReset   time.Duration // --wait-for-reset[=MAX]; 0: do not wait
 	ephemeral      bool
 	images         []string
+	approval       string     // -a: exec runs under "never" whatever is asked
 	codex          codexFlags // the reference client's flags (compat.go)
 	batch          batchFlags // --batch and its companions (batch.go)
 }
@@ -122,6 +124,9 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 	if err != nil {
 		return nil, usageError(err)
 	}
+	if err := checkExecApproval(env, f.approval); err != nil {
+		return nil, err
+	}
 	e, err := newEngine(ctx, env, g, engineOptions{
 		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox, addDirs: addDirs,
 		// exec never asks: the approval policy is "never" and the sandbox
@@ -140,6 +145,19 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
 	return e, nil
+}
+
+// checkExecApproval checks exec's -a: exec never asks, so a policy that
+// would ask gets a warning, and a policy that is none an error.
+func checkExecApproval(env Env, policy string) error {
+	switch policy {
+	case "", tools.PolicyNever:
+	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyOnFailure:
+		fmt.Fprintf(env.Stderr, "agent: warning: -a %s is ignored: agent exec never asks for approval (commands that need more than the sandbox fail)\n", policy)
+	default:
+		return usageError(fmt.Errorf("-a %q: want untrusted, on-request or never", policy))
+	}
+	return nil
 }
 
 // runExecTurn runs one turn of sess and prints it as exec does.
