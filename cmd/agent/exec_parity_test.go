@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -165,6 +166,19 @@ func TestExecJSONParity(t *testing.T) {
 				}
 			}
 			got, want := jsonLines(t, r.stdout), jsonLines(t, string(codexOut))
+			// agent's own retry events (the reference client retries
+			// without an event); the schema check above covered them.
+			retries := 0
+			got = slices.DeleteFunc(got, func(ev map[string]any) bool {
+				if ev["type"] == "retry" {
+					retries++
+					return true
+				}
+				return false
+			})
+			if sc.name == "retry" && retries != 1 {
+				t.Errorf("%d retry events; want 1 for the 500", retries)
+			}
 			if len(got) != len(want) {
 				t.Fatalf("%d events; codex printed %d\nagent:\n%s\ncodex:\n%s", len(got), len(want), r.stdout, codexOut)
 			}
