@@ -161,11 +161,16 @@ func addIgnoredFlags(fs *pflag.FlagSet, flags []ignoredFlag) {
 	}
 }
 
-// warnIgnored prints one line for each ignored flag the command was given.
+// warnIgnored prints one line for each ignored flag the command was given,
+// and for --color always, which agent cannot honour (its output has no
+// colour).
 func warnIgnored(cmd *cobra.Command, w io.Writer) {
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if why := f.Annotations[ignoredAnnotation]; len(why) > 0 {
 			fmt.Fprintf(w, "agent: warning: --%s is accepted for compatibility with Codex and ignored (%s)\n", f.Name, strings.Join(why, ""))
+		}
+		if f.Name == "color" && f.Value.String() == "always" {
+			fmt.Fprintln(w, "agent: warning: --color always is accepted for compatibility with Codex and ignored (agent's output has no colour)")
 		}
 	})
 }

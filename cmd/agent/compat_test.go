@@ -37,6 +37,8 @@ func TestCodexExecFlags(t *testing.T) {
 				"agent: warning: --ignore-rules is accepted for compatibility with Codex and ignored (agent has no execpolicy .rules files)",
 				"agent: warning: --thread-source is accepted for compatibility with Codex and ignored (agent does not classify sessions by source)",
 			}},
+		{name: "color always warns", args: []string{"--color", "always"},
+			stderr: []string{"agent: warning: --color always is accepted for compatibility with Codex and ignored (agent's output has no colour)"}},
 		{name: "bad color", args: []string{"--color", "sometimes"}, code: exitUsage, stderr: []string{`agent: --color "sometimes": want always, never or auto`}},
 		{name: "bad local provider", args: []string{"--oss", "--local-provider", "vllm"}, code: exitUsage,
 			stderr: []string{`agent: --local-provider "vllm": want ollama or lmstudio`}},
