@@ -116,7 +116,7 @@ func decodeGeneral(typ string, data []byte) (Event, error) {
 		_ = json.Unmarshal(w.Response, &r) // the id is informational
 		return Created{ResponseID: r.ID}, nil
 	case "response.output_item.added", "response.output_item.done":
-		it, err := ParseItem(w.Item)
+		it, err := parseItem(w.Item) // w.Item is already a copy of data
 		if err != nil || it.Type == "" {
 			return nil, &DecodeError{Type: w.Type, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
 		}

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -132,6 +133,9 @@ const (
 	OriginSummary Origin = "summary"
 )
 
+// wireItem is the fields of an item that [Item] holds. The content parts
+// are checked as [Item.Text] reads them, without keeping their text (a long
+// answer is not copied for nothing).
 type wireItem struct {
 	Type      string `json:"type"`
 	ID        string `json:"id"`
@@ -142,6 +146,25 @@ type wireItem struct {
 	Arguments string `json:"arguments"`
 	Input     string `json:"input"`
 	Content   []struct {
+		Type string       `json:"type"`
+		Text stringShaped `json:"text"`
+	} `json:"content"`
+}
+
+// stringShaped accepts what a string field accepts (a JSON string or null)
+// without decoding it.
+type stringShaped struct{}
+
+func (*stringShaped) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' || string(b) == "null" {
+		return nil
+	}
+	return fmt.Errorf("content text is not a string: %.40s", b)
+}
+
+// wireContent is a message item's content parts, as [Item.Text] reads them.
+type wireContent struct {
+	Content []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
@@ -160,8 +183,14 @@ func qualifiedName(namespace, name string) string {
 	return namespace + "__" + name
 }
 
-// ParseItem decodes an item from its JSON form.
+// ParseItem decodes an item from its JSON form; the item's Raw is a copy
+// of raw.
 func ParseItem(raw json.RawMessage) (Item, error) {
+	return parseItem(append(json.RawMessage(nil), raw...))
+}
+
+// parseItem is ParseItem keeping raw itself as the item's Raw.
+func parseItem(raw json.RawMessage) (Item, error) {
 	var w wireItem
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Item{}, err
@@ -169,15 +198,18 @@ func ParseItem(raw json.RawMessage) (Item, error) {
 	return Item{
 		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
 		Name: qualifiedName(w.Namespace, w.Name), Arguments: w.Arguments, Input: w.Input,
-		Raw: append(json.RawMessage(nil), raw...),
+		Raw: raw,
 	}, nil
 }
 
 // Text returns the concatenated text parts of a message item.
 func (it Item) Text() string {
-	var w wireItem
+	var w wireContent
 	if json.Unmarshal(it.Raw, &w) != nil {
 		return ""
+	}
+	if len(w.Content) == 1 {
+		return w.Content[0].Text
 	}
 	var b strings.Builder
 	for _, c := range w.Content {
