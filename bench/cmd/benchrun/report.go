@@ -178,7 +178,7 @@ func cell(ss []sample, get func(sample) float64, unit string) string {
 	}
 	slices.Sort(v)
 	f := "%.0f"
-	if v[len(v)-1] < 20 {
+	if v[len(v)-1] < 20 || unit == "MiB" { // RSS targets are close: show tenths
 		f = "%.1f"
 	}
 	return fmt.Sprintf(f+" %s ("+f+"–"+f+")", median(ss, get), unit, v[0], v[len(v)-1])

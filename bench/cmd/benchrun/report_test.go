@@ -56,8 +56,8 @@ func TestReportTargets(t *testing.T) {
 		"| 50000-delta stream, CPU user+sys | 150 ms (150–150) | 1500 ms (1500–1500) | 90 ms (90–90) | 1.67× | 0.10× | ≤ 1.5× floor, ≤ 0.15× ref | **MISS** |",
 		"| 50000-delta stream, wall | 130 ms (130–130) | 1000 ms (1000–1000) | 125 ms (125–125) | 1.04× | 0.13× | ≤ 1.05× floor | pass |",
 		"| spawn → first request | 10.0 ms (10.0–10.0) | 100 ms (100–100) | 4.0 ms (4.0–4.0) | 2.50× | 0.10× | ≤ 12 ms | pass |",
-		"| peak RSS, one-turn exec | 10.0 MiB (10.0–10.0) | 100 MiB (100–100) | 8.0 MiB (8.0–8.0) | 1.25× | 0.10× | ≤ 16 MiB | pass |",
-		"| peak RSS, 50000-delta stream | 22 MiB (22–22) | 100 MiB (100–100) | 8.0 MiB (8.0–8.0) | 2.75× | 0.22× | ≤ 20 MiB | **MISS** |",
+		"| peak RSS, one-turn exec | 10.0 MiB (10.0–10.0) | 100.0 MiB (100.0–100.0) | 8.0 MiB (8.0–8.0) | 1.25× | 0.10× | ≤ 16 MiB | pass |",
+		"| peak RSS, 50000-delta stream | 22.0 MiB (22.0–22.0) | 100.0 MiB (100.0–100.0) | 8.0 MiB (8.0–8.0) | 2.75× | 0.22× | ≤ 20 MiB | **MISS** |",
 		"| whole one-turn run, wall | 20 ms (20–20) | 200 ms (200–200) | 8.0 ms (8.0–8.0) | 2.50× | 0.10× | — | — |",
 		"| agent | 1.04× | 1.04× |",
 	} {
