@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 // Login modes of auth.json ("auth_mode").
@@ -357,14 +359,14 @@ func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	for waited := false; ; waited = true {
-		held, err := tryLock(f)
+		held, err := filelock.TryLock(f)
 		if err != nil {
 			_ = f.Close()
 			return nil, fmt.Errorf("auth: lock %s: %w", path, err)
 		}
 		if held {
 			return func() {
-				_ = unlockFile(f)
+				_ = filelock.Unlock(f)
 				_ = f.Close()
 			}, nil
 		}

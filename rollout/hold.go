@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 // ErrInUse: another process holds the session. It comes wrapped in a
@@ -51,14 +53,14 @@ func hold(f *os.File, path, id string) error {
 		return fmt.Errorf("rollout: lock %s: %w", lp, err)
 	}
 	defer g.Close() // drops the guard
-	if err := lockFile(g); err != nil {
+	if err := filelock.Lock(g); err != nil {
 		return fmt.Errorf("rollout: lock %s: %w", lp, err)
 	}
-	held, err := tryLockFile(f)
+	ok, err := filelock.TryLock(f)
 	if err != nil {
 		return fmt.Errorf("rollout: lock %s: %w", path, err)
 	}
-	if held {
+	if !ok {
 		b, _ := os.ReadFile(lp)
 		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 		return &InUseError{ID: id, Lock: lp, PID: pid}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 // indexName is the index file in the sessions directory: append-only JSON
@@ -404,12 +406,12 @@ func lockIndex(sessions string) (unlock func()) {
 	if err != nil {
 		return func() {}
 	}
-	if lockFile(f) != nil {
+	if filelock.Lock(f) != nil {
 		_ = f.Close()
 		return func() {}
 	}
 	return func() {
-		_ = unlockFile(f)
+		_ = filelock.Unlock(f)
 		_ = f.Close()
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 // historyTail is how much of the history file is read at start.
@@ -210,7 +212,7 @@ func appendHistory(path string, maxBytes int64, entries ...historyEntry) error {
 	if err != nil {
 		return err
 	}
-	if err := lockFile(f); err != nil {
+	if err := filelock.Lock(f); err != nil {
 		_ = f.Close()
 		return err
 	}

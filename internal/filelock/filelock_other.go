@@ -1,0 +1,15 @@
+//go:build !unix
+
+package filelock
+
+import "os"
+
+// Lock has no cross-process lock to take on this platform.
+func Lock(*os.File) error { return nil }
+
+// TryLock cannot keep other processes out on this platform: it always
+// succeeds.
+func TryLock(*os.File) (ok bool, err error) { return true, nil }
+
+// Unlock has nothing to release on this platform.
+func Unlock(*os.File) error { return nil }
