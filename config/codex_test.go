@@ -167,6 +167,24 @@ func TestCodexWarningOncePerRun(t *testing.T) {
 	}
 }
 
+// TestCodexWarningsInReadingOrder: the warnings come in the order people
+// read the configuration, as its errors do: the file's by line (not in
+// the order the keys are checked), then the overrides' in command-line
+// order.
+func TestCodexWarningsInReadingOrder(t *testing.T) {
+	file := "review_model = \"x\"\n[profiles.p]\npersonality = \"x\"\n[history]\nfile_opener = \"vscode\"\n"
+	c := mustLoad(t, file, config.Options{Overrides: []string{"sqlite_home=/x", "check_for_update_on_startup=false"}})
+	want := []string{"review_model", "profiles.p.personality", "history.file_opener", "sqlite_home", "check_for_update_on_startup"}
+	if got := warningKeys(c.Warnings); !slices.Equal(got, want) {
+		t.Errorf("warnings = %q, want %q", got, want)
+	}
+	for i, w := range c.Warnings[:3] {
+		if w.Line != []int{1, 3, 5}[i] {
+			t.Errorf("warning %s: line %d, want %d", w.Key, w.Line, []int{1, 3, 5}[i])
+		}
+	}
+}
+
 // TestExampleListsIgnoredKeys: config.toml.example names every key agent
 // ignores.
 func TestExampleListsIgnoredKeys(t *testing.T) {

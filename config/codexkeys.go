@@ -192,17 +192,6 @@ func (w *warnings) add(src *source, path []string, msg string) {
 // overrides' in command-line order.
 func (w *warnings) sorted() []Warning {
 	out := slices.Clone(w.list)
-	slices.SortStableFunc(out, func(a, b Warning) int {
-		if (a.Override == "") != (b.Override == "") {
-			if a.Override == "" {
-				return -1
-			}
-			return 1
-		}
-		if a.Override != "" {
-			return 0
-		}
-		return a.Line - b.Line
-	})
+	slices.SortStableFunc(out, func(a, b Warning) int { return byPlace((*Error)(&a), (*Error)(&b)) })
 	return out
 }

@@ -195,18 +195,7 @@ func (p *problems) err() error {
 	if len(p.list) == 1 && p.dropped == 0 {
 		return p.list[0]
 	}
-	slices.SortStableFunc(p.list, func(a, b *Error) int {
-		if (a.Override == "") != (b.Override == "") {
-			if a.Override == "" {
-				return -1
-			}
-			return 1
-		}
-		if a.Override != "" {
-			return 0
-		}
-		return cmp.Compare(a.Line, b.Line)
-	})
+	slices.SortStableFunc(p.list, byPlace)
 	errs := make([]error, 0, len(p.list)+1)
 	for _, e := range p.list {
 		errs = append(errs, e)
@@ -215,4 +204,20 @@ func (p *problems) err() error {
 		errs = append(errs, fmt.Errorf("config: %d more problems not shown", p.dropped))
 	}
 	return errors.Join(errs...)
+}
+
+// byPlace orders config findings (problems, warnings) the way people read
+// them: the file's by line, then the overrides' in command-line order
+// (a stable sort keeps that order).
+func byPlace(a, b *Error) int {
+	if (a.Override == "") != (b.Override == "") {
+		if a.Override == "" {
+			return -1
+		}
+		return 1
+	}
+	if a.Override != "" {
+		return 0
+	}
+	return cmp.Compare(a.Line, b.Line)
 }
