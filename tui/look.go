@@ -100,16 +100,13 @@ func wrap(text string, width int, indent string) []string {
 // [termtext.Sanitize] removes every escape sequence but colours and every
 // control character but newline and tab, and ends lines at carriage
 // returns; the chat then drops the colours (it draws its own) and turns
-// tabs into spaces.
+// tabs into spaces. What is unsafe is termtext's decision alone.
 func clean(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
+	s = termtext.Sanitize(s)
+	if strings.IndexByte(s, '\x1b') >= 0 {
+		s = ansi.Strip(s) // colours are all Sanitize keeps
 	}
-	return strings.ReplaceAll(ansi.Strip(termtext.Sanitize(s)), "\t", "    ")
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0)
+	return strings.ReplaceAll(s, "\t", "    ")
 }
 
 // truncate cuts s to width columns with an ellipsis.
