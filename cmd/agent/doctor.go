@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/agentcli/agent/failover"
 	"io"
 	"log/slog"
 	"net"
@@ -20,7 +19,9 @@ import (
 	"github.com/coder/websocket"
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
@@ -403,24 +404,16 @@ func credentialFix(p provider.Info) string {
 	return "set AGENT_API_KEY, or the provider's env_key"
 }
 
-// maskAuth shows an Authorization value with the secret masked: the
-// scheme, the first three and the last four characters.
+// maskAuth shows an Authorization value with the secret masked as
+// everywhere a key is shown ([auth.Mask]), after its scheme.
 func maskAuth(v string) string {
 	if v == "" {
 		return "no Authorization header"
 	}
-	scheme, secret, ok := strings.Cut(v, " ")
-	if !ok {
-		scheme, secret = "", v
+	if scheme, secret, ok := strings.Cut(v, " "); ok {
+		return scheme + " " + auth.Mask(secret)
 	}
-	masked := "****"
-	if len(secret) >= 16 {
-		masked = secret[:3] + "…" + secret[len(secret)-4:]
-	}
-	if scheme != "" {
-		return scheme + " " + masked
-	}
-	return masked
+	return auth.Mask(v)
 }
 
 // sandboxChecks describe what this kernel offers the sandbox and what each

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/auth"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -86,6 +87,9 @@ func TestDoctorAllOK(t *testing.T) {
 	if c := checkOf(t, rep, "credential"); !strings.Contains(c.Detail, "environment variable FAKE_KEY") ||
 		!strings.Contains(c.Detail, "accepted") || strings.Contains(out, fakeKey) {
 		t.Errorf("credential check %q (the key must be masked)", c.Detail)
+	}
+	if c := checkOf(t, rep, "credential"); !strings.Contains(c.Detail, "(Bearer "+auth.Mask(fakeKey)+")") {
+		t.Errorf("credential check %q: want the key masked as agent login status shows it, %q", c.Detail, auth.Mask(fakeKey))
 	}
 	if c := checkOf(t, rep, "mcp test"); !strings.Contains(c.Detail, "mcp__test__") {
 		t.Errorf("mcp check %q lists no tools", c.Detail)
