@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"slices"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
