@@ -85,6 +85,24 @@ func (f Failure) ProviderDown() bool {
 	return false
 }
 
+// WebSocketUnavailable reports whether f is a handshake answer saying
+// WebSocket is not served here, so asking again cannot help: 426, or a
+// plain HTTP answer from something that does not upgrade (404, 405, 400,
+// 200 ...). 401 goes to auth recovery; 408, 429 and 5xx are retried like
+// any request.
+func (f Failure) WebSocketUnavailable() bool {
+	var he *transport.HandshakeError
+	var st *transport.HTTPError
+	if !errors.As(f.Err, &he) || !errors.As(he.Err, &st) {
+		return false
+	}
+	switch s := st.StatusCode; {
+	case s == http.StatusUnauthorized, s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500:
+		return false
+	}
+	return true
+}
+
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
 	var (

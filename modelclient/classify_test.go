@@ -107,3 +107,35 @@ func TestClassifyUsageLimitResetsAt(t *testing.T) {
 		t.Errorf("ResetsAt = %v", f.ResetsAt)
 	}
 }
+
+// TestWebSocketUnavailable: which handshake answers end WebSocket for the
+// session at once (the server does not upgrade) and which are retried or
+// recovered like any request; a POST's answer is never about WebSocket.
+func TestWebSocketUnavailable(t *testing.T) {
+	hs := func(status int) error {
+		return &transport.HandshakeError{Err: &transport.HTTPError{StatusCode: status, Header: http.Header{}}}
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"426", hs(426), true},
+		{"404", hs(404), true},
+		{"405", hs(405), true},
+		{"400", hs(400), true},
+		{"200 without upgrade", hs(200), true},
+		{"401", hs(401), false},
+		{"408", hs(408), false},
+		{"429", hs(429), false},
+		{"500", hs(500), false},
+		{"503", hs(503), false},
+		{"handshake timeout", &transport.HandshakeError{Err: transport.ErrHandshakeTimeout}, false},
+		{"404 on a POST", &transport.HTTPError{StatusCode: 404, Header: http.Header{}}, false},
+		{"classified 426", fmt.Errorf("wrapped: %w", hs(426)), true},
+	} {
+		if got := modelclient.Classify(c.err).WebSocketUnavailable(); got != c.want {
+			t.Errorf("%s: WebSocketUnavailable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func (c *Client) fallBackOn(ctx context.Context, err error, spent bool, notify f
 	f := Classify(err)
 	var re *recoveryError
 	switch {
-	case wsUnavailable(err):
+	case f.WebSocketUnavailable():
 	case spent && f.Retryable && f.Class != provider.ClassRateLimit && !errors.As(err, &re):
 	default:
 		return false
@@ -200,21 +200,4 @@ func (s *wsStream) Close() error {
 		}
 	}
 	return err
-}
-
-// wsUnavailable reports whether a handshake answer says WebSocket is not
-// served here, so asking again cannot help: 426, or a plain HTTP answer
-// from something that does not upgrade (404, 405, 400, 200 ...). 401 goes
-// to auth recovery; 408, 429 and 5xx are retried like any request.
-func wsUnavailable(err error) bool {
-	var he *transport.HandshakeError
-	var st *transport.HTTPError
-	if !errors.As(err, &he) || !errors.As(he.Err, &st) {
-		return false
-	}
-	switch s := st.StatusCode; {
-	case s == http.StatusUnauthorized, s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500:
-		return false
-	}
-	return true
 }
