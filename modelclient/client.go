@@ -59,6 +59,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Transport overrides the default SSE transport.
 	Transport transport.Transport
+	// ReadBatch is the default SSE transport's [sse.Options.ReadBatch]:
+	// how long a stream that has caught up with the server waits to read
+	// the next events together. Zero (the default) reads at once.
+	ReadBatch time.Duration
 	// Sleep waits between retries; default [retry.Sleep].
 	Sleep retry.Sleeper
 	// Rand returns jitter draws in [0,1); default math/rand/v2.
@@ -124,6 +128,7 @@ func New(opts Options) *Client {
 			HTTPClient:      opts.HTTPClient,
 			IdleTimeout:     opts.Provider.StreamIdleTimeout,
 			ProgressTimeout: opts.Provider.StreamProgressTimeout,
+			ReadBatch:       opts.ReadBatch,
 		})
 	}
 	w := ws.NewTransport(&ws.Options{

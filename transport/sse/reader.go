@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/agentcli/agent/transport"
 )
@@ -33,6 +34,9 @@ type eventReader struct {
 	skipLF    bool // the last line ended with '\r': a '\n' right after belongs to it
 	zeroReads int  // reads in a row that returned nothing
 
+	batch    time.Duration // Options.ReadBatch
+	caughtUp bool          // the last read found less than batchBytes
+
 	typ  string // the current event's type ("" if unnamed)
 	last string // the last type seen, to reuse its string
 	data []byte // the current event's data lines, each followed by '\n'
@@ -46,6 +50,9 @@ type eventReader struct {
 var errEventTooLarge = transport.ErrEventTooLarge
 
 const (
+	// batchBytes is what a read must find for the stream not to be taken
+	// as caught up with the server: more than a few events.
+	batchBytes    = 2 << 10
 	initialBuffer = 32 << 10
 	bom           = "\xEF\xBB\xBF"
 )
@@ -193,7 +200,11 @@ func (er *eventReader) fill() {
 		}
 		er.start, er.end = 0, er.end-er.start
 	}
+	if er.batch > 0 && er.caughtUp {
+		time.Sleep(er.batch) // let the next events arrive (Options.ReadBatch)
+	}
 	n, err := er.r.Read(er.buf[er.end:])
+	er.caughtUp = n < batchBytes
 	er.end += n
 	switch {
 	case err != nil:
