@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -50,11 +52,10 @@ func local(imports []string) []string {
 	return out
 }
 
-// TestImportDirection enforces the package DAG of ARCHITECTURE.md on the
-// non-test code.
-func TestImportDirection(t *testing.T) {
-	// allowed lists, per package, the project packages it may import.
-	allowed := map[string][]string{
+// allowedImports lists, per package, the project packages it may import:
+// the last column of docs/architecture.md's package table.
+func allowedImports() map[string][]string {
+	return map[string][]string{
 		"retry":                       {},
 		"retrygate":                   {},
 		"failover":                    {"retrygate", "transport"},
@@ -89,6 +90,12 @@ func TestImportDirection(t *testing.T) {
 		"bench": {},
 		"internal/responsestest/cmd/fakeresponses": {"internal/responsestest"},
 	}
+}
+
+// TestImportDirection enforces the package DAG of ARCHITECTURE.md on the
+// non-test code.
+func TestImportDirection(t *testing.T) {
+	allowed := allowedImports()
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, module+"/")
 		if base := path.Base(rel); base == "util" || base == "common" || base == "helpers" || base == "types" {
@@ -113,4 +120,60 @@ func TestImportDirection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDocsPackageTable: docs/architecture.md's package table has a row
+// for every package of the map above, and its last column says what the
+// map allows, so the page cannot drift from what this test enforces.
+func TestDocsPackageTable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := allowedImports()
+	documented := map[string]bool{}
+	name := regexp.MustCompile("`([a-z/]+)`")
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue // not a row of the package table
+		}
+		imports := strings.TrimSpace(cells[3])
+		if i := strings.Index(imports, " ("); i >= 0 {
+			imports = imports[:i] // a remark
+		}
+		var says []string
+		if imports != "—" {
+			for _, imp := range strings.Split(imports, ",") {
+				says = append(says, strings.TrimSpace(imp))
+			}
+		}
+		for _, m := range name.FindAllStringSubmatch(cells[1], -1) {
+			pkg := m[1]
+			documented[pkg] = true
+			want, ok := allowed[pkg]
+			switch {
+			case pkg == "cmd/agent":
+				if imports != "everything" {
+					t.Errorf("docs/architecture.md: cmd/agent may import %q; it may import everything", imports)
+				}
+			case !ok:
+				t.Errorf("docs/architecture.md has a row for %s, which the import map does not know", pkg)
+			case !sameSet(says, want):
+				t.Errorf("docs/architecture.md: %s may import %q; the import map allows %q", pkg, says, want)
+			}
+		}
+	}
+	for pkg := range allowed {
+		if !documented[pkg] {
+			t.Errorf("docs/architecture.md's package table has no row for %s", pkg)
+		}
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
