@@ -19,8 +19,9 @@ ln -s "$agent_bin" "$work/bin/agent"
 GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
 export GOCACHE GOMODCACHE GOPATH
 export HOME="$work/home" AGENT_HOME="$work/home/.agent" GOBIN="$work/gobin"
-printf 'model_provider = "demo"\n' > "$AGENT_HOME/config.toml"
+printf 'model_provider = "demo"\n[profiles.fast]\nmodel_reasoning_effort = "low"\n' > "$AGENT_HOME/config.toml"
 cd "$work" && git init -q . && echo "summarise this file" > prompt.txt
+printf '{"id": "a", "prompt": "one"}\n{"id": "b", "prompt": "two"}\n' > prompts.jsonl
 failed=0
 
 check() { # DIR CODES COMMAND
@@ -47,11 +48,22 @@ in_repo 0 'make man'
 run 0 'bin/agent exec "explain this repo"'
 run 0 'git diff | bin/agent exec "review this change"'
 run 0 'bin/agent exec - < prompt.txt'
+run 0 'bin/agent exec -m gpt-5.4-mini -p fast "..."'
 run 0 'bin/agent exec -c model_providers.openai.stream_max_retries=10 "..."'
 run 0 'bin/agent exec -s workspace-write "fix the failing test"'
 run 0 'bin/agent exec resume --last "and now the docs"'
 run 1,125 'bin/agent sandbox --mode read-only -- touch x'
+# Batch runs.
+run 0 'bin/agent exec --batch prompts.jsonl --jobs 8 --results results.jsonl'
+[[ $(wc -l < "$work/results.jsonl") == 2 ]] || { echo "FAIL the batch wrote no 2 results"; failed=1; }
 run 0,1 'bin/agent doctor'
 run 0 'bin/agent completion bash > ~/.local/share/bash-completion/completions/agent'
 [[ -s "$HOME/.local/share/bash-completion/completions/agent" ]] || { echo "FAIL no bash completion written"; failed=1; }
+# Login, with no login saved.
+run 1 'bin/agent login status'
+run 0 'bin/agent logout'
+# MCP servers last: the commands above would start them.
+run 0 'bin/agent mcp add docs --env DOCS_LOG=info -- npx -y @acme/docs-mcp'
+run 0 'bin/agent mcp add figma --url https://mcp.figma.com/mcp --bearer-token-env-var FIGMA_TOKEN'
+run 0 'bin/agent mcp list'
 exit $failed
