@@ -10,12 +10,9 @@ package failover
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/agentcli/agent/retrygate"
@@ -39,7 +36,8 @@ const DefaultCooldown = 5 * time.Minute
 // skipped. Its state is one small file per provider, beside the provider's
 // machine-wide retry gate (AGENT_HOME/retrygate/<provider>/down), so every
 // process sharing AGENT_HOME (and the next run) sees it; the file holds the
-// time the provider may be tried again.
+// time the provider may be tried again, kept as the gate keeps its
+// cooldown ([retrygate.ExtendDeadline]).
 type Health struct {
 	home string
 	now  func() time.Time
@@ -67,25 +65,7 @@ func (h *Health) MarkDown(provider string, d time.Duration) error {
 	if d <= 0 {
 		d = DefaultCooldown
 	}
-	until := h.now().Add(d)
-	if cur := h.DownUntil(provider); !cur.Before(until) {
-		return nil
-	}
-	dir := filepath.Dir(h.path(provider))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("provider health: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".down-*")
-	if err != nil {
-		return fmt.Errorf("provider health: %w", err)
-	}
-	_, werr := tmp.WriteString(strconv.FormatInt(until.UnixNano(), 10) + "\n")
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("provider health: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), h.path(provider)); err != nil {
-		os.Remove(tmp.Name())
+	if err := retrygate.ExtendDeadline(h.path(provider), h.now().Add(d)); err != nil {
 		return fmt.Errorf("provider health: %w", err)
 	}
 	return nil
@@ -105,15 +85,7 @@ func (h *Health) DownUntil(provider string) time.Time {
 	if h == nil || h.home == "" {
 		return time.Time{}
 	}
-	b, err := os.ReadFile(h.path(provider))
-	if err != nil {
-		return time.Time{}
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return time.Time{}
-	}
-	return time.Unix(0, ns)
+	return retrygate.ReadDeadline(h.path(provider))
 }
 
 // Down reports whether provider is in its cooldown now.

@@ -44,7 +44,6 @@ type machine struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	poll  time.Duration
-	mu    sync.Mutex // serialises this process's writes of the cooldown file
 }
 
 // Open returns a gate for o. Without o.Dir it is [New](o.MaxResends);
@@ -104,11 +103,18 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 func (m *machine) cooldownPath() string { return filepath.Join(m.dir, "cooldown") }
 
-// notBefore reads the machine-wide cooldown: no request before it. A
-// missing or unreadable file is no cooldown (the gate must never wedge
-// every process because of a bad file).
-func (m *machine) notBefore() time.Time {
-	b, err := os.ReadFile(m.cooldownPath())
+// notBefore reads the machine-wide cooldown: no request before it.
+func (m *machine) notBefore() time.Time { return ReadDeadline(m.cooldownPath()) }
+
+// extend moves the machine-wide cooldown to at least until.
+func (m *machine) extend(until time.Time) error { return ExtendDeadline(m.cooldownPath(), until) }
+
+// ReadDeadline returns the time kept in the file at path, as
+// [ExtendDeadline] writes it: the per-provider state beside the gate (its
+// cooldown, failover's health memory). A missing or unreadable file is the
+// zero time: a bad file must never wedge every process.
+func ReadDeadline(path string) time.Time {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -119,31 +125,33 @@ func (m *machine) notBefore() time.Time {
 	return time.Unix(0, ns)
 }
 
-// extend moves the machine-wide cooldown to at least until. The file is
-// replaced atomically under a lock, so concurrent writers keep the later
-// time.
-func (m *machine) extend(until time.Time) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l := flock.New(filepath.Join(m.dir, "cooldown.lock"))
+// ExtendDeadline moves the time kept in the file at path to at least
+// until, creating its directory (0700) if needed. The file is replaced
+// atomically under a lock (path+".lock"), so every process sharing it
+// reads a whole time and concurrent writers keep the later one.
+func ExtendDeadline(path string, until time.Time) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	l := flock.New(path + ".lock")
 	if err := l.Lock(); err != nil {
 		return err
 	}
 	defer l.Unlock()
-	if cur := m.notBefore(); !cur.Before(until) {
+	if cur := ReadDeadline(path); !cur.Before(until) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(m.dir, "cooldown.*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	_, werr := tmp.WriteString(strconv.FormatInt(until.UnixNano(), 10) + "\n")
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if err := errors.Join(werr, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), m.cooldownPath()); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

@@ -253,3 +253,45 @@ func holdSlot(dir string) {
 	os.Stdout.WriteString("held\n")
 	select {}
 }
+
+// TestDeadlineFile: the per-provider time files (the gate's cooldown,
+// failover's health memory) keep the later of concurrent writes, read a
+// missing or garbled file as no time, and leave no temporary file behind.
+func TestDeadlineFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "retrygate", "openai")
+	path := filepath.Join(dir, "down")
+	if got := retrygate.ReadDeadline(path); !got.IsZero() {
+		t.Fatalf("a missing file reads %v; want the zero time", got)
+	}
+	base := time.Unix(1_800_000_000, 0)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := retrygate.ExtendDeadline(path, base.Add(time.Duration(i)*time.Second)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := retrygate.ReadDeadline(path), base.Add(7*time.Second); !got.Equal(want) {
+		t.Errorf("after 8 concurrent writers: %v; want the latest, %v", got, want)
+	}
+	if err := retrygate.ExtendDeadline(path, base); err != nil {
+		t.Fatal(err)
+	}
+	if got := retrygate.ReadDeadline(path); !got.Equal(base.Add(7 * time.Second)) {
+		t.Errorf("an earlier time replaced the later one: %v", got)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || names[0] != "down" || names[1] != "down.lock" {
+		t.Errorf("the directory holds %q; want the file and its lock only", names)
+	}
+	os.WriteFile(path, []byte("not a time\n"), 0o600)
+	if got := retrygate.ReadDeadline(path); !got.IsZero() {
+		t.Errorf("a garbled file reads %v; want the zero time", got)
+	}
+}
