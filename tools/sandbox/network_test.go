@@ -24,6 +24,13 @@ func tcpListener(t *testing.T) string {
 	if err != nil {
 		t.Skipf("no loopback: %v", err)
 	}
+	acceptAll(t, ln)
+	return ln.Addr().String()
+}
+
+// acceptAll accepts (and closes) the connections of ln until the test
+// ends, then closes ln and waits for its accepting goroutine.
+func acceptAll(t *testing.T, ln net.Listener) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
@@ -38,7 +45,6 @@ func tcpListener(t *testing.T) string {
 		ln.Close()
 		wg.Wait()
 	})
-	return ln.Addr().String()
 }
 
 // dialFromSandbox runs this test binary under p to dial target ("tcp
@@ -113,20 +119,7 @@ func unixListener(t *testing.T, addr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	})
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-	})
+	acceptAll(t, ln)
 }
 
 // TestNetworkUnixSockets checks that with the network off no UNIX socket
