@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -242,23 +241,16 @@ func recordLastPOST(h http.Handler, last *atomic.Pointer[[]byte]) http.Handler {
 // attempt.
 func checkHistory(t *testing.T, body []byte, turns []soakTurn) {
 	t.Helper()
-	var req struct {
-		Input []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"input"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	msgs, err := rt.InputMessages(body)
+	if err != nil {
 		t.Fatalf("last request body: %v", err)
 	}
 	var got []string
-	for _, it := range req.Input {
-		if it.Role != "user" && it.Role != "assistant" || len(it.Content) != 1 {
+	for _, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" || len(m.Text) != 1 {
 			continue
 		}
-		got = append(got, it.Role+": "+it.Content[0].Text)
+		got = append(got, m.Role+": "+m.Text[0])
 	}
 	var want []string
 	for i, tt := range turns {

@@ -91,20 +91,10 @@ func (ps *promptServer) requests() map[string]int {
 // lastUserText is the text of the last user message of a Responses body:
 // the prompt, after the environment context.
 func lastUserText(body []byte) string {
-	var req struct {
-		Input []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"input"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return ""
-	}
-	for _, it := range slices.Backward(req.Input) {
-		if it.Role == "user" && len(it.Content) > 0 {
-			return it.Content[0].Text
+	msgs, _ := rt.InputMessages(body)
+	for _, m := range slices.Backward(msgs) {
+		if m.Role == "user" && len(m.Text) > 0 {
+			return m.Text[0]
 		}
 	}
 	return ""

@@ -30,21 +30,14 @@ func reasoningReply() *rt.Attempt {
 // "role: text" lines.
 func inputTexts(t *testing.T, req rt.Request) []string {
 	t.Helper()
-	var body struct {
-		Input []struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"input"`
-	}
-	if err := json.Unmarshal(req.Body, &body); err != nil {
+	msgs, err := rt.InputMessages(req.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, it := range body.Input {
-		for _, c := range it.Content {
-			out = append(out, it.Role+": "+c.Text)
+	for _, m := range msgs {
+		for _, text := range m.Text {
+			out = append(out, m.Role+": "+text)
 		}
 	}
 	return out
