@@ -76,6 +76,25 @@ func (c *tmuxChat) waitFor(want string) string {
 	return ""
 }
 
+// waitIdle polls the screen (bounded) until no turn runs: the status line
+// no longer offers to interrupt one. An answer on screen does not mean
+// that: the turn ends a moment later, and commands that replace the
+// session (/model, /new) are refused until it has.
+func (c *tmuxChat) waitIdle() {
+	c.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if s := c.screen(); !strings.Contains(s, "esc to interrupt") && !strings.Contains(s, "esc to cancel") {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("a turn never ended:\n%s", c.screen())
+		}
+	}
+}
+
 func TestE2EChat(t *testing.T) {
 	bin := buildAgent(t)
 	args, _ := json.Marshal(map[string]string{"cmd": "touch approved.txt"})
@@ -154,6 +173,7 @@ func TestE2EChatModelAndApprovals(t *testing.T) {
 	c := startChat(t, bin, home, dir)
 	c.send("one")
 	c.waitFor("first")
+	c.waitIdle()
 	c.send("/model other-model")
 	c.waitFor("other-model")
 	c.send("two")
