@@ -62,17 +62,9 @@ func newLogoutCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Short: "Remove the saved login ($AGENT_HOME/auth.json or the keyring entry), even an unreadable one",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := agentHome(env.Getenv)
-			if err != nil {
-				return usageError(err)
-			}
-			cfg, err := loadConfig(env, home, g)
+			_, store, err := loginStore(env, g)
 			if err != nil {
 				return err
-			}
-			store, err := openStore(env, cfg, home, nil)
-			if err != nil {
-				return &exitError{code: exitAuth, err: err}
 			}
 			// Under the lock, so that a refresh in flight elsewhere cannot
 			// write the login back after it is removed.
@@ -96,17 +88,9 @@ func newLogoutCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 }
 
 func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAuth bool) error {
-	home, err := agentHome(env.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	cfg, err := loadConfig(env, home, g)
+	cfg, store, err := loginStore(env, g)
 	if err != nil {
 		return err
-	}
-	store, err := openStore(env, cfg, home, nil)
-	if err != nil {
-		return &exitError{code: exitAuth, err: err}
 	}
 	if withAPIKey {
 		return loginWithAPIKey(ctx, env, cfg, store)
@@ -179,17 +163,9 @@ func loginWithAPIKey(ctx context.Context, env Env, cfg config.Config, store *aut
 }
 
 func runLoginStatus(env Env, g *globalFlags) error {
-	home, err := agentHome(env.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	cfg, err := loadConfig(env, home, g)
+	_, store, err := loginStore(env, g)
 	if err != nil {
 		return err
-	}
-	store, err := openStore(env, cfg, home, nil)
-	if err != nil {
-		return &exitError{code: exitAuth, err: err}
 	}
 	f, err := store.Load()
 	if errors.Is(err, auth.ErrNotLoggedIn) {
@@ -239,10 +215,26 @@ func authEndpoints(env Env, cfg config.Config) auth.Endpoints {
 	return ep.WithDefaults()
 }
 
-// resolveCredentials picks the credentials of provider p (see
-// [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
-// built-in openai provider is pointed at the ChatGPT backend unless its
-// base URL was changed.
+// loginStore is what login, logout and login status work on: the
+// configuration and the credential store it names
+// (cli_auth_credentials_store) in AGENT_HOME. A bad home is a usage error,
+// a store that cannot be opened (no keyring) an authentication one.
+func loginStore(env Env, g *globalFlags) (config.Config, *auth.Store, error) {
+	home, err := agentHome(env.Getenv)
+	if err != nil {
+		return config.Config{}, nil, usageError(err)
+	}
+	cfg, err := loadConfig(env, home, g)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	store, err := openStore(env, cfg, home, nil)
+	if err != nil {
+		return config.Config{}, nil, &exitError{code: exitAuth, err: err}
+	}
+	return cfg, store, nil
+}
+
 // openStore opens the credential store cli_auth_credentials_store names,
 // printing the notice of "auto" falling back to the file. With "keyring"
 // and no keyring reachable it returns the store and the error (see
@@ -265,9 +257,12 @@ func openStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions)
 // store itself.
 func storeOf(s *auth.Store, _ error) *auth.Store { return s }
 
-// notice tells the user what the credentials' manager has to say while
-// the agent runs (refreshed tokens that could not be saved); nil prints it
-// on stderr.
+// resolveCredentials picks the credentials of provider p (see
+// [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
+// built-in openai provider is pointed at the ChatGPT backend unless its
+// base URL was changed. notice tells the user what the credentials'
+// manager has to say while the agent runs (refreshed tokens that could not
+// be saved); nil prints it on stderr.
 //
 // The API key variable is AGENT_API_KEY or, when only it is set,
 // CODEX_API_KEY, the variable the Codex SDK's apiKey option sets.
