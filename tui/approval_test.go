@@ -12,6 +12,18 @@ import (
 	"github.com/agentcli/agent/tools"
 )
 
+// askToRemoveBuild starts a turn whose command, rm -rf build, asks for
+// approval, and returns the open prompt.
+func askToRemoveBuild(t *testing.T, m *Model) approvalPrompt {
+	t.Helper()
+	submit(m, "clean up")
+	emit(t, m, session.ToolCallBegin{Call: execCall("c1", "rm -rf build")})
+	p := approvalPrompt{req: tools.ApprovalRequest{CallID: "c1", Kind: "command", Command: "rm -rf build"},
+		reply: make(chan tools.Decision, 1), done: m.turn.ctx.Done()}
+	send(m, approvalMsg{p: p})
+	return p
+}
+
 func TestApprovalAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -31,11 +43,7 @@ func TestApprovalAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m, _ := newTestModel(t, Options{})
-			submit(m, "clean up")
-			emit(t, m, session.ToolCallBegin{Call: execCall("c1", "rm -rf build")})
-			p := approvalPrompt{req: tools.ApprovalRequest{CallID: "c1", Kind: "command", Command: "rm -rf build"},
-				reply: make(chan tools.Decision, 1), done: m.turn.ctx.Done()}
-			send(m, approvalMsg{p: p})
+			p := askToRemoveBuild(t, m)
 			if !strings.Contains(plain(m.View()), "awaiting approval") {
 				t.Errorf("the call is not shown as awaiting approval:\n%s", plain(m.View()))
 			}

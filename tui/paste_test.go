@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 )
 
@@ -66,11 +65,7 @@ func TestBracketedPasteIsText(t *testing.T) {
 func TestApprovalIgnoresText(t *testing.T) {
 	t.Parallel()
 	m, _ := newTestModel(t, Options{})
-	submit(m, "clean up")
-	emit(t, m, session.ToolCallBegin{Call: execCall("c1", "rm -rf build")})
-	p := approvalPrompt{req: tools.ApprovalRequest{CallID: "c1", Kind: "command", Command: "rm -rf build"},
-		reply: make(chan tools.Decision, 1), done: m.turn.ctx.Done()}
-	send(m, approvalMsg{p: p})
+	p := askToRemoveBuild(t, m)
 	for _, k := range []tea.KeyMsg{
 		{Type: tea.KeyRunes, Runes: []rune("yes")},
 		{Type: tea.KeyRunes, Runes: []rune("esc")},
