@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 )
 
 // fileSystem is what the planner needs from the tree. Names are relative
@@ -46,7 +45,7 @@ func (f rootFS) Close() error                           { return f.r.Close() }
 // sharing it (as the reference, which always writes in place).
 func (f rootFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	if info, err := f.r.Lstat(name); err == nil && info.Mode().IsRegular() {
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		if hardLinked(info) {
 			return f.writeInPlace(name, data, mode)
 		}
 	}
