@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/internal/filelock"
 )
 
@@ -263,37 +264,8 @@ func (s *Store) Save(f *File) error {
 	if err := s.mkdir(); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.dir, "."+FileName+".tmp-*") // mode 0600
-	if err != nil {
-		return fmt.Errorf("auth: %w", err)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("auth: %w", err)
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("auth: write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("auth: sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("auth: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path()); err != nil {
-		return fmt.Errorf("auth: %w", err)
-	}
-	ok = true
-	// Make the rename itself durable; a failure here loses nothing.
-	if d, err := os.Open(s.dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
+	if err := atomicfile.Write(s.Path(), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("auth: write %s: %w", s.Path(), err)
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
 // ErrUneditable is returned by [SetMCPServer] and [RemoveMCPServer] when
@@ -440,7 +442,7 @@ func tomlSeconds(d time.Duration) string {
 // writeAtomic replaces path with data through a temporary file in the
 // same directory, keeping the mode of an existing file (0o600 for a new
 // one, in a 0o700 directory).
-func writeAtomic(path string, data []byte) (err error) {
+func writeAtomic(path string, data []byte) error {
 	mode := fs.FileMode(0o600)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
@@ -448,30 +450,8 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
+	if err := atomicfile.Write(path, data, mode); err != nil {
+		return fmt.Errorf("config: write %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-			err = fmt.Errorf("config: write %s: %w", path, err)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -2,7 +2,6 @@ package retrygate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
 // Options configure a gate made by [Open].
@@ -127,8 +128,9 @@ func ReadDeadline(path string) time.Time {
 
 // ExtendDeadline moves the time kept in the file at path to at least
 // until, creating its directory (0700) if needed. The file is replaced
-// atomically under a lock (path+".lock"), so every process sharing it
-// reads a whole time and concurrent writers keep the later one.
+// atomically ([atomicfile.Write]) under a lock (path+".lock"), so every
+// process sharing it reads a whole time and concurrent writers keep the
+// later one.
 func ExtendDeadline(path string, until time.Time) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -142,20 +144,7 @@ func ExtendDeadline(path string, until time.Time) error {
 	if cur := ReadDeadline(path); !cur.Before(until) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.WriteString(strconv.FormatInt(until.UnixNano(), 10) + "\n")
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, []byte(strconv.FormatInt(until.UnixNano(), 10)+"\n"), 0o600)
 }
 
 // waitCooldown waits until the machine-wide cooldown has passed; block is

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/internal/filelock"
 )
 
@@ -345,26 +346,7 @@ func (ix *index) rewrite() error {
 		}
 		buf = append(append(buf, b...), '\n')
 	}
-	tmp, err := os.CreateTemp(ix.sessions, "."+indexName+".tmp-*") // mode 0600
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(buf)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(ix.sessions, indexName))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	syncDir(ix.sessions)
-	return nil
+	return atomicfile.Write(filepath.Join(ix.sessions, indexName), buf, 0o600)
 }
 
 // appendIndex appends recs to the index of sessions under the lock. It

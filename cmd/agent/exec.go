@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -232,7 +232,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		return &exitError{code: exitCode(err), err: err}
 	}
 	if f.lastMessage != "" {
-		if err := writeFileAtomic(f.lastMessage, []byte(env.Secrets.String(last)+"\n")); err != nil {
+		if err := atomicfile.Write(f.lastMessage, []byte(env.Secrets.String(last)+"\n"), 0o600); err != nil {
 			return &exitError{code: exitFailed, err: fmt.Errorf("--output-last-message: %w", err)}
 		}
 	}
@@ -281,32 +281,6 @@ func readSchema(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
 	}
 	return json.RawMessage(b), nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so path is never left half-written.
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // exitCode maps a turn's failure to the documented exit codes.

@@ -3,17 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
 // shard is one of N deterministic slices of a batch file (--shard K/N).
@@ -180,27 +180,12 @@ func runBatchMerge(env Env, batchFile, out string, paths []string) error {
 	return nil
 }
 
-// writeMerged writes data to path atomically (a temporary file renamed
-// over it), or to stdout when path is "".
+// writeMerged writes data to path atomically ([atomicfile.Write]), or to
+// stdout when path is "".
 func writeMerged(stdout io.Writer, path string, data []byte) error {
 	if path == "" {
 		_, err := stdout.Write(data)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".merge-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o600)
 }
