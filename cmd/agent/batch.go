@@ -628,7 +628,7 @@ func (p *batchProgress) status() string {
 	s := fmt.Sprintf("batch %d/%d done · %d failed · %d retrying", p.done, p.total, p.fail, retrying)
 	if p.done > 0 && p.done < p.total {
 		elapsed := p.now().Sub(p.start)
-		s += " · ETA " + seconds(elapsed*time.Duration(p.total-p.done)/time.Duration(p.done))
+		s += " · ETA " + session.RetryDelay(elapsed*time.Duration(p.total-p.done)/time.Duration(p.done))
 	}
 	return s
 }

@@ -213,7 +213,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 			break
 		}
 		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
-			time.Now().Add(wait).Local().Format("15:04:05"), wait.Round(time.Second))
+			env.now().Add(wait).Local().Format("15:04:05"), session.RetryDelay(wait))
 		if jp != nil {
 			jp.handle(session.Warning{Message: msg})
 		} else {

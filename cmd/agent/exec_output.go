@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -301,14 +299,3 @@ func screenRows(text string, width int) int {
 // words it (session.RetryNotice), for example "Reconnecting... 2/5 in 0.4s
 // (stream closed before response.completed)".
 func retryNotice(r modelclient.Retry) string { return session.RetryNotice(r, r.Delay) }
-
-// seconds formats a delay for people: "0.4s", "2s", "1m30s".
-func seconds(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Round(time.Second).Seconds())) + "s"
-	}
-	return d.Round(time.Second).String()
-}
