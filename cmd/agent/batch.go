@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/termtext"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
@@ -172,7 +173,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			// AGENT_HOME: the provider's limits are the account's.
 			maxResends: bf.maxResends(),
 		},
-		progress: newBatchProgress(env.Stderr, env.StderrTTY, len(todo), time.Now),
+		progress: newBatchProgress(env.Stderr, env.StderrTTY, len(todo), env.now),
 		notices:  map[string]bool{},
 	}
 	// One engine for the whole batch: config, log, HTTP pool, auth
@@ -599,7 +600,12 @@ func (p *batchProgress) println(line string) {
 	p.redraw()
 }
 
+// printLocked prints line, which may carry text from outside (a server's
+// error message): on a terminal it is sanitized, as exec's errors are.
 func (p *batchProgress) printLocked(line string) {
+	if p.tty {
+		line = termtext.Sanitize(line)
+	}
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.drawn = false

@@ -421,6 +421,22 @@ func TestBatchProgress(t *testing.T) {
 	})
 }
 
+// TestBatchProgressSanitizesServerText: a server's error message that
+// would drive the terminal (set its title, clear the screen) reaches a
+// terminal stderr as its text only, as exec's errors do.
+func TestBatchProgressSanitizesServerText(t *testing.T) {
+	scripts := map[string]rt.Script{"b": {rt.Error(400, "invalid_request_error", "", "bad\x1b]0;pwned\x07 \x1b[2Jfield")}}
+	path := writeBatch(t, t.TempDir(), batchLine("b", "b"))
+	ps := newPromptServer(t, scripts)
+	r := runCLI(t, nil, runOpts{config: ps.config(), stderrTTY: true}, "exec", "--batch", path)
+	if !strings.Contains(r.stderr, "agent: batch [1/1] b failed (exit 1): ") || !strings.Contains(r.stderr, "bad field") {
+		t.Errorf("stderr lacks the failure and its text:\n%q", r.stderr)
+	}
+	if strings.Contains(r.stderr, "\x1b]") || strings.Contains(r.stderr, "\x1b[2J") || strings.Contains(r.stderr, "\x07") {
+		t.Errorf("the server's escape sequences reached the terminal:\n%q", r.stderr)
+	}
+}
+
 func TestBatchProgressETA(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var buf bytes.Buffer
