@@ -25,6 +25,7 @@ import (
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/termtext"
 	"github.com/agentcli/agent/tools/sandbox"
 	"github.com/agentcli/agent/transport/ws"
 )
@@ -100,7 +101,7 @@ func runDoctor(ctx context.Context, env Env, g *globalFlags, f *doctorFlags) err
 			return err
 		}
 	} else {
-		printDoctor(env.Stdout, rep)
+		printDoctor(env.Stdout, rep, env.StdoutTTY)
 	}
 	if !rep.OK {
 		return &exitError{code: exitFailed, err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))}
@@ -108,8 +109,14 @@ func runDoctor(ctx context.Context, env Env, g *globalFlags, f *doctorFlags) err
 	return nil
 }
 
-// printDoctor writes the report for people.
-func printDoctor(w io.Writer, rep doctorReport) {
+// printDoctor writes the report for people. Details carry text from
+// outside (an MCP server's tool names and errors, a server's answer): on a
+// terminal (tty) they go through termtext, as exec's output does.
+func printDoctor(w io.Writer, rep doctorReport, tty bool) {
+	safe := func(s string) string { return s }
+	if tty {
+		safe = termtext.Sanitize
+	}
 	width := 0
 	for _, c := range rep.Checks {
 		width = max(width, len(c.Name))
@@ -117,9 +124,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	failed := 0
 	for _, c := range rep.Checks {
 		mark := map[string]string{checkOK: "ok  ", checkWarn: "warn", checkFailed: "FAIL", checkSkipped: "skip"}[c.Status]
-		fmt.Fprintf(w, "%s  %-*s  %s\n", mark, width, c.Name, c.Detail)
+		fmt.Fprintf(w, "%s  %-*s  %s\n", mark, width, safe(c.Name), safe(c.Detail))
 		if c.Fix != "" {
-			fmt.Fprintf(w, "      %-*s  fix: %s\n", width, "", c.Fix)
+			fmt.Fprintf(w, "      %-*s  fix: %s\n", width, "", safe(c.Fix))
 		}
 		if c.Status == checkFailed {
 			failed++

@@ -264,3 +264,20 @@ func TestDoctorFallbackCredentials(t *testing.T) {
 		t.Errorf("fallback spare/m2 = %+v", c)
 	}
 }
+
+// TestDoctorSanitizesOnTerminal: a check's detail carries text from
+// outside (an MCP server's tool names or error); on a terminal it cannot
+// drive it (title, clear screen), while a pipe gets it as it came.
+func TestDoctorSanitizesOnTerminal(t *testing.T) {
+	rep := doctorReport{Checks: []check{{Name: "mcp evil", Status: checkFailed,
+		Detail: "failed: \x1b]0;pwned\x07bad\x1b[2J tool", Fix: "run it by hand"}}}
+	var tty, pipe bytes.Buffer
+	printDoctor(&tty, rep, true)
+	printDoctor(&pipe, rep, false)
+	if got := tty.String(); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "failed: bad tool") {
+		t.Errorf("terminal report %q: want the text without its escape sequences", got)
+	}
+	if !strings.Contains(pipe.String(), rep.Checks[0].Detail) {
+		t.Errorf("piped report %q: want the detail as it came", pipe.String())
+	}
+}
