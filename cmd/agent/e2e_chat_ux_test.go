@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -87,14 +88,18 @@ func TestE2EChatPasteAndComposer(t *testing.T) {
 		t.Fatalf("/status shows no session id:\n%s", st)
 	}
 	c.keys("C-d")
-	c.waitFor("Pane is dead")
 	// The line is printed after the chat leaves the alternate screen, at
-	// the top of the history.
-	out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
-	s = string(out)
-	id := regexp.MustCompile("agent resume ([0-9a-f-]{36})`").FindStringSubmatch(s)
-	if id == nil {
-		t.Fatalf("the quit line has no session id:\n%s", s)
+	// the top of the history. (Not "Pane is dead": tmux can be late to
+	// reap the exited program, which made this test flaky.)
+	quitRE := regexp.MustCompile("agent resume ([0-9a-f-]{36})`")
+	var id []string
+	deadline := time.Now().Add(15 * time.Second)
+	for tick := time.NewTicker(20 * time.Millisecond); id == nil; <-tick.C {
+		out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
+		s = string(out)
+		if id = quitRE.FindStringSubmatch(s); id == nil && time.Now().After(deadline) {
+			t.Fatalf("the quit line with the session id never appeared:\n%s", s)
+		}
 	}
 	if id[1] != statusID[1] {
 		t.Errorf("the quit line names %s, /status %s", id[1], statusID[1])

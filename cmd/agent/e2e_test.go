@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,8 +17,12 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
+// built says agentBinary ran (TestMain then removes what it built).
+var built atomic.Bool
+
 // agentBinary builds the real binary once per test process.
 var agentBinary = sync.OnceValues(func() (string, error) {
+	built.Store(true)
 	dir, err := os.MkdirTemp("", "agent-e2e-")
 	if err != nil {
 		return "", err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -8,9 +11,22 @@ import (
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
-// TestMain lets the sandbox re-execute this test binary as its helper, then
-// fails the package if any goroutine outlives its tests.
+// TestMain lets the sandbox re-execute this test binary as its helper,
+// removes the agent binary the end-to-end tests built, then fails the
+// package if any goroutine outlives its tests.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	if built.Load() {
+		if bin, err := agentBinary(); err == nil {
+			os.RemoveAll(filepath.Dir(bin))
+		}
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
