@@ -166,6 +166,11 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 		}
 		add(check{Name: "config", Status: checkOK, Detail: detail})
 	}
+	// The Codex keys agent ignores: each is said, none fails the run.
+	for _, w := range cfg.Warnings {
+		add(check{Name: "config key", Status: checkWarn, Detail: w.String(),
+			Fix: "remove the key, or keep it for Codex (config.toml.example lists what agent ignores)"})
+	}
 	p := cfg.Provider
 	if g.transport != "" {
 		p.Transport = g.transport

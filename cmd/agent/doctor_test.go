@@ -281,3 +281,16 @@ func TestDoctorSanitizesOnTerminal(t *testing.T) {
 		t.Errorf("piped report %q: want the detail as it came", pipe.String())
 	}
 }
+
+// TestDoctorConfigKeyWarnings: a Codex key agent ignores is a warning line
+// of its own, naming file, line and key, and does not fail the run.
+func TestDoctorConfigKeyWarnings(t *testing.T) {
+	code, rep, out := doctorRun(t, "file_opener = \"vscode\"\n"+doctorProvider("http://127.0.0.1:9/v1", ""), nil, goodKernel, "--offline")
+	c := checkOf(t, rep, "config key")
+	if c.Status != checkWarn || !strings.Contains(c.Detail, "config.toml:1") || !strings.Contains(c.Detail, "file_opener") {
+		t.Errorf("config key check = %+v\n%s", c, out)
+	}
+	if code != 0 || !rep.OK {
+		t.Errorf("exit %d, ok %v: an ignored key must not fail the doctor\n%s", code, rep.OK, out)
+	}
+}
