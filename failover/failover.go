@@ -59,13 +59,20 @@ func (h *Health) path(provider string) string {
 // MarkDown records that provider failed: it is skipped until now+d (d ≤ 0:
 // [DefaultCooldown]). A later time already recorded is kept.
 func (h *Health) MarkDown(provider string, d time.Duration) error {
-	if h == nil || h.home == "" {
-		return nil
-	}
 	if d <= 0 {
 		d = DefaultCooldown
 	}
-	if err := retrygate.ExtendDeadline(h.path(provider), h.now().Add(d)); err != nil {
+	return h.MarkDownUntil(provider, h.now().Add(d))
+}
+
+// MarkDownUntil records that provider failed and is skipped until the
+// time the server gave (a usage limit's reset). A later time already
+// recorded is kept.
+func (h *Health) MarkDownUntil(provider string, until time.Time) error {
+	if h == nil || h.home == "" {
+		return nil
+	}
+	if err := retrygate.ExtendDeadline(h.path(provider), until); err != nil {
 		return fmt.Errorf("provider health: %w", err)
 	}
 	return nil

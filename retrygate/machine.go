@@ -88,6 +88,9 @@ func DirFor(home, id string) string {
 	return filepath.Join(home, "retrygate", clean)
 }
 
+// sleepCtx is the default sleep of a machine gate: a timer that only ctx
+// ends. Not retry.Sleep, which a chat's "retry now" can end early: a
+// cooldown another process was given must not be cut short that way.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

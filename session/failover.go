@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
@@ -140,12 +139,19 @@ func (s *Session) failOver(ctx context.Context, err error, emit func(Event)) boo
 		return false
 	}
 	cur := s.chain.entries[s.chain.at].Candidate
-	d := f.Delay
+	// Skipped for as long as the server said: the time it asked to wait
+	// for, when a usage limit resets, or its delay.
+	var herr error
 	var paused *modelclient.PausedError
-	if errors.As(err, &paused) {
-		d = time.Until(paused.Until)
+	switch {
+	case errors.As(err, &paused):
+		herr = s.opts.Health.MarkDownUntil(cur.Provider, paused.Until)
+	case !f.ResetsAt.IsZero():
+		herr = s.opts.Health.MarkDownUntil(cur.Provider, f.ResetsAt)
+	default:
+		herr = s.opts.Health.MarkDown(cur.Provider, f.Delay)
 	}
-	if herr := s.opts.Health.MarkDown(cur.Provider, d); herr != nil {
+	if herr != nil {
 		emit(Warning{Message: "could not record the provider's failure for other runs: " + herr.Error()})
 	}
 	next := s.chain.at + 1

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/agentcli/agent/failover"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/provider"
 )
@@ -149,5 +151,26 @@ func TestFallbackWithoutCredentialsIsReportedAtStart(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "fallback backup/m: no credentials") || !strings.Contains(r.stderr, "BACKUP_KEY_UNSET") {
 		t.Errorf("stderr does not report the fallback without credentials:\n%s", r.stderr)
+	}
+}
+
+// TestFailoverOnUsageLimitRemembersTheReset: a usage limit moves the turn
+// to the fallback, and the provider is skipped until its limit resets,
+// not for the default cooldown.
+func TestFailoverOnUsageLimitRemembersTheReset(t *testing.T) {
+	const resetsAt = 4102444800 // 2100-01-01
+	primary := rt.NewServer(t, rt.Script{rt.StatusBody(429,
+		`{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)})
+	backup := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "from the backup")})
+	config := "model = \"m\"\nmodel_provider = \"primary\"\nfallback = [{ provider = \"backup\", model = \"m\" }]\n" +
+		"[model_providers.primary]\nbase_url = \"" + primary.URL + "\"\nenv_key = \"FAKE_KEY\"\n" +
+		"[model_providers.backup]\nbase_url = \"" + backup.URL + "\"\nenv_key = \"FAKE_KEY\"\n"
+	home := t.TempDir()
+	r := runCLI(t, nil, runOpts{config: config, home: home}, "exec", "hi")
+	if r.code != 0 || r.stdout != "from the backup\n" {
+		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := failover.NewHealth(home, nil).DownUntil("primary"); !got.Equal(time.Unix(resetsAt, 0)) {
+		t.Errorf("primary skipped until %v; want its reset, %v", got, time.Unix(resetsAt, 0))
 	}
 }
