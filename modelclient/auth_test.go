@@ -108,8 +108,8 @@ func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.C
 	run.err = c.Sample(t.Context(), c.NewBudgets(false, 0), modelclient.Sampling{
 		Prompt: func() *modelclient.Prompt { return &modelclient.Prompt{} },
 		Consume: func(_ context.Context, s transport.Stream) error {
-			for s.Next() {
-				if _, ok := s.Event().(transport.Completed); ok {
+			for ev := range s.Events() {
+				if _, ok := ev.(transport.Completed); ok {
 					return nil
 				}
 			}

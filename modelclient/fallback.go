@@ -3,6 +3,7 @@ package modelclient
 import (
 	"context"
 	"errors"
+	"iter"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -176,17 +177,20 @@ type wsStream struct {
 	released  bool
 }
 
-func (s *wsStream) Next() bool {
-	if !s.Stream.Next() {
-		return false
+func (s *wsStream) Events() iter.Seq[transport.Event] {
+	return func(yield func(transport.Event) bool) {
+		for ev := range s.Stream.Events() {
+			switch ev := ev.(type) {
+			case transport.OutputItemDone:
+				s.added = append(s.added, ev.Item)
+			case transport.Completed:
+				s.completed = ev.ResponseID
+			}
+			if !yield(ev) {
+				return
+			}
+		}
 	}
-	switch ev := s.Stream.Event().(type) {
-	case transport.OutputItemDone:
-		s.added = append(s.added, ev.Item)
-	case transport.Completed:
-		s.completed = ev.ResponseID
-	}
-	return true
 }
 
 func (s *wsStream) Close() error {

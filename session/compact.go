@@ -100,8 +100,8 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 		Prompt: func() *modelclient.Prompt { return req },
 		Consume: func(_ context.Context, st transport.Stream) error {
 			var text strings.Builder
-			for st.Next() {
-				switch ev := st.Event().(type) {
+			for ev := range st.Events() {
+				switch ev := ev.(type) {
 				case transport.OutputItemDone:
 					if ev.Item.Type == "message" && ev.Item.Role == "assistant" {
 						text.WriteString(ev.Item.Text())

@@ -520,8 +520,8 @@ func (s *Session) attempt(ctx context.Context, stream transport.Stream, emit fun
 func (s *Session) consume(stream transport.Stream, emit func(Event)) (_ transport.Usage, calls []transport.Item, _ error) {
 	open := map[string]bool{} // items with streamed deltas but not yet done
 	var order []string
-	for stream.Next() {
-		switch ev := stream.Event().(type) {
+	for ev := range stream.Events() {
+		switch ev := ev.(type) {
 		case transport.TextDelta:
 			if !open[ev.ItemID] {
 				open[ev.ItemID] = true

@@ -95,7 +95,7 @@ type wireResponse struct {
 // both end the stream. Unknown types yield [Unknown]. Malformed JSON yields
 // a [*DecodeError], which callers may skip for non-terminal events.
 func Decode(typ string, data []byte) (Event, error) {
-	if ev, ok := decodeDelta(data); ok {
+	if ev, ok := decodeDelta(string(data)); ok {
 		return ev, nil
 	}
 	return decodeGeneral(typ, data)
@@ -179,11 +179,17 @@ func truncate(b []byte) string {
 // "[DONE]" payloads and malformed non-terminal events are skipped
 // (skip=true), as the reference client does; a malformed
 // response.completed, response.failed and the like are errors.
-func DecodeFrame(typ string, data []byte) (ev Event, skip bool, err error) {
-	if len(data) == 0 || string(data) == "[DONE]" {
+//
+// data is a string (an SSE event's data is one already): the text of a
+// delta is a substring of it, not a copy.
+func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
+	if len(data) == 0 || data == "[DONE]" {
 		return nil, true, nil
 	}
-	ev, err = Decode(typ, data)
+	ev, ok := decodeDelta(data)
+	if !ok {
+		ev, err = decodeGeneral(typ, []byte(data))
+	}
 	if err == nil { // the common case, without errors.As's allocation
 		return ev, false, nil
 	}

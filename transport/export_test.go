@@ -1,7 +1,7 @@
 package transport
 
 // DecodeDeltaForTest exposes the fast path to the external tests.
-func DecodeDeltaForTest(data []byte) (Event, bool) { return decodeDelta(data) }
+func DecodeDeltaForTest(data []byte) (Event, bool) { return decodeDelta(string(data)) }
 
 // DecodeSlowForTest runs Decode without the fast path.
 func DecodeSlowForTest(data []byte) (Event, error) { return decodeGeneral("", data) }

@@ -1,8 +1,8 @@
 package transport
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -12,9 +12,9 @@ import (
 // "logprobs":[]) and reports false for anything else, which then takes the
 // general path: the result is the same either way (FuzzDecodeDelta holds
 // the two paths equal).
-func decodeDelta(data []byte) (Event, bool) {
+func decodeDelta(data string) (Event, bool) {
 	p := flatParser{b: data}
-	var typ []byte
+	var typ string
 	var itemID, delta string
 	summaryIndex := 0
 	if !p.next('{') {
@@ -31,9 +31,9 @@ func decodeDelta(data []byte) (Event, bool) {
 			return nil, false
 		}
 		isStr := p.b[p.i] == '"'
-		switch string(key) {
+		switch key {
 		case "type":
-			typ, ok = p.strBytes()
+			typ, ok = p.str()
 			ok = ok && isStr
 		case "item_id":
 			itemID, ok = p.str()
@@ -46,7 +46,7 @@ func decodeDelta(data []byte) (Event, bool) {
 		case "content_index", "status": // integers in wireEvent
 			_, ok = p.integer()
 		case "call_id": // a string in wireEvent
-			_, ok = p.strBytes()
+			_, ok = p.str()
 			ok = ok && isStr
 		case "output_index", "sequence_number", "obfuscation", "logprobs":
 			// Known and ignored, as json.Unmarshal would.
@@ -71,7 +71,7 @@ func decodeDelta(data []byte) (Event, bool) {
 		}
 		break
 	}
-	switch string(typ) {
+	switch typ {
 	case "response.output_text.delta":
 		return TextDelta{ItemID: itemID, Delta: delta}, true
 	case "response.reasoning_summary_text.delta":
@@ -85,9 +85,9 @@ var wireFields = [...]string{"type", "response", "item", "item_id", "call_id", "
 	"summary_index", "content_index", "error", "status"}
 
 // foldsToField reports whether key names a wireEvent field in any case.
-func foldsToField(key []byte) bool {
+func foldsToField(key string) bool {
 	for _, f := range wireFields {
-		if len(key) == len(f) && bytes.EqualFold(key, []byte(f)) {
+		if len(key) == len(f) && strings.EqualFold(key, f) {
 			return true
 		}
 	}
@@ -96,7 +96,7 @@ func foldsToField(key []byte) bool {
 
 // flatParser reads one JSON object whose values are strings or integers.
 type flatParser struct {
-	b []byte
+	b string
 	i int
 }
 
@@ -124,7 +124,7 @@ func (p *flatParser) next(c byte) bool {
 // an empty array.
 func (p *flatParser) ignored(isStr bool) bool {
 	if isStr {
-		_, ok := p.strBytes()
+		_, ok := p.str()
 		return ok
 	}
 	if p.b[p.i] == '[' {
@@ -136,19 +136,19 @@ func (p *flatParser) ignored(isStr bool) bool {
 }
 
 // rawString reads a key without escapes (keys of interest have none).
-func (p *flatParser) rawString() ([]byte, bool) {
+func (p *flatParser) rawString() (string, bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return nil, false
+		return "", false
 	}
 	start := p.i + 1
-	end := bytes.IndexByte(p.b[start:], '"')
+	end := strings.IndexByte(p.b[start:], '"')
 	if end < 0 {
-		return nil, false
+		return "", false
 	}
 	key := p.b[start : start+end]
-	for _, c := range key {
-		if c == '\\' || c < 0x20 {
-			return nil, false
+	for i := range len(key) {
+		if c := key[i]; c == '\\' || c < 0x20 {
+			return "", false
 		}
 	}
 	p.i = start + end + 1
@@ -178,34 +178,29 @@ func (p *flatParser) integer() (int, bool) {
 	return n, true
 }
 
-// str reads a JSON string value, unescaping it.
-func (p *flatParser) str() (string, bool) {
-	b, ok := p.strBytes()
-	return string(b), ok
-}
-
-// strBytes reads a JSON string value, unescaping it. Without escapes the
-// result is a slice of the input (valid UTF-8; anything else is left to
+// str reads a JSON string value, unescaping it. Without escapes the
+// result is a substring of the input (valid UTF-8; anything else is left to
 // encoding/json, which replaces bad bytes).
-func (p *flatParser) strBytes() ([]byte, bool) {
+func (p *flatParser) str() (string, bool) {
 	if p.b[p.i] != '"' {
-		return nil, false
+		return "", false
 	}
 	start := p.i + 1
-	end := bytes.IndexByte(p.b[start:], '"')
+	end := strings.IndexByte(p.b[start:], '"')
 	if end < 0 {
-		return nil, false
+		return "", false
 	}
 	s := p.b[start : start+end]
 	high := false
-	for j, c := range s {
+	for j := range len(s) {
+		c := s[j]
 		if c == '\\' || c < 0x20 {
 			return p.unquote(start + j)
 		}
 		high = high || c >= 0x80
 	}
-	if high && !utf8.Valid(s) {
-		return nil, false
+	if high && !utf8.ValidString(s) {
+		return "", false
 	}
 	p.i = start + end + 1
 	return s, true
@@ -213,7 +208,7 @@ func (p *flatParser) strBytes() ([]byte, bool) {
 
 // unquote lets encoding/json unquote the string at p.i, whose first escape
 // (or control character) is at j.
-func (p *flatParser) unquote(j int) ([]byte, bool) {
+func (p *flatParser) unquote(j int) (string, bool) {
 	end := j
 	for end < len(p.b) {
 		if p.b[end] == '\\' {
@@ -226,12 +221,12 @@ func (p *flatParser) unquote(j int) ([]byte, bool) {
 		end++
 	}
 	if end >= len(p.b) {
-		return nil, false
+		return "", false
 	}
 	var s string
-	if json.Unmarshal(p.b[p.i:end+1], &s) != nil {
-		return nil, false
+	if json.Unmarshal([]byte(p.b[p.i:end+1]), &s) != nil {
+		return "", false
 	}
 	p.i = end + 1
-	return []byte(s), true
+	return s, true
 }

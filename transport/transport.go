@@ -8,6 +8,7 @@ package transport
 
 import (
 	"context"
+	"iter"
 	"net/http"
 )
 
@@ -39,13 +40,22 @@ type Transport interface {
 	Open(ctx context.Context, req *Request) (Stream, error)
 }
 
-// Stream is a sequence of events, shaped like sql.Rows.
+// Stream is one response's events, read once by ranging over Events:
+//
+//	for ev := range st.Events() {
+//		...
+//	}
+//	if err := st.Err(); err != nil {
+//		...
+//	}
+//
+// The events are pushed to the loop's body as the transport reads them, with
+// no goroutine or coroutine in between.
 type Stream interface {
-	// Next advances to the next event. It returns false at the end of the
-	// stream or on error; Err tells which.
-	Next() bool
-	// Event returns the current event; valid after Next reported true.
-	Event() Event
+	// Events yields the stream's events in order. It ends at the end of the
+	// stream, on error (Err tells which) or when the loop stops early. A
+	// stream is ranged over once.
+	Events() iter.Seq[Event]
 	// Err is nil once a [Completed] event has been delivered; otherwise it
 	// says why the stream stopped ([ErrIncomplete] for EOF without
 	// response.completed).

@@ -121,12 +121,12 @@ func TestReadBatch(t *testing.T) {
 				}
 				defer s.Close()
 				deltas := 0
-				for s.Next() {
+				for ev := range s.Events() {
 					at := <-written
 					if late := time.Since(at); late > tc.batch {
 						t.Errorf("event %d read %v after it was written; want at most %v", deltas, late, tc.batch)
 					}
-					if _, ok := s.Event().(transport.TextDelta); ok {
+					if _, ok := ev.(transport.TextDelta); ok {
 						deltas++
 					}
 				}

@@ -72,8 +72,8 @@ func BenchmarkStreamDeltas(b *testing.B) {
 	}
 	defer s.Close()
 	deltas := 0
-	for s.Next() {
-		if d, ok := s.Event().(transport.TextDelta); ok && d.Delta == "lorem " && d.ItemID == "msg_1" {
+	for ev := range s.Events() {
+		if d, ok := ev.(transport.TextDelta); ok && d.Delta == "lorem " && d.ItemID == "msg_1" {
 			deltas++
 		}
 	}

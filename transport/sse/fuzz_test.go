@@ -41,11 +41,11 @@ func FuzzSSEStream(f *testing.F) {
 		}
 		defer s.Close()
 		var last transport.Event
-		for s.Next() {
-			if s.Event() == nil {
-				t.Fatal("Next reported true with no event")
+		for ev := range s.Events() {
+			if ev == nil {
+				t.Fatal("Events yielded a nil event")
 			}
-			last = s.Event()
+			last = ev
 		}
 		_, completed := last.(transport.Completed)
 		if (s.Err() == nil) != completed {

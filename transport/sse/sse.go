@@ -1,16 +1,20 @@
 // Package sse is the HTTP transport for the Responses API: one POST per
-// request, the answer read as Server-Sent Events (by a pull reader held
-// equal to go-sse's by a differential fuzz test).
+// request, the answer read as Server-Sent Events by go-sse.
 package sse
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"time"
+
+	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/internal/liveness"
@@ -116,9 +120,11 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		cancel()
 		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 	}
-	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w,
-		events: newEventReader(&activityReader{r: resp.Body, w: w}, t.maxEventSize)}
-	s.events.batch = t.readBatch
+	var body io.Reader = &activityReader{r: resp.Body, w: w}
+	if t.readBatch > 0 {
+		body = &batchReader{r: body, wait: t.readBatch}
+	}
+	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w, r: body, maxEventSize: t.maxEventSize}
 	return s, nil
 }
 
@@ -134,62 +140,72 @@ func connectOrRead(err error) error {
 
 // stream is one SSE response being read.
 type stream struct {
-	ctx    context.Context // the caller's ctx, to tell cancellation apart
-	cancel context.CancelFunc
-	body   io.ReadCloser
-	w      *liveness.Watchdog
-	events *eventReader
+	ctx          context.Context // the caller's ctx, to tell cancellation apart
+	cancel       context.CancelFunc
+	body         io.ReadCloser
+	w            *liveness.Watchdog
+	r            io.Reader // body as it is read: activity counted, reads batched
+	maxEventSize int
 
-	ev     transport.Event
-	err    error
-	done   bool
-	closed bool
+	err     error
+	started bool // Events has been ranged over
+	closed  bool
 }
 
-func (s *stream) Next() bool {
-	if s.done {
-		return false
+// Events ranges over go-sse's reader directly: each event is decoded and
+// handed to the caller's loop body on the reading goroutine.
+func (s *stream) Events() iter.Seq[transport.Event] {
+	return func(yield func(transport.Event) bool) {
+		if s.started || s.closed {
+			return
+		}
+		s.started = true
+		for e, err := range gosse.Read(s.r, &gosse.ReadConfig{MaxEventSize: s.maxEventSize}) {
+			if err != nil {
+				s.finish(s.readFact(err))
+				return
+			}
+			ev, skip, err := transport.DecodeFrame(e.Type, e.Data)
+			if skip {
+				continue
+			}
+			if err != nil {
+				s.finish(err)
+				return
+			}
+			s.w.Progressed()
+			if _, ok := ev.(transport.Completed); ok {
+				// Success ends here; do not wait for EOF.
+				s.release()
+				yield(ev)
+				return
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+		// go-sse ends without an error at EOF (an unterminated last event is
+		// discarded): the stream ended before response.completed.
+		s.finish(transport.ErrIncomplete)
 	}
-	for {
-		typ, data, err := s.events.next()
-		switch {
-		case err == io.EOF:
-			return s.finish(transport.ErrIncomplete)
-		case errors.Is(err, transport.ErrEventTooLarge):
-			return s.finish(err)
-		case err != nil:
-			return s.finish(&transport.ReadError{Err: err})
-		}
-		e, skip, err := transport.DecodeFrame(typ, data)
-		if skip {
-			continue
-		}
-		if err != nil {
-			return s.finish(err)
-		}
-		s.w.Progressed()
-		s.ev = e
-		if _, ok := e.(transport.Completed); ok {
-			// Success ends here; do not wait for EOF.
-			s.done = true
-			s.release()
-		}
-		return true
+}
+
+// readFact maps a failure of go-sse's reader to a transport fact.
+func (s *stream) readFact(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%w: more than %d bytes", transport.ErrEventTooLarge, s.maxEventSize)
 	}
+	return &transport.ReadError{Err: err}
 }
 
 // finish records why the stream stopped, preferring the watchdog's and the
 // caller's reasons over the read error they caused.
-func (s *stream) finish(err error) bool {
-	s.done = true
-	s.ev = nil
+func (s *stream) finish(err error) {
 	s.err = s.w.Explain(s.ctx, err)
 	s.release()
-	return false
 }
 
-func (s *stream) Event() transport.Event { return s.ev }
-func (s *stream) Err() error             { return s.err }
+func (s *stream) Err() error { return s.err }
 
 func (s *stream) release() {
 	if s.closed {
@@ -202,7 +218,6 @@ func (s *stream) release() {
 }
 
 func (s *stream) Close() error {
-	s.done = true
 	s.release()
 	return nil
 }
@@ -219,5 +234,27 @@ func (a *activityReader) Read(p []byte) (int, error) {
 	if n > 0 {
 		a.w.Active()
 	}
+	return n, err
+}
+
+// batchReader waits before reading again once a read found less than
+// batchBytes (the stream has caught up with the server), so that the
+// events arriving meanwhile are read together (Options.ReadBatch).
+type batchReader struct {
+	r        io.Reader
+	wait     time.Duration
+	caughtUp bool
+}
+
+// batchBytes is what a read must find for the stream not to be taken as
+// caught up with the server: more than a few events.
+const batchBytes = 2 << 10
+
+func (b *batchReader) Read(p []byte) (int, error) {
+	if b.caughtUp {
+		time.Sleep(b.wait)
+	}
+	n, err := b.r.Read(p)
+	b.caughtUp = n < batchBytes && n < len(p)
 	return n, err
 }

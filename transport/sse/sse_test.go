@@ -3,8 +3,12 @@ package sse_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -28,8 +32,8 @@ func open(t *testing.T, srv *rt.Server, opts sse.Options) (transport.Stream, err
 func drain(s transport.Stream) ([]string, error) {
 	defer s.Close()
 	var got []string
-	for s.Next() {
-		switch e := s.Event().(type) {
+	for e := range s.Events() {
+		switch e := e.(type) {
 		case transport.TextDelta:
 			got = append(got, "delta:"+e.Delta)
 		case transport.Completed:
@@ -276,5 +280,54 @@ func TestEventTooLargeFailsAtOnce(t *testing.T) {
 	got, err := drain(s)
 	if !errors.Is(err, transport.ErrEventTooLarge) || len(got) != 1 {
 		t.Errorf("events %v, err %v; want created, then ErrEventTooLarge", got, err)
+	}
+}
+
+// TestFramings: the ways servers and gateways frame the same events (line
+// ends, a BOM, comments and ids, data split over lines, the type in the
+// event name only), read in one piece and a byte at a time, give the same
+// events; an unterminated last event is dropped, so the stream is
+// incomplete.
+func TestFramings(t *testing.T) {
+	const (
+		created   = `{"type":"response.created","response":{"id":"r"}}`
+		delta     = `{"type":"response.output_text.delta","item_id":"m","delta":"hi"}`
+		completed = `{"type":"response.completed","response":{"id":"r"}}`
+	)
+	want := []string{"created", "delta:hi", "completed"}
+	for _, tc := range []struct {
+		name, body string
+		want       []string
+		err        error
+	}{
+		{"lf", "data: " + created + "\n\ndata: " + delta + "\n\ndata: " + completed + "\n\n", want, nil},
+		{"crlf", "data: " + created + "\r\n\r\ndata: " + delta + "\r\n\r\ndata: " + completed + "\r\n\r\n", want, nil},
+		{"cr", "data: " + created + "\r\rdata: " + delta + "\r\rdata: " + completed + "\r\r", want, nil},
+		{"bom, comments, ids, retry", "\xEF\xBB\xBF: hello\n\nid: 1\ndata: " + created + "\n\nretry: 10\n: ping\ndata:" + delta + "\n\nid: 3\ndata: " + completed + "\n\n", want, nil},
+		{"data over lines", "data: " + created + "\n\ndata: {\"type\":\"response.output_text.delta\",\ndata: \"item_id\":\"m\",\"delta\":\"hi\"}\n\ndata: " + completed + "\n\n", want, nil},
+		{"type in the event name", "event: response.created\ndata: {\"response\":{\"id\":\"r\"}}\n\nevent: response.output_text.delta\ndata: {\"item_id\":\"m\",\"delta\":\"hi\"}\n\nevent: response.completed\ndata: {\"response\":{\"id\":\"r\"}}\n\n", want, nil},
+		{"[DONE] and empty data skipped", "data: " + created + "\n\ndata:\n\ndata: [DONE]\n\ndata: " + delta + "\n\ndata: " + completed + "\n\n", want, nil},
+		{"unterminated last event", "data: " + created + "\n\ndata: " + delta + "\n\ndata: " + completed, []string{"created", "delta:hi"}, transport.ErrIncomplete},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/one byte %v", tc.name, oneByte), func(t *testing.T) {
+				var body io.Reader = strings.NewReader(tc.body)
+				if oneByte {
+					body = iotest.OneByteReader(body)
+				}
+				tr := sse.New(&sse.Options{HTTPClient: &http.Client{Transport: bodyOnce{io.NopCloser(body)}}})
+				s, err := tr.Open(t.Context(), &transport.Request{URL: "http://framing.invalid/v1/responses", Body: []byte(`{}`)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := drain(s)
+				if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+					t.Errorf("err = %v; want %v", err, tc.err)
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("events (-want +got):\n%s", diff)
+				}
+			})
+		}
 	}
 }

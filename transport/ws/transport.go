@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"iter"
 	"sync"
 
 	"github.com/agentcli/agent/transport"
@@ -81,14 +82,17 @@ type chainStream struct {
 	released  bool
 }
 
-func (s *chainStream) Next() bool {
-	if !s.Stream.Next() {
-		return false
+func (s *chainStream) Events() iter.Seq[transport.Event] {
+	return func(yield func(transport.Event) bool) {
+		for ev := range s.Stream.Events() {
+			if c, ok := ev.(transport.Completed); ok {
+				s.completed = c.ResponseID
+			}
+			if !yield(ev) {
+				return
+			}
+		}
 	}
-	if c, ok := s.Stream.Event().(transport.Completed); ok {
-		s.completed = c.ResponseID
-	}
-	return true
 }
 
 func (s *chainStream) Close() error {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 	"sync"
@@ -208,30 +209,35 @@ func (s *stream) send(frame []byte) error {
 
 // read reads one message, telling the watchdog about every chunk that
 // arrives (a large event on a slow link is not idle), and enforcing
-// MaxMessageSize.
-func (s *stream) read() (websocket.MessageType, []byte, error) {
+// MaxMessageSize. The message is read into the stream's buffer, reused
+// from message to message, and returned as a string of its own.
+func (s *stream) read() (websocket.MessageType, string, error) {
 	typ, r, err := s.c.c.Reader(s.sctx)
 	if err != nil {
-		return typ, nil, err
+		return typ, "", err
 	}
 	s.w.Active()
 	limit := s.c.opts.MaxMessageSize
-	var buf bytes.Buffer
-	p := make([]byte, chunk)
+	s.buf.Reset()
 	for {
+		if s.buf.Available() < 512 {
+			s.buf.Grow(min(max(s.buf.Cap(), 512), chunk))
+		}
+		p := s.buf.AvailableBuffer()
+		p = p[:min(cap(p), chunk)]
 		n, err := r.Read(p)
 		if n > 0 {
 			s.w.Active()
-			if int64(buf.Len()+n) > limit {
-				return typ, nil, transport.ErrEventTooLarge
+			if int64(s.buf.Len()+n) > limit {
+				return typ, "", transport.ErrEventTooLarge
 			}
-			buf.Write(p[:n])
+			s.buf.Write(p[:n])
 		}
 		if err == io.EOF {
-			return typ, buf.Bytes(), nil
+			return typ, s.buf.String(), nil
 		}
 		if err != nil {
-			return typ, nil, err
+			return typ, "", err
 		}
 	}
 }
@@ -257,41 +263,49 @@ type stream struct {
 	sctx   context.Context
 	cancel context.CancelFunc
 	w      *liveness.Watchdog
-	ev     transport.Event
+	buf    bytes.Buffer // the message being read
 	err    error
 	done   bool
 	closed bool
 }
 
-func (s *stream) Next() bool {
-	if s.done {
-		return false
-	}
-	for {
-		typ, data, err := s.read()
-		if errors.Is(err, transport.ErrEventTooLarge) {
-			return s.fail(err)
+// Events reads the response's messages, handing each event to the
+// caller's loop body as it is decoded.
+func (s *stream) Events() iter.Seq[transport.Event] {
+	return func(yield func(transport.Event) bool) {
+		for !s.done {
+			typ, data, err := s.read()
+			if errors.Is(err, transport.ErrEventTooLarge) {
+				s.fail(err)
+				return
+			}
+			if err != nil {
+				s.fail(readFact(err))
+				return
+			}
+			if typ != websocket.MessageText {
+				s.fail(transport.ErrUnexpectedBinary)
+				return
+			}
+			ev, skip, err := transport.DecodeFrame("", data)
+			if skip {
+				continue
+			}
+			if err != nil {
+				s.fail(err)
+				return
+			}
+			s.w.Progressed()
+			if _, ok := ev.(transport.Completed); ok {
+				s.done = true // the connection stays open for the next request
+				s.release()
+				yield(ev)
+				return
+			}
+			if !yield(ev) {
+				return
+			}
 		}
-		if err != nil {
-			return s.fail(readFact(err))
-		}
-		if typ != websocket.MessageText {
-			return s.fail(transport.ErrUnexpectedBinary)
-		}
-		ev, skip, err := transport.DecodeFrame("", data)
-		if skip {
-			continue
-		}
-		if err != nil {
-			return s.fail(err)
-		}
-		s.w.Progressed()
-		s.ev = ev
-		if _, ok := ev.(transport.Completed); ok {
-			s.done = true // the connection stays open for the next request
-			s.release()
-		}
-		return true
 	}
 }
 
@@ -308,14 +322,12 @@ func readFact(err error) error {
 	return &transport.ReadError{Err: err}
 }
 
-func (s *stream) fail(err error) bool {
+func (s *stream) fail(err error) {
 	s.done = true
-	s.ev = nil
 	s.err = s.w.Explain(s.ctx, err)
 	s.c.markBroken()
 	_ = s.c.c.CloseNow()
 	s.release()
-	return false
 }
 
 func (s *stream) release() {
@@ -331,8 +343,7 @@ func (s *stream) release() {
 	<-s.c.sem
 }
 
-func (s *stream) Event() transport.Event { return s.ev }
-func (s *stream) Err() error             { return s.err }
+func (s *stream) Err() error { return s.err }
 
 // Close ends the stream. Closing before response.completed breaks the
 // connection (the rest of the response would arrive on it).

@@ -40,8 +40,8 @@ func dial(t *testing.T, srv *rt.Server, opts ws.Options) (*ws.Conn, error) {
 func drain(s transport.Stream) ([]string, error) {
 	defer s.Close()
 	var got []string
-	for s.Next() {
-		switch e := s.Event().(type) {
+	for e := range s.Events() {
+		switch e := e.(type) {
 		case transport.Created:
 			got = append(got, "created")
 		case transport.TextDelta:
