@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentcli/agent/execprint"
 	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/termtext"
@@ -93,12 +94,12 @@ type batchResult struct {
 	Status string `json:"status"`
 	// ExitClass is the exit code `agent exec` would have given the
 	// prompt alone.
-	ExitClass    int        `json:"exit_class"`
-	FinalMessage string     `json:"final_message"`
-	Usage        *jsonUsage `json:"usage"`
-	Retries      int        `json:"retries"`
-	SessionID    string     `json:"session_id,omitempty"`
-	Error        string     `json:"error,omitempty"`
+	ExitClass    int              `json:"exit_class"`
+	FinalMessage string           `json:"final_message"`
+	Usage        *execprint.Usage `json:"usage"`
+	Retries      int              `json:"retries"`
+	SessionID    string           `json:"session_id,omitempty"`
+	Error        string           `json:"error,omitempty"`
 }
 
 // runBatch is agent exec --batch.
@@ -460,7 +461,7 @@ func (b *batch) summary() string {
 // runOne runs one prompt as `agent exec` would, in a session of its own
 // on the batch's engine, and returns its result.
 func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
-	r := batchResult{ID: it.ID, Usage: usageJSON(transport.Usage{})}
+	r := batchResult{ID: it.ID, Usage: execprint.UsageOf(transport.Usage{})}
 	b.progress.started(it.ID)
 	if b.engineErr != nil {
 		return failedResult(ctx, r, b.engineErr)
@@ -490,7 +491,7 @@ func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 			b.progress.retrying(it.ID, false)
 		}
 	})
-	r.Usage = usageJSON(sess.Usage())
+	r.Usage = execprint.UsageOf(sess.Usage())
 	if err != nil {
 		return failedResult(ctx, r, &exitError{code: exitCode(err), err: err})
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/execprint"
 	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -192,21 +194,24 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		}
 	}
 	var err error
-	var jp *jsonPrinter
-	var out *execPrinter
+	var jp *execprint.JSON
+	var out *execprint.Text
 	if f.json {
-		jp = newJSONPrinter(env.Stdout, sessionID, newToolView(e))
+		jp = execprint.NewJSON(env.Stdout, sessionID, execTools(e))
 	} else {
-		fmt.Fprint(env.Stderr, execHeader(e, sessionID))
+		fmt.Fprint(env.Stderr, execHeader(e, sessionID).String())
 		fmt.Fprintln(env.Stderr, "user\n"+prompt)
-		out = newExecPrinter(env, newToolView(e))
+		out = execprint.NewText(execprint.TextOptions{
+			Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY,
+			Width: env.Width, Tools: execTools(e),
+		})
 	}
 	for {
 		if jp != nil {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.handle(ev) })
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.Handle(ev) })
 		} else {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.handle(ev) })
-			out.finish()
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.Handle(ev) })
+			out.Finish()
 		}
 		wait, ok := waitForReset(err, f.waitForReset, env.now())
 		if !ok {
@@ -215,7 +220,7 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
 			env.now().Add(wait).Local().Format("15:04:05"), session.RetryDelay(wait))
 		if jp != nil {
-			jp.handle(session.Warning{Message: msg})
+			jp.Handle(session.Warning{Message: msg})
 		} else {
 			fmt.Fprintln(env.Stderr, "agent: "+msg)
 		}
@@ -240,6 +245,30 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		return &exitError{code: exitNotSaved, err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
 	}
 	return nil
+}
+
+// execTools describes e's tools to the printers.
+func execTools(e *engine) execprint.Tools {
+	return execprint.Tools{Shell: e.ws.shell, Cwd: e.ws.cwd, MCPTool: func(name string) (string, string, bool) {
+		t, ok := e.tools.Lookup(name)
+		if !ok {
+			return "", "", false
+		}
+		m, ok := t.(*mcp.Tool)
+		if !ok {
+			return "", "", false
+		}
+		return m.Server(), m.Remote(), true
+	}}
+}
+
+// execHeader is what exec prints on stderr before the turn.
+func execHeader(e *engine, sessionID string) execprint.Header {
+	return execprint.Header{
+		Version: version, Workdir: e.ws.cwd, Model: e.cfg.Model, Provider: e.client.Provider().ID,
+		Approval: e.ws.policy, Sandbox: string(e.ws.sandbox.Mode), WritableRoots: e.ws.sandbox.WritableRoots,
+		ReasoningEffort: e.cfg.ModelReasoningEffort, SessionID: sessionID,
+	}
 }
 
 // defaultWaitForReset is how long --wait-for-reset alone waits at most.

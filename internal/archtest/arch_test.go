@@ -83,6 +83,7 @@ func allowedImports() map[string][]string {
 		"internal/atomicfile":         {},
 		"rollout":                     {"transport", "internal/filelock", "internal/atomicfile"},
 		"recording":                   {"modelclient", "redact", "rollout", "session", "transport"},
+		"execprint":                   {"session", "termtext", "tools", "transport"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "termtext", "internal/filelock"},
 		"termtext":                    {},
 		"redact":                      {},

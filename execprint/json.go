@@ -1,4 +1,4 @@
-package main
+package execprint
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -20,7 +19,7 @@ type jsonEvent struct {
 	Type     string     `json:"type"`
 	ThreadID string     `json:"thread_id,omitempty"`
 	Item     any        `json:"item,omitempty"`
-	Usage    *jsonUsage `json:"usage,omitempty"`
+	Usage    *Usage     `json:"usage,omitempty"`
 	Error    *jsonError `json:"error,omitempty"`
 	Message  string     `json:"message,omitempty"`
 	// retry fields, flattened
@@ -97,7 +96,9 @@ type jsonMCPItem struct {
 	Status    string          `json:"status"`
 }
 
-type jsonUsage struct {
+// Usage is a turn's token usage as exec --json's turn.completed and a
+// batch's result lines write it.
+type Usage struct {
 	InputTokens           int64 `json:"input_tokens"`
 	CachedInputTokens     int64 `json:"cached_input_tokens"`
 	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
@@ -109,11 +110,13 @@ type jsonError struct {
 	Message string `json:"message"`
 }
 
-// jsonPrinter renders session events as JSONL. A transient notice is
-// never typed "error": retries are "retry" events, fallbacks "warning".
-type jsonPrinter struct {
+// JSON renders session events as `agent exec --json` prints them: JSONL
+// in the reference client's schema (docs/exec-json.md). A transient
+// notice is never typed "error": retries are "retry" events, fallbacks
+// "warning".
+type JSON struct {
 	enc   *json.Encoder
-	view  toolView
+	tools Tools
 	items int
 	calls map[string]string // call_id -> item id of a started tool item
 	err   error             // the first write error; later events are dropped
@@ -125,50 +128,28 @@ type jsonPrinter struct {
 
 type pendingItem struct{ typ, text string }
 
-// toolView is what printers need to know of the workspace's tools to show
-// a call as it starts.
-type toolView struct {
-	shell string // the shell commands run under
-	cwd   string // the workspace, to show patched paths absolute
-	// mcpTool names the server and tool behind a tool name; ok is false
-	// for tools that are not an MCP server's. Nil: none are.
-	mcpTool func(name string) (server, tool string, ok bool)
-}
-
-// newToolView describes e's tools.
-func newToolView(e *engine) toolView {
-	return toolView{shell: e.ws.shell, cwd: e.ws.cwd, mcpTool: func(name string) (string, string, bool) {
-		t, ok := e.tools.Lookup(name)
-		if !ok {
-			return "", "", false
-		}
-		m, ok := t.(*mcp.Tool)
-		if !ok {
-			return "", "", false
-		}
-		return m.Server(), m.Remote(), true
-	}}
-}
-
-func newJSONPrinter(w io.Writer, threadID string, view toolView) *jsonPrinter {
+// NewJSON returns a printer of session events as JSONL on w, and writes
+// the thread.started line with threadID. A write error stops the output:
+// later events are dropped. A JSON printer is not safe for concurrent use.
+func NewJSON(w io.Writer, threadID string, t Tools) *JSON {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // "a >&2" as the reference client writes it
-	p := &jsonPrinter{enc: enc, view: view, calls: map[string]string{}}
+	p := &JSON{enc: enc, tools: t, calls: map[string]string{}}
 	p.emit(jsonEvent{Type: "thread.started", ThreadID: threadID})
 	return p
 }
 
-func (p *jsonPrinter) emit(e jsonEvent) {
+func (p *JSON) emit(e jsonEvent) {
 	if p.err == nil {
 		p.err = p.enc.Encode(e)
 	}
 }
 
-func (p *jsonPrinter) item(typ, text string) {
+func (p *JSON) item(typ, text string) {
 	p.emit(jsonEvent{Type: "item.completed", Item: &jsonItem{ID: p.newID(), Type: typ, Text: text}})
 }
 
-func (p *jsonPrinter) newID() string {
+func (p *JSON) newID() string {
 	id := fmt.Sprintf("item_%d", p.items)
 	p.items++
 	return id
@@ -177,8 +158,8 @@ func (p *jsonPrinter) newID() string {
 // toolBegin opens the item of a command or an MCP call as it starts.
 // (Patches open theirs when they end: only then is it known which files
 // they changed.)
-func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
-	if server, tool, ok := p.view.lookupMCP(ev.Call.Name); ok {
+func (p *JSON) toolBegin(ev session.ToolCallBegin) {
+	if server, tool, ok := p.tools.lookupMCP(ev.Call.Name); ok {
 		id := p.newID()
 		p.calls[ev.Call.ID] = id
 		p.emit(jsonEvent{Type: "item.started", Item: &jsonMCPItem{ID: id, Type: "mcp_tool_call",
@@ -188,7 +169,7 @@ func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
 	if ev.Call.Name != "exec_command" {
 		return
 	}
-	argv, ok := tools.ExecArgv(p.view.shell, ev.Call.Input)
+	argv, ok := tools.ExecArgv(p.tools.Shell, ev.Call.Input)
 	if !ok {
 		return // an invalid call fails before anything runs
 	}
@@ -199,20 +180,13 @@ func (p *jsonPrinter) toolBegin(ev session.ToolCallBegin) {
 }
 
 // callID returns the item id toolBegin gave the call, or a new one.
-func (p *jsonPrinter) callID(callID string) string {
+func (p *JSON) callID(callID string) string {
 	id, ok := p.calls[callID]
 	if !ok {
 		id = p.newID()
 	}
 	delete(p.calls, callID)
 	return id
-}
-
-func (v toolView) lookupMCP(name string) (server, tool string, ok bool) {
-	if v.mcpTool == nil {
-		return "", "", false
-	}
-	return v.mcpTool(name)
 }
 
 var jsonNull = json.RawMessage("null")
@@ -231,7 +205,7 @@ func mcpArguments(input string) json.RawMessage {
 }
 
 // toolEnd reports a finished tool call as its item.
-func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
+func (p *JSON) toolEnd(ev session.ToolCallEnd) {
 	r := ev.Result
 	status := string(r.Status)
 	if r.MCP != nil {
@@ -262,7 +236,7 @@ func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
 			kind := map[byte]string{'A': "add", 'M': "update", 'D': "delete"}[f[0]]
 			path := strings.TrimSpace(f[1:])
 			if !filepath.IsAbs(path) {
-				path = filepath.Join(p.view.cwd, path)
+				path = filepath.Join(p.tools.Cwd, path)
 			}
 			changes = append(changes, jsonFileChange{Path: path, Kind: kind})
 		}
@@ -286,7 +260,7 @@ func (p *jsonPrinter) toolEnd(ev session.ToolCallEnd) {
 // mcp_tool_call item: status completed or failed, with the server's result
 // (content blocks as MCP sends them, and structured_content, null when the
 // server sent none) or the error.
-func (p *jsonPrinter) mcpCall(callID string, r tools.Result) {
+func (p *JSON) mcpCall(callID string, r tools.Result) {
 	c := r.MCP
 	status := "failed"
 	if r.Status == tools.StatusCompleted {
@@ -331,7 +305,10 @@ func withStructuredContent(res json.RawMessage) json.RawMessage {
 	return b
 }
 
-func (p *jsonPrinter) handle(ev session.Event) {
+// Handle prints the lines ev makes, if any. Messages and reasoning of an
+// attempt are held until its response completes, and dropped when it is
+// retried.
+func (p *JSON) Handle(ev session.Event) {
 	switch ev := ev.(type) {
 	case session.TurnStarted:
 		p.emit(jsonEvent{Type: "turn.started"})
@@ -360,7 +337,7 @@ func (p *jsonPrinter) handle(ev session.Event) {
 		p.emit(jsonEvent{Type: "provider_switch", From: &jsonProvider{ev.From.Provider, ev.From.Model},
 			To: &jsonProvider{ev.To.Provider, ev.To.Model}, Reason: ev.Reason})
 	case session.TurnCompleted:
-		p.emit(jsonEvent{Type: "turn.completed", Usage: usageJSON(ev.Total), Requests: &ev.Requests})
+		p.emit(jsonEvent{Type: "turn.completed", Usage: UsageOf(ev.Total), Requests: &ev.Requests})
 	case session.TurnFailed:
 		// As the reference client: the fatal error, then turn.failed.
 		msg := ev.Err.Error()
@@ -369,8 +346,9 @@ func (p *jsonPrinter) handle(ev session.Event) {
 	}
 }
 
-func usageJSON(u transport.Usage) *jsonUsage {
-	return &jsonUsage{
+// UsageOf returns u as it is printed.
+func UsageOf(u transport.Usage) *Usage {
+	return &Usage{
 		InputTokens:           u.InputTokens,
 		CachedInputTokens:     u.CachedInputTokens,
 		CacheWriteInputTokens: u.CacheWriteInputTokens,

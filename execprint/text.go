@@ -1,31 +1,30 @@
-package main
+package execprint
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/termtext"
 	"github.com/agentcli/agent/tools"
 )
 
-// execPrinter renders session events for agent exec as the reference
+// Text renders session events for agent exec as the reference
 // client's exec does: standard output holds the final message only, printed
-// when the turn completes; standard error shows the header (execHeader),
+// when the turn completes; standard error shows the header ([Header]),
 // each command with its exit code and output, each patch with its diff,
 // each MCP call, each message of the turn ("codex" then the text), each
 // retry and warning. A message completed by an attempt that then failed is
 // left out: the retry answers. When stderr is a terminal the answer streams
 // there live; live text of a failed attempt is erased (or, when the
 // terminal width is unknown, marked) before the retry.
-type execPrinter struct {
-	env  Env
-	view toolView
+type Text struct {
+	opts TextOptions
 	live bool
 	// shown is the live text currently on the screen, since the last erase.
 	shown strings.Builder
@@ -44,33 +43,67 @@ type pendingMessage struct {
 	shown bool
 }
 
-func newExecPrinter(env Env, view toolView) *execPrinter {
-	return &execPrinter{env: env, view: view, live: env.StderrTTY}
+// TextOptions are where a [Text] printer writes and what it knows.
+type TextOptions struct {
+	// Stdout gets the final message; Stderr everything else.
+	Stdout, Stderr io.Writer
+	// StdoutTTY and StderrTTY say which of them are terminals: the answer
+	// streams live on a terminal stderr, and text from outside is
+	// sanitized for a terminal.
+	StdoutTTY, StderrTTY bool
+	// Width returns the terminal width of stderr (0 if unknown), to erase
+	// the live text of a failed attempt; nil means unknown.
+	Width func() int
+	// Tools describes the workspace's tools.
+	Tools Tools
 }
 
-// execHeader is what exec prints on stderr before the turn, as the
-// reference client: where, with which model and provider, under which
-// approval policy and sandbox, and the session id to resume.
-func execHeader(e *engine, sessionID string) string {
-	sb := string(e.ws.sandbox.Mode)
-	if e.ws.sandbox.Mode == "workspace-write" {
-		roots := append([]string{"workdir"}, e.ws.sandbox.WritableRoots...)
+// NewText returns a printer writing where o says. The caller calls
+// [Text.Finish] after each turn. A Text printer is not safe for concurrent
+// use.
+func NewText(o TextOptions) *Text {
+	return &Text{opts: o, live: o.StderrTTY}
+}
+
+// Header is what exec prints on stderr before the turn, as the reference
+// client: where, with which model and provider, under which approval
+// policy and sandbox, and the session id to resume.
+type Header struct {
+	Version  string // agent's version
+	Workdir  string
+	Model    string
+	Provider string // the provider's id
+	Approval string // the approval policy
+	Sandbox  string // the sandbox mode
+	// WritableRoots are the workspace-write sandbox's roots besides the
+	// workdir.
+	WritableRoots []string
+	// ReasoningEffort is the configured effort; "" is the default.
+	ReasoningEffort string
+	SessionID       string
+}
+
+// String returns the header's lines, each ending in a newline.
+func (h Header) String() string {
+	sb := h.Sandbox
+	if h.Sandbox == "workspace-write" {
+		roots := append([]string{"workdir"}, h.WritableRoots...)
 		sb += " [" + strings.Join(roots, ", ") + "]"
 	}
-	effort := e.cfg.ModelReasoningEffort
+	effort := h.ReasoningEffort
 	if effort == "" {
 		effort = "default"
 	}
 	lines := []string{
-		"agent " + version,
+		"agent " + h.Version,
 		"--------",
-		"workdir: " + e.ws.cwd,
-		"model: " + e.cfg.Model,
-		"provider: " + e.client.Provider().ID,
-		"approval: " + e.ws.policy,
+		"workdir: " + h.Workdir,
+		"model: " + h.Model,
+		"provider: " + h.Provider,
+		"approval: " + h.Approval,
 		"sandbox: " + sb,
 		"reasoning effort: " + effort,
-		"session id: " + sessionID,
+		"session id: " + h.SessionID,
 		"--------",
 	}
 	return strings.Join(lines, "\n") + "\n"
@@ -80,23 +113,23 @@ func execHeader(e *engine, sessionID string) string {
 const maxShownOutputLines = 20
 
 // toolBegin shows a command or an MCP call as it starts.
-func (p *execPrinter) toolBegin(ev session.ToolCallBegin) {
-	if server, tool, ok := p.view.lookupMCP(ev.Call.Name); ok {
-		fmt.Fprintf(p.env.Stderr, "mcp: %s/%s started\n", p.safe(server), p.safe(tool))
+func (p *Text) toolBegin(ev session.ToolCallBegin) {
+	if server, tool, ok := p.opts.Tools.lookupMCP(ev.Call.Name); ok {
+		fmt.Fprintf(p.opts.Stderr, "mcp: %s/%s started\n", p.safe(server), p.safe(tool))
 		return
 	}
 	if ev.Call.Name != "exec_command" {
 		return
 	}
-	if argv, ok := tools.ExecArgv(p.view.shell, ev.Call.Input); ok {
-		fmt.Fprintf(p.env.Stderr, "exec\n%s in %s\n", p.safe(tools.ShellJoin(argv)), p.view.cwd)
+	if argv, ok := tools.ExecArgv(p.opts.Tools.Shell, ev.Call.Input); ok {
+		fmt.Fprintf(p.opts.Stderr, "exec\n%s in %s\n", p.safe(tools.ShellJoin(argv)), p.opts.Tools.Cwd)
 	}
 }
 
 // toolEnd shows how a command, a patch or an MCP call ended.
-func (p *execPrinter) toolEnd(ev session.ToolCallEnd) {
+func (p *Text) toolEnd(ev session.ToolCallEnd) {
 	r := ev.Result
-	w := p.env.Stderr
+	w := p.opts.Stderr
 	if r.MCP != nil {
 		fmt.Fprintf(w, "mcp: %s/%s (%s)\n", p.safe(r.MCP.Server), p.safe(r.MCP.Tool), r.Status)
 		return
@@ -138,7 +171,7 @@ func (p *execPrinter) toolEnd(ev session.ToolCallEnd) {
 		for _, f := range r.Files {
 			path := strings.TrimSpace(f[1:])
 			if !filepath.IsAbs(path) {
-				path = filepath.Join(p.view.cwd, path)
+				path = filepath.Join(p.opts.Tools.Cwd, path)
 			}
 			paths = append(paths, path)
 		}
@@ -181,18 +214,19 @@ func firstLine(s string) string {
 	return s
 }
 
-func (p *execPrinter) handle(ev session.Event) {
+// Handle prints what ev shows, if anything.
+func (p *Text) Handle(ev session.Event) {
 	switch ev := ev.(type) {
 	case session.TextDelta:
 		if p.live {
 			d := termtext.Sanitize(ev.Delta) // the model's text must not drive the terminal
-			fmt.Fprint(p.env.Stderr, d)
+			fmt.Fprint(p.opts.Stderr, d)
 			p.shown.WriteString(d)
 		}
 	case session.Retracted:
 		if p.live && p.shown.Len() > 0 {
 			if !p.erase() {
-				fmt.Fprint(p.env.Stderr, " [partial answer discarded]\n")
+				fmt.Fprint(p.opts.Stderr, " [partial answer discarded]\n")
 			}
 		}
 	case session.MessageDone:
@@ -202,7 +236,7 @@ func (p *execPrinter) handle(ev session.Event) {
 	case session.ResponseCompleted:
 		for _, m := range p.pending {
 			if !m.shown {
-				fmt.Fprintln(p.env.Stderr, "codex\n"+p.safe(m.text))
+				fmt.Fprintln(p.opts.Stderr, "codex\n"+p.safe(m.text))
 			}
 			p.final, p.hasFinal = m.text, true
 		}
@@ -216,58 +250,60 @@ func (p *execPrinter) handle(ev session.Event) {
 	case session.Retry:
 		p.pending = nil // the attempt failed: its retry answers
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, p.safe(retryNotice(ev.Retry)))
+		// Worded as the chat words it, for example "Reconnecting... 2/5 in
+		// 0.4s (stream closed before response.completed)".
+		fmt.Fprintln(p.opts.Stderr, p.safe(session.RetryNotice(ev.Retry, ev.Retry.Delay)))
 	case session.Warning:
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, p.safe("warning: "+ev.Message))
+		fmt.Fprintln(p.opts.Stderr, p.safe("warning: "+ev.Message))
 	case session.ProviderSwitch:
 		p.pending = nil // the failed provider's answer, if any, is not the final one
 		p.endLine()
-		fmt.Fprintln(p.env.Stderr, p.safe(ev.Notice()))
+		fmt.Fprintln(p.opts.Stderr, p.safe(ev.Notice()))
 	case session.TurnCompleted:
 		p.endLine()
 		if t := ev.Total.TotalTokens; t > 0 {
-			fmt.Fprintf(p.env.Stderr, "tokens used: %d\n", t)
+			fmt.Fprintf(p.opts.Stderr, "tokens used: %d\n", t)
 		}
 		if p.hasFinal {
 			text := p.final
-			if p.env.StdoutTTY {
+			if p.opts.StdoutTTY {
 				text = termtext.Sanitize(text) // the model's text must not drive the terminal
 			}
-			fmt.Fprintln(p.env.Stdout, text)
+			fmt.Fprintln(p.opts.Stdout, text)
 		}
 	}
 }
 
 // safe returns a line of text from outside (a server's error message) fit
 // for stderr: sanitized when it is a terminal.
-func (p *execPrinter) safe(line string) string {
-	if p.env.StderrTTY {
+func (p *Text) safe(line string) string {
+	if p.opts.StderrTTY {
 		return termtext.Sanitize(line)
 	}
 	return line
 }
 
-// finish ends any unterminated live line.
-func (p *execPrinter) finish() { p.endLine() }
+// Finish ends any unterminated live line; call it after each turn.
+func (p *Text) Finish() { p.endLine() }
 
 // endLine keeps the live text on screen and moves to a fresh line.
-func (p *execPrinter) endLine() {
+func (p *Text) endLine() {
 	if p.shown.Len() == 0 {
 		return
 	}
 	if !strings.HasSuffix(p.shown.String(), "\n") {
-		fmt.Fprintln(p.env.Stderr)
+		fmt.Fprintln(p.opts.Stderr)
 	}
 	p.shown.Reset()
 }
 
 // erase removes the live text from the terminal. It reports false when the
 // terminal width is unknown and the text could not be located.
-func (p *execPrinter) erase() bool {
+func (p *Text) erase() bool {
 	width := 0
-	if p.env.Width != nil {
-		width = p.env.Width()
+	if p.opts.Width != nil {
+		width = p.opts.Width()
 	}
 	if width <= 0 {
 		return false
@@ -279,7 +315,7 @@ func (p *execPrinter) erase() bool {
 		fmt.Fprintf(&b, "\x1b[%dA", rows-1)
 	}
 	b.WriteString("\x1b[J")
-	fmt.Fprint(p.env.Stderr, b.String())
+	fmt.Fprint(p.opts.Stderr, b.String())
 	p.shown.Reset()
 	return true
 }
@@ -294,8 +330,3 @@ func screenRows(text string, width int) int {
 	}
 	return rows
 }
-
-// retryNotice is the one stderr line a retry gets, worded as the chat
-// words it (session.RetryNotice), for example "Reconnecting... 2/5 in 0.4s
-// (stream closed before response.completed)".
-func retryNotice(r modelclient.Retry) string { return session.RetryNotice(r, r.Delay) }
