@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentcli/agent/execprint"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/termtext"
@@ -139,7 +140,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	if bf.results != "" {
 		var completed map[string]bool
 		if out, completed, err = openResults(bf.results, env.Stderr); err != nil {
-			return &exitError{code: exitFailed, err: err}
+			return &exitcode.Error{Code: exitcode.Failed, Err: err}
 		}
 		defer out.Close()
 		out.secrets = env.Secrets
@@ -404,7 +405,7 @@ func (b *batch) run(ctx context.Context, todo []batchItem, jobs int) error {
 	wg.Wait()
 	b.progress.end()
 	if err := b.out.Err(); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	return b.exit(ctx, len(todo))
 }
@@ -414,7 +415,7 @@ func (b *batch) run(ctx context.Context, todo []batchItem, jobs int) error {
 // and usually affect every prompt, a quota waits for its reset, transient
 // failures may pass on a re-run, and plain failures are the prompts' own.
 func exitPriority() []int {
-	return []int{exitInterrupted, exitUsage, exitAuth, exitQuota, exitExhausted, exitFailed, exitNotSaved}
+	return []int{exitcode.Interrupted, exitcode.Usage, exitcode.Auth, exitcode.Quota, exitcode.Exhausted, exitcode.Failed, exitcode.NotSaved}
 }
 
 // exit returns the batch's exit error: nil when every prompt completed,
@@ -426,11 +427,11 @@ func (b *batch) exit(ctx context.Context, total int) error {
 		done += n
 	}
 	if ctx.Err() != nil && done < total {
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("batch interrupted: %s; %d not started", b.summary(), total-done)}
+		return &exitcode.Error{Code: exitcode.Interrupted, Err: fmt.Errorf("batch interrupted: %s; %d not started", b.summary(), total-done)}
 	}
 	for _, code := range exitPriority() {
 		if b.counts[code] > 0 {
-			return &exitError{code: code, err: fmt.Errorf("batch: %s", b.summary())}
+			return &exitcode.Error{Code: code, Err: fmt.Errorf("batch: %s", b.summary())}
 		}
 	}
 	fmt.Fprintf(b.env.Stderr, "agent: batch: %s\n", b.summary())
@@ -439,7 +440,7 @@ func (b *batch) exit(ctx context.Context, total int) error {
 
 // summary counts the results by status and exit class.
 func (b *batch) summary() string {
-	parts := []string{fmt.Sprintf("%d completed", b.counts[exitOK])}
+	parts := []string{fmt.Sprintf("%d completed", b.counts[exitcode.OK])}
 	if b.skipped > 0 {
 		parts[0] += fmt.Sprintf(" (+%d earlier)", b.skipped)
 	}
@@ -447,9 +448,9 @@ func (b *batch) summary() string {
 		if n := b.counts[code]; n > 0 {
 			what := "failed"
 			switch code {
-			case exitInterrupted:
+			case exitcode.Interrupted:
 				what = "interrupted"
-			case exitNotSaved:
+			case exitcode.NotSaved:
 				what = "completed, not saved"
 			}
 			parts = append(parts, fmt.Sprintf("%d %s (exit %d)", n, what, code))
@@ -468,9 +469,9 @@ func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 	}
 	sc, err := b.engine.scope(it.dir)
 	if err != nil {
-		var ee *exitError
+		var ee *exitcode.Error
 		if !errors.As(err, &ee) {
-			err = &exitError{code: exitFailed, err: err}
+			err = &exitcode.Error{Code: exitcode.Failed, Err: err}
 		}
 		return failedResult(ctx, r, err)
 	}
@@ -493,12 +494,12 @@ func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 	})
 	r.Usage = execprint.UsageOf(sess.Usage())
 	if err != nil {
-		return failedResult(ctx, r, &exitError{code: exitCode(err), err: err})
+		return failedResult(ctx, r, &exitcode.Error{Code: exitcode.ForTurn(err), Err: err})
 	}
-	r.Status, r.ExitClass, r.FinalMessage = statusCompleted, exitOK, last
+	r.Status, r.ExitClass, r.FinalMessage = statusCompleted, exitcode.OK, last
 	if err := sess.SaveError(); err != nil {
 		// The answer is here; its session is not on disk.
-		r.ExitClass, r.Error = exitNotSaved, "the turn completed, but the session was not saved: "+err.Error()
+		r.ExitClass, r.Error = exitcode.NotSaved, "the turn completed, but the session was not saved: "+err.Error()
 	}
 	return r
 }
@@ -506,14 +507,14 @@ func (b *batch) runOne(ctx context.Context, it batchItem) batchResult {
 // failedResult fills r for a prompt that did not complete: interrupted
 // when ctx ended, else failed with its exit class.
 func failedResult(ctx context.Context, r batchResult, err error) batchResult {
-	r.ExitClass = exitFailed
-	var ee *exitError
+	r.ExitClass = exitcode.Failed
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		r.ExitClass = ee.code
+		r.ExitClass = ee.Code
 	}
 	r.Status = statusFailed
-	if ctx.Err() != nil || r.ExitClass == exitInterrupted {
-		r.Status, r.ExitClass = statusInterrupted, exitInterrupted
+	if ctx.Err() != nil || r.ExitClass == exitcode.Interrupted {
+		r.Status, r.ExitClass = statusInterrupted, exitcode.Interrupted
 	}
 	r.Error = err.Error()
 	return r

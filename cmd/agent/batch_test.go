@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/retrygate"
@@ -174,7 +175,7 @@ func TestBatchUsageErrors(t *testing.T) {
 			path := writeBatch(t, dir, tt.lines...)
 			args := append([]string{"exec", "--batch", path}, tt.args...)
 			r := runCLI(t, nil, runOpts{stdinTTY: true}, args...)
-			if r.code != exitUsage {
+			if r.code != exitcode.Usage {
 				t.Errorf("exit %d; want 2; stderr:\n%s", r.code, r.stderr)
 			}
 			if !strings.Contains(r.stderr, tt.want) {
@@ -187,7 +188,7 @@ func TestBatchUsageErrors(t *testing.T) {
 	}
 	t.Run("batch flag without --batch", func(t *testing.T) {
 		r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "--jobs", "3", "hi")
-		if r.code != exitUsage || !strings.Contains(r.stderr, "need --batch FILE") {
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, "need --batch FILE") {
 			t.Errorf("exit %d stderr %q", r.code, r.stderr)
 		}
 	})
@@ -208,15 +209,15 @@ func TestBatchExitCodes(t *testing.T) {
 		want    int
 		classes map[string]string
 	}{
-		{"all completed: 0", map[string]rt.Script{"a": {ok}, "b": {ok}}, exitOK,
+		{"all completed: 0", map[string]rt.Script{"a": {ok}, "b": {ok}}, exitcode.OK,
 			map[string]string{"a": "completed/0", "b": "completed/0"}},
-		{"a failed turn: 1", map[string]rt.Script{"a": {ok}, "b": {invalid}}, exitFailed,
+		{"a failed turn: 1", map[string]rt.Script{"a": {ok}, "b": {invalid}}, exitcode.Failed,
 			map[string]string{"a": "completed/0", "b": "failed/1"}},
-		{"exhausted retries beat a failed turn: 5", map[string]rt.Script{"a": {invalid}, "b": exhausted}, exitExhausted,
+		{"exhausted retries beat a failed turn: 5", map[string]rt.Script{"a": {invalid}, "b": exhausted}, exitcode.Exhausted,
 			map[string]string{"a": "failed/1", "b": "failed/5"}},
-		{"quota beats exhausted: 4", map[string]rt.Script{"a": exhausted, "b": {quota}, "c": {invalid}}, exitQuota,
+		{"quota beats exhausted: 4", map[string]rt.Script{"a": exhausted, "b": {quota}, "c": {invalid}}, exitcode.Quota,
 			map[string]string{"a": "failed/5", "b": "failed/4", "c": "failed/1"}},
-		{"auth beats quota: 3", map[string]rt.Script{"a": {quota}, "b": {rt.Status(401)}}, exitAuth,
+		{"auth beats quota: 3", map[string]rt.Script{"a": {quota}, "b": {rt.Status(401)}}, exitcode.Auth,
 			map[string]string{"a": "failed/4", "b": "failed/3"}},
 	}
 	for _, tt := range tests {
@@ -249,7 +250,7 @@ func TestBatchExitCodes(t *testing.T) {
 		ps.onRequest = func(string, int) { _ = os.Remove(gone) }
 		path := writeBatch(t, dir, batchLine("a", "a"), `{"id":"b","prompt":"b","cwd":"gone"}`)
 		r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--jobs", "1")
-		if r.code != exitUsage {
+		if r.code != exitcode.Usage {
 			t.Errorf("exit %d; want 2; stderr:\n%s", r.code, r.stderr)
 		}
 		want := map[string]string{"a": "failed/3", "b": "failed/2"}
@@ -271,7 +272,7 @@ func TestBatchExitCodes(t *testing.T) {
 		}()
 		path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"), batchLine("c", "c"))
 		r := runCLI(t, nil, runOpts{config: ps.config(), ctx: ctx}, "exec", "--batch", path, "--jobs", "1")
-		if r.code != exitInterrupted {
+		if r.code != exitcode.Interrupted {
 			t.Errorf("exit %d; want 130; stderr:\n%s", r.code, r.stderr)
 		}
 		// c was never started: no result, no request.
@@ -307,7 +308,7 @@ func TestBatchResultsResume(t *testing.T) {
 		cancel()
 	}()
 	r := runCLI(t, nil, runOpts{config: first.config(), ctx: ctx}, "exec", "--batch", path, "--jobs", "1", "--results", results)
-	if r.code != exitInterrupted {
+	if r.code != exitcode.Interrupted {
 		t.Fatalf("first run: exit %d; want 130; stderr:\n%s", r.code, r.stderr)
 	}
 	if r.stdout != "" {
@@ -321,7 +322,7 @@ func TestBatchResultsResume(t *testing.T) {
 		"d": {rt.Reply("r", "m", "answer d")},
 	})
 	r = runCLI(t, nil, runOpts{config: second.config()}, "exec", "--batch", path, "--jobs", "2", "--results", results)
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("second run: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "skipping 1 prompts already completed") || !strings.Contains(r.stderr, "3 completed (+1 earlier)") {
@@ -348,7 +349,7 @@ func TestBatchResultsResume(t *testing.T) {
 	// A third run has nothing left to do and sends nothing.
 	third := newPromptServer(t, map[string]rt.Script{"a": nil, "b": nil, "c": nil, "d": nil})
 	r = runCLI(t, nil, runOpts{config: third.config()}, "exec", "--batch", path, "--results", results)
-	if r.code != exitOK || len(third.requests()) != 0 {
+	if r.code != exitcode.OK || len(third.requests()) != 0 {
 		t.Errorf("third run: exit %d, requests %v; stderr:\n%s", r.code, third.requests(), r.stderr)
 	}
 	after, _ := os.ReadFile(results)
@@ -369,7 +370,7 @@ func TestBatchResultsAfterCrash(t *testing.T) {
 	}
 	ps := newPromptServer(t, map[string]rt.Script{"a": nil, "b": {rt.Reply("r", "m", "answer b")}})
 	r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--results", results)
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "results.jsonl:2: not a result line; ignored") {
@@ -461,7 +462,7 @@ func TestBatchPerPromptCwd(t *testing.T) {
 	ps := newPromptServer(t, map[string]rt.Script{"a": {rt.Reply("r", "m", "ok")}})
 	path := writeBatch(t, dir, `{"id":"a","prompt":"a","cwd":"sub"}`)
 	r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path)
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	var req struct {
@@ -701,7 +702,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 
 	ctx := retrygate.WithTrace(t.Context(), w.trace())
 	r := runWithSleep(t, ps.config(), ctx, w.sleep, "exec", "--batch", path, "--jobs", fmt.Sprint(jobs), "--results", results)
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 
@@ -790,7 +791,7 @@ func TestBatchOneEngine(t *testing.T) {
 		hs.URL + "/v1\"\nenv_key = \"FAKE_KEY\"\n\n[mcp_servers.test]\nurl = \"" + mcpSrv.URL + "\"\n"
 	path := writeBatch(t, t.TempDir(), batchLine("a", "first"), batchLine("b", "second"), batchLine("c", "third"))
 	r := runCLI(t, nil, runOpts{config: cfg}, "exec", "--batch", path, "--jobs", "1")
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	ids := map[string]bool{}

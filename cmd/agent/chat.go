@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/redact"
@@ -88,11 +89,11 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	defer e.Close()
 	first, id, shown, err := start(e)
 	if err != nil {
-		var ee *exitError
+		var ee *exitcode.Error
 		if errors.As(err, &ee) {
 			return err
 		}
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	first.AttachImages(images...)
 	sw := newSwitchboard(e, first, id)
@@ -166,7 +167,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		},
 	})
 	if err != nil && ctx.Err() != nil {
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
 	}
 	if _, id := sw.current(); err == nil && !e.ephemeral {
 		fmt.Fprintf(env.Stdout, "resume with `agent resume %s`\n", id)

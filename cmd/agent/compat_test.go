@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
 )
@@ -39,10 +40,10 @@ func TestCodexExecFlags(t *testing.T) {
 			}},
 		{name: "color always warns", args: []string{"--color", "always"},
 			stderr: []string{"agent: warning: --color always is accepted for compatibility with Codex and ignored (agent's output has no colour)"}},
-		{name: "bad color", args: []string{"--color", "sometimes"}, code: exitUsage, stderr: []string{`agent: --color "sometimes": want always, never or auto`}},
-		{name: "bad local provider", args: []string{"--oss", "--local-provider", "vllm"}, code: exitUsage,
+		{name: "bad color", args: []string{"--color", "sometimes"}, code: exitcode.Usage, stderr: []string{`agent: --color "sometimes": want always, never or auto`}},
+		{name: "bad local provider", args: []string{"--oss", "--local-provider", "vllm"}, code: exitcode.Usage,
 			stderr: []string{`agent: --local-provider "vllm": want ollama or lmstudio`}},
-		{name: "full-auto with bypass", args: []string{"--full-auto", "--yolo"}, code: exitUsage,
+		{name: "full-auto with bypass", args: []string{"--full-auto", "--yolo"}, code: exitcode.Usage,
 			stderr: []string{"agent: --full-auto and --dangerously-bypass-approvals-and-sandbox cannot be used together"}},
 	}
 	for _, tt := range tests {
@@ -205,7 +206,7 @@ func TestExecAskForApproval(t *testing.T) {
 	}{
 		{"never", 0, ""},
 		{"on-request", 0, "agent: warning: -a on-request is ignored: agent exec never asks for approval"},
-		{"sometimes", exitUsage, `agent: -a "sometimes": want untrusted, on-request or never`},
+		{"sometimes", exitcode.Usage, `agent: -a "sometimes": want untrusted, on-request or never`},
 	} {
 		srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 		r := runCLI(t, srv, runOpts{}, "exec", "-a", tt.policy, "-C", t.TempDir(), "hi")

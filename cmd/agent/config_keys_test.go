@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -227,7 +228,7 @@ func TestConfigKeys(t *testing.T) {
 func TestConfigKeysBadInstructionsFile(t *testing.T) {
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "x")})
 	r := runCLI(t, srv, runOpts{config: "model_instructions_file = \"/nonexistent/inst.md\"\n" + keysProvider}, "exec", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "model_instructions_file") {
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "model_instructions_file") {
 		t.Errorf("exit %d, stderr %q; want 2 naming model_instructions_file", r.code, r.stderr)
 	}
 	if n := len(srv.Requests()); n != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -74,7 +75,7 @@ func TestCredentialStores(t *testing.T) {
 	}{
 		{store: "file", wantFile: true, wantStderr: "auth.json"},
 		{store: "keyring", wantInRing: true, wantStderr: "the OS keyring"},
-		{store: "keyring", down: true, wantCode: exitAuth, wantStderr: `cli_auth_credentials_store = "keyring": no OS keyring is reachable`},
+		{store: "keyring", down: true, wantCode: exitcode.Auth, wantStderr: `cli_auth_credentials_store = "keyring": no OS keyring is reachable`},
 		{store: "auto", wantInRing: true, wantStderr: "the OS keyring"},
 		{store: "auto", down: true, wantFile: true, wantStderr: `cli_auth_credentials_store = "auto": no OS keyring is reachable; using`},
 		{store: "ephemeral", wantStderr: "memory only"},
@@ -112,7 +113,7 @@ func TestCredentialStores(t *testing.T) {
 			if tt.wantCode != 0 || tt.store == "ephemeral" {
 				// Nothing persisted: the next process is not logged in.
 				r := runInHome(t, home, runOpts{keyring: kr}, "exec", "hi")
-				if r.code != exitAuth || len(srv.Requests()) != 0 {
+				if r.code != exitcode.Auth || len(srv.Requests()) != 0 {
 					t.Errorf("exec after login: exit %d, %d requests; want 3 and none", r.code, len(srv.Requests()))
 				}
 				return

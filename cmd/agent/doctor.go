@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
@@ -104,7 +105,7 @@ func runDoctor(ctx context.Context, env Env, g *globalFlags, f *doctorFlags) err
 		printDoctor(env.Stdout, rep, env.StdoutTTY)
 	}
 	if !rep.OK {
-		return &exitError{code: exitFailed, err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))}
+		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))}
 	}
 	return nil
 }

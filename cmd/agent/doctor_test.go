@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -108,7 +109,7 @@ func TestDoctorBadKey(t *testing.T) {
 	t.Cleanup(srv.Close)
 	code, rep, out := doctorRun(t, doctorProvider(srv.URL, ""), nil, goodKernel)
 	c := checkOf(t, rep, "credential")
-	if code != exitFailed || rep.OK || c.Status != checkFailed || !strings.Contains(c.Detail, "rejected by the provider (401") ||
+	if code != exitcode.Failed || rep.OK || c.Status != checkFailed || !strings.Contains(c.Detail, "rejected by the provider (401") ||
 		!strings.Contains(c.Fix, "FAKE_KEY") {
 		t.Errorf("exit %d, credential %+v:\n%s", code, c, out)
 	}
@@ -126,7 +127,7 @@ func TestDoctorUnreachable(t *testing.T) {
 	l.Close() // nothing listens there now
 	code, rep, out := doctorRun(t, doctorProvider("http://"+addr+"/v1", ""), nil, goodKernel)
 	h := checkOf(t, rep, "https")
-	if code != exitFailed || h.Status != checkFailed || !strings.Contains(h.Detail, "connection refused") || h.Fix == "" {
+	if code != exitcode.Failed || h.Status != checkFailed || !strings.Contains(h.Detail, "connection refused") || h.Fix == "" {
 		t.Errorf("exit %d, https %+v:\n%s", code, h, out)
 	}
 	if c := checkOf(t, rep, "credential"); c.Status != checkSkipped {
@@ -164,8 +165,8 @@ func TestDoctorProxyBadCA(t *testing.T) {
 	cmd.Env = append(os.Environ(), "AGENT_HOME="+home, "FAKE_KEY="+fakeKey, "HTTPS_PROXY="+proxy.URL, "NO_PROXY=", "no_proxy=")
 	out, err := cmd.Output()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
-		t.Fatalf("doctor: %v, want exit %d:\n%s", err, exitFailed, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Failed {
+		t.Fatalf("doctor: %v, want exit %d:\n%s", err, exitcode.Failed, out)
 	}
 	var rep doctorReport
 	if err := json.Unmarshal(out, &rep); err != nil {
@@ -189,7 +190,7 @@ func TestDoctorFailingMCPServer(t *testing.T) {
 	tables := "\n[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n"
 	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+tables, nil, goodKernel, "--offline")
 	c := checkOf(t, rep, "mcp broken")
-	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "cannot read my settings") || c.Fix == "" {
+	if code != exitcode.Failed || c.Status != checkFailed || !strings.Contains(c.Detail, "cannot read my settings") || c.Fix == "" {
 		t.Errorf("exit %d, mcp %+v:\n%s", code, c, out)
 	}
 	if n := len(srv.ModelsRequests()); n != 0 {
@@ -207,7 +208,7 @@ func TestDoctorNoLandlock(t *testing.T) {
 	}
 	code, rep, out := doctorRun(t, doctorProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\n"), nil, noLandlock, "--offline")
 	c := checkOf(t, rep, "sandbox workspace-write")
-	if code != exitFailed || c.Status != checkFailed || !strings.Contains(c.Detail, "refuses commands: no Landlock") ||
+	if code != exitcode.Failed || c.Status != checkFailed || !strings.Contains(c.Detail, "refuses commands: no Landlock") ||
 		!strings.Contains(c.Fix, "best-effort") {
 		t.Errorf("exit %d, sandbox %+v:\n%s", code, c, out)
 	}

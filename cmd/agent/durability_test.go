@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
 )
@@ -52,8 +53,8 @@ func TestFullDiskLongAnswer(t *testing.T) {
 				args = []string{"exec", "--json", "write a lot"}
 			}
 			r := runCLI(t, nil, runOpts{env: map[string]string{"AGENT_HOME": home}, stdinTTY: true}, args...)
-			if r.code != exitNotSaved {
-				t.Errorf("exit %d; want %d (completed, not saved): %s", r.code, exitNotSaved, r.stderr)
+			if r.code != exitcode.NotSaved {
+				t.Errorf("exit %d; want %d (completed, not saved): %s", r.code, exitcode.NotSaved, r.stderr)
 			}
 			if !strings.Contains(r.stdout, answer) {
 				t.Errorf("the answer was not printed (stdout %d bytes)", len(r.stdout))
@@ -104,8 +105,8 @@ func TestFullDiskToolCallDoesNotRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "ran")); !os.IsNotExist(err) {
 		t.Fatal("the command ran although its start could not be recorded")
 	}
-	if r.code != exitNotSaved {
-		t.Errorf("exit %d; want %d: %s", r.code, exitNotSaved, r.stderr)
+	if r.code != exitcode.NotSaved {
+		t.Errorf("exit %d; want %d: %s", r.code, exitcode.NotSaved, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "tool call call_1 (exec_command) was not run: its start could not be saved") {
 		t.Errorf("the user was not told the call did not run:\n%s", r.stderr)
@@ -192,7 +193,7 @@ func TestConcurrentResumesOfOneSession(t *testing.T) {
 		switch {
 		case r.code == 0 && r.stdout == "resumed answer\n":
 			ok++
-		case r.code == exitFailed && strings.Contains(r.stderr, want):
+		case r.code == exitcode.Failed && strings.Contains(r.stderr, want):
 			busy++
 		default:
 			t.Errorf("resume: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
@@ -224,11 +225,11 @@ func TestBatchFullDisk(t *testing.T) {
 	home := smallDisk(t, srv, "64k")
 	path := writeBatch(t, t.TempDir(), batchLine("a", "write a lot"))
 	r := runCLI(t, nil, runOpts{env: map[string]string{"AGENT_HOME": home}, stdinTTY: true}, "exec", "--batch", path)
-	if r.code != exitNotSaved {
-		t.Errorf("exit %d; want %d: %s", r.code, exitNotSaved, r.stderr)
+	if r.code != exitcode.NotSaved {
+		t.Errorf("exit %d; want %d: %s", r.code, exitcode.NotSaved, r.stderr)
 	}
 	res := readResults(t, r.stdout)
-	if len(res) != 1 || res[0].Status != statusCompleted || res[0].ExitClass != exitNotSaved || res[0].FinalMessage != answer ||
+	if len(res) != 1 || res[0].Status != statusCompleted || res[0].ExitClass != exitcode.NotSaved || res[0].FinalMessage != answer ||
 		!strings.Contains(res[0].Error, "not saved") {
 		t.Errorf("results = %+v", res)
 	}

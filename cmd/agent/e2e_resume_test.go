@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
 )
@@ -55,7 +56,7 @@ func TestExecResumeRoundTrip(t *testing.T) {
 		t.Errorf("%d sessions recorded; want 1 (resume appends to the same file)", len(entries))
 	}
 	r = runCLI(t, nil, runOpts{config: cfg, env: env, stdinTTY: true}, "exec", "resume", "--last")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "last turn completed") {
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "last turn completed") {
 		t.Errorf("resume without prompt after a completed turn: exit %d %q", r.code, r.stderr)
 	}
 }
@@ -267,7 +268,7 @@ func TestExecSessionIDResumeByPrefix(t *testing.T) {
 		t.Fatalf("ids %s and %s share no prefix (or are equal)", id1, id2)
 	}
 	r := runCLI(t, nil, opts, "exec", "resume", id1[:common], "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "matches 2 sessions") ||
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "matches 2 sessions") ||
 		!strings.Contains(r.stderr, id1) || !strings.Contains(r.stderr, id2) || !strings.Contains(r.stderr, "second session") {
 		t.Errorf("ambiguous prefix: exit %d, stderr:\n%s", r.code, r.stderr)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -170,7 +171,7 @@ func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
 	select {
 	case err := <-done:
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Interrupted {
 			t.Errorf("exit = %v; want 130", err)
 		}
 	case <-time.After(10 * time.Second):

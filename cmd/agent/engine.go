@@ -18,6 +18,7 @@ import (
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/demo"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
@@ -222,7 +223,7 @@ type engine struct {
 
 // newEngine loads config, resolves the provider and its credentials, and
 // builds the model client, the workspace's tools and the initial context.
-// Its errors are *exitError with the exit code they deserve.
+// Its errors are *exitcode.Error with the exit code they deserve.
 func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_ *engine, err error) {
 	if env.Secrets == nil {
 		env.Secrets = redact.New()
@@ -272,13 +273,13 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
 		if err != nil {
-			return nil, &exitError{code: exitFailed, err: err}
+			return nil, &exitcode.Error{Code: exitcode.Failed, Err: err}
 		}
 		e.closers = append(e.closers, stop)
 		p.BaseURL = base
 		e.notices = append(e.notices, "using the offline demo provider (scripted answers, no API key, no network)")
 	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger, o.notice); err != nil {
-		return nil, &exitError{code: exitAuth, err: err}
+		return nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
 	if p.BaseURL == "" {
 		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
@@ -330,7 +331,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, usageError(err)
 	}
 	if e.tools, err = e.ws.tools(); err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	e.closers = append(e.closers, func() { e.tools.Close() })
 	e.startMCP(ctx, env, o.mcpNotice)
@@ -338,7 +339,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		select {
 		case <-e.mcpServers.Started():
 		case <-ctx.Done():
-			return nil, &exitError{code: exitInterrupted, err: errors.New("interrupted while MCP servers started")}
+			return nil, &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted while MCP servers started")}
 		}
 	}
 	base, compact, err := instructions(cfg, e.home)
@@ -347,7 +348,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	}
 	initial, err := e.ws.context(cfg, e.home, time.Now())
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: err}
+		return nil, &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	e.opts = session.Options{
 		Client:                     e.client,

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/execprint"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/mcp"
 	"github.com/agentcli/agent/modelclient"
@@ -108,7 +109,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	defer e.Close()
 	sess, err := e.newSession()
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	sess.AttachImages(images...)
 	return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)
@@ -234,15 +235,15 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *se
 		if saveErr != nil {
 			err = fmt.Errorf("%w (and the session was not saved: %v)", err, saveErr)
 		}
-		return &exitError{code: exitCode(err), err: err}
+		return &exitcode.Error{Code: exitcode.ForTurn(err), Err: err}
 	}
 	if f.lastMessage != "" {
 		if err := atomicfile.Write(f.lastMessage, []byte(env.Secrets.String(last)+"\n"), 0o600); err != nil {
-			return &exitError{code: exitFailed, err: fmt.Errorf("--output-last-message: %w", err)}
+			return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("--output-last-message: %w", err)}
 		}
 	}
 	if saveErr != nil {
-		return &exitError{code: exitNotSaved, err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
+		return &exitcode.Error{Code: exitcode.NotSaved, Err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
 	}
 	return nil
 }
@@ -310,28 +311,6 @@ func readSchema(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
 	}
 	return json.RawMessage(b), nil
-}
-
-// exitCode maps a turn's failure to the documented exit codes.
-func exitCode(err error) int {
-	var te *session.TurnError
-	if !errors.As(err, &te) {
-		return exitFailed
-	}
-	switch te.Failure.Kind {
-	case modelclient.KindCanceled:
-		return exitInterrupted
-	case modelclient.KindAuth:
-		return exitAuth
-	case modelclient.KindQuota, modelclient.KindUsageLimit:
-		return exitQuota
-	case modelclient.KindConfig:
-		return exitUsage
-	}
-	if te.Exhausted {
-		return exitExhausted
-	}
-	return exitFailed
 }
 
 // readPrompt applies exec's prompt rules: "-" or no argument reads stdin;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -59,7 +60,7 @@ func TestExecJSONGolden(t *testing.T) {
 		{name: "retries-fallback", script: rt.Script{cut, cut, cut, rt.Reply("r2", "m2", "done over https")},
 			config: "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nsupports_websockets = true\nstream_max_retries = 2\n"},
 		{name: "http-retry-then-failure", script: rt.Script{rt.Status(502), rt.Stream(rt.Created("r"), rt.Failed("r", "context_length_exceeded", "too long"))},
-			code: exitFailed},
+			code: exitcode.Failed},
 		{name: "command-and-patch", tools: true, script: rt.Script{
 			rt.Stream(rt.Created("r1"),
 				rt.FunctionCallDone("fc1", "call_1", "exec_command", `{"cmd":"echo hello","login":false}`),
@@ -170,7 +171,7 @@ func TestExecOutputSchema(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`not json`), 0o600)
-	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "--output-schema", bad, "hi"); r.code != exitUsage || !strings.Contains(r.stderr, "bad.json") {
+	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "--output-schema", bad, "hi"); r.code != exitcode.Usage || !strings.Contains(r.stderr, "bad.json") {
 		t.Errorf("bad schema: exit %d stderr %q", r.code, r.stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -142,7 +143,7 @@ func TestExecJSONParity(t *testing.T) {
 			}
 			wantCode := 0
 			if sc.name == "failed" {
-				wantCode = exitFailed // codex exits 1 too
+				wantCode = exitcode.Failed // codex exits 1 too
 			}
 			if r.code != wantCode {
 				t.Fatalf("exit %d; want %d\nstderr:\n%s", r.code, wantCode, r.stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -200,15 +201,15 @@ func TestExecExitCodes(t *testing.T) {
 		stderr string
 		reqs   int
 	}{
-		{"completed", rt.Script{rt.Reply("r", "m", "ok")}, exitOK, "", 1},
+		{"completed", rt.Script{rt.Reply("r", "m", "ok")}, exitcode.OK, "", 1},
 		{"context window", rt.Script{rt.Stream(rt.Created("r"), rt.Failed("r", "context_length_exceeded", "too long"))},
-			exitFailed, "context window is full", 1},
-		{"invalid request", rt.Script{rt.Error(400, "invalid_request_error", "", "bad field foo")}, exitFailed, "bad field foo", 1},
-		{"auth", rt.Script{rt.Status(401)}, exitAuth, "authentication failed", 1},
-		{"quota", rt.Script{rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")}, exitQuota, "quota", 1},
+			exitcode.Failed, "context window is full", 1},
+		{"invalid request", rt.Script{rt.Error(400, "invalid_request_error", "", "bad field foo")}, exitcode.Failed, "bad field foo", 1},
+		{"auth", rt.Script{rt.Status(401)}, exitcode.Auth, "authentication failed", 1},
+		{"quota", rt.Script{rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")}, exitcode.Quota, "quota", 1},
 		{"usage limit shows reset", rt.Script{rt.StatusBody(429, `{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)},
-			exitQuota, "resets at 2100-01-01", 1},
-		{"exhausted", rt.Script{cut, cut, cut, cut, cut, cut}, exitExhausted, "gave up after retries", 6},
+			exitcode.Quota, "resets at 2100-01-01", 1},
+		{"exhausted", rt.Script{cut, cut, cut, cut, cut, cut}, exitcode.Exhausted, "gave up after retries", 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,7 +224,7 @@ func TestExecExitCodes(t *testing.T) {
 			if n := len(srv.Requests()); n != tt.reqs {
 				t.Errorf("%d requests; want %d", n, tt.reqs)
 			}
-			if tt.code != exitOK && r.stdout != "" {
+			if tt.code != exitcode.OK && r.stdout != "" {
 				t.Errorf("stdout = %q; want nothing on failure", r.stdout)
 			}
 		})
@@ -238,7 +239,7 @@ func TestExecInterrupted(t *testing.T) {
 		cancel()
 	}()
 	r := runCLI(t, srv, runOpts{ctx: ctx}, "exec", "hi")
-	if r.code != exitInterrupted {
+	if r.code != exitcode.Interrupted {
 		t.Errorf("exit %d; want 130; stderr:\n%s", r.code, r.stderr)
 	}
 	if r.stdout != "" {
@@ -262,9 +263,9 @@ func TestExecPrompt(t *testing.T) {
 		{"dash reads stdin", []string{"exec", "-"}, "from stdin\n", false, "from stdin", 0},
 		{"absent reads stdin", []string{"exec"}, "piped prompt", false, "piped prompt", 0},
 		{"prompt plus stdin", []string{"exec", "review"}, "diff --git a b\n", false, "review\n\n<stdin>\ndiff --git a b\n</stdin>", 0},
-		{"no prompt at a terminal", []string{"exec"}, "", true, "", exitUsage},
-		{"empty stdin", []string{"exec", "-"}, "  \n", false, "", exitUsage},
-		{"too many args", []string{"exec", "a", "b"}, "", true, "", exitUsage},
+		{"no prompt at a terminal", []string{"exec"}, "", true, "", exitcode.Usage},
+		{"empty stdin", []string{"exec", "-"}, "  \n", false, "", exitcode.Usage},
+		{"too many args", []string{"exec", "a", "b"}, "", true, "", exitcode.Usage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,7 +308,7 @@ func TestExecConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runCLI(t, nil, runOpts{config: tt.config, stdinTTY: true}, tt.args...)
-			if r.code != exitUsage {
+			if r.code != exitcode.Usage {
 				t.Errorf("exit %d; want 2; stderr:\n%s", r.code, r.stderr)
 			}
 			for _, w := range tt.want {
@@ -325,7 +326,7 @@ func TestExecMissingEnvKey(t *testing.T) {
 		config: "model_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"MY_MISSING_KEY\"\nenv_key_instructions = \"get one at example.invalid\"\n",
 		env:    map[string]string{"FAKE_KEY": ""},
 	}, "exec", "hi")
-	if r.code != exitAuth {
+	if r.code != exitcode.Auth {
 		t.Errorf("exit %d; want 3", r.code)
 	}
 	for _, w := range []string{"MY_MISSING_KEY", "get one at example.invalid"} {
@@ -391,7 +392,7 @@ func TestExecTransportFlag(t *testing.T) {
 		})
 	}
 	r := runCLI(t, nil, runOpts{config: "", stdinTTY: true}, "exec", "--transport", "carrier-pigeon", "hi")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "carrier-pigeon") {
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "carrier-pigeon") {
 		t.Errorf("bad --transport: exit %d stderr %q", r.code, r.stderr)
 	}
 }
@@ -444,10 +445,10 @@ func TestExecImage(t *testing.T) {
 	}
 	txt := filepath.Join(dir, "notes.txt")
 	os.WriteFile(txt, []byte("just text"), 0o600)
-	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", txt, "x"); r.code != exitUsage || !strings.Contains(r.stderr, "not an image") {
+	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", txt, "x"); r.code != exitcode.Usage || !strings.Contains(r.stderr, "not an image") {
 		t.Errorf("non-image: exit %d %q", r.code, r.stderr)
 	}
-	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", filepath.Join(dir, "missing.png"), "x"); r.code != exitUsage {
+	if r := runCLI(t, nil, runOpts{stdinTTY: true}, "exec", "-i", filepath.Join(dir, "missing.png"), "x"); r.code != exitcode.Usage {
 		t.Errorf("missing image: exit %d", r.code)
 	}
 }

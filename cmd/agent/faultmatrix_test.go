@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/proxy"
 	"github.com/agentcli/agent/rollout"
@@ -110,39 +111,39 @@ func faultRows() []faultRow {
 		}, requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok},
 		{group: "HTTP status", name: "429 insufficient_quota", script: func() rt.Script {
 			return rt.Script{rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")}
-		}, requests: 1, exit: exitQuota, stderr: "quota exceeded"},
+		}, requests: 1, exit: exitcode.Quota, stderr: "quota exceeded"},
 		{group: "HTTP status", name: "429 usage_limit_reached", script: func() rt.Script {
 			return rt.Script{rt.StatusBody(429, `{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)}
-		}, requests: 1, exit: exitQuota, stderr: "usage limit reached; it resets at"},
+		}, requests: 1, exit: exitcode.Quota, stderr: "usage limit reached; it resets at"},
 		{group: "HTTP status", name: "408 request timeout", script: func() rt.Script { return rt.Script{rt.Status(408), reply()} },
 			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
 		{group: "HTTP status", name: "400 invalid request", only: "sse", script: func() rt.Script {
 			return rt.Script{rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")}
 		},
-			requests: 1, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
+			requests: 1, exit: exitcode.Failed, stderr: "the request was rejected: Unknown parameter"},
 		{group: "HTTP status", name: "401 with an API key", script: func() rt.Script { return rt.Script{rt.Status(401)} },
-			requests: 1, exit: exitAuth, stderr: "authentication failed (401)"},
+			requests: 1, exit: exitcode.Auth, stderr: "authentication failed (401)"},
 		{group: "HTTP status", name: "403 forbidden", only: "sse", script: func() rt.Script { return rt.Script{rt.StatusBody(403, "Access blocked by Cloudflare")} },
-			requests: 1, exit: exitFailed, stderr: "403"},
+			requests: 1, exit: exitcode.Failed, stderr: "403"},
 		{group: "HTTP status", name: "404 model not found", only: "sse", script: func() rt.Script {
 			return rt.Script{rt.Error(404, "invalid_request_error", "model_not_found", "The model does not exist")}
 		},
-			requests: 1, exit: exitFailed, stderr: "404 The model does not exist"},
+			requests: 1, exit: exitcode.Failed, stderr: "404 The model does not exist"},
 		// response.failed codes.
 		{group: "response.failed", name: "context_length_exceeded", script: func() rt.Script { return rt.Script{failed("context_length_exceeded", "too long")} },
-			requests: 1, exit: exitFailed, stderr: "context window is full"},
+			requests: 1, exit: exitcode.Failed, stderr: "context window is full"},
 		{group: "response.failed", name: "insufficient_quota", script: func() rt.Script { return rt.Script{failed("insufficient_quota", "no credit")} },
-			requests: 1, exit: exitQuota, stderr: "quota exceeded"},
+			requests: 1, exit: exitcode.Quota, stderr: "quota exceeded"},
 		{group: "response.failed", name: "usage_not_included", script: func() rt.Script { return rt.Script{failed("usage_not_included", "plan")} },
-			requests: 1, exit: exitQuota},
+			requests: 1, exit: exitcode.Quota},
 		{group: "response.failed", name: "invalid_prompt", script: func() rt.Script { return rt.Script{failed("invalid_prompt", "nope")} },
-			requests: 1, exit: exitFailed, stderr: "the request was rejected: nope"},
+			requests: 1, exit: exitcode.Failed, stderr: "the request was rejected: nope"},
 		{group: "response.failed", name: "cyber_policy", script: func() rt.Script { return rt.Script{failed("cyber_policy", "flagged")} },
-			requests: 1, exit: exitFailed, stderr: "flagged"},
+			requests: 1, exit: exitcode.Failed, stderr: "flagged"},
 		{group: "response.failed", name: "misalignment_policy_violation", script: func() rt.Script { return rt.Script{failed("misalignment_policy_violation", "refused")} },
-			requests: 1, exit: exitFailed, stderr: "the request was rejected: refused"},
+			requests: 1, exit: exitcode.Failed, stderr: "the request was rejected: refused"},
 		{group: "response.failed", name: "bio_policy", script: func() rt.Script { return rt.Script{failed("bio_policy", "refused")} },
-			requests: 1, exit: exitFailed, stderr: "the request was rejected: refused"},
+			requests: 1, exit: exitcode.Failed, stderr: "the request was rejected: refused"},
 		{group: "response.failed", name: "slow_down", script: func() rt.Script { return rt.Script{failed("slow_down", "slow down"), reply()} },
 			requests: 2, waits: []time.Duration{1500 * ms}, stdout: ok, stderr: "Model at capacity"},
 		{group: "response.failed", name: "rate_limit_exceeded, try again in 1.5s", script: func() rt.Script {
@@ -193,12 +194,12 @@ func faultRows() []faultRow {
 			extra: "[model_providers.fake.auto_continue]\nenabled = false\n", script: func() rt.Script {
 				c := rt.Stream(rt.Created("r"), rt.Drop())
 				return rt.Script{c, c, c, c, c, c}
-			}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, exit: exitExhausted, stderr: "gave up after retries"},
+			}, requests: 6, waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, exit: exitcode.Exhausted, stderr: "gave up after retries"},
 		{group: "cut stream", name: "every attempt cut: continued twice, then paused", only: "sse",
 			extra: "stream_max_retries = 1\n[auto_continue]\ndelays_ms = [10000, 20000]\n", script: func() rt.Script {
 				c := rt.Stream(rt.Created("r"), rt.Drop())
 				return rt.Script{c, c, c, c, c, c}
-			}, requests: 4, waits: []time.Duration{200 * ms, 10 * s, 20 * s}, exit: exitExhausted,
+			}, requests: 4, waits: []time.Duration{200 * ms, 10 * s, 20 * s}, exit: exitcode.Exhausted,
 			stderr: "turn paused, gave up after retries"},
 		{group: "cut stream", name: "cut twice, continued, then answered", only: "sse",
 			extra: "stream_max_retries = 1\n", script: func() rt.Script {
@@ -211,22 +212,22 @@ func faultRows() []faultRow {
 		{group: "never clears", name: "HTTP 500 forever: nested 5 × 6, then one request per continuation", only: "sse",
 			script: forever(rt.Status(500)), requests: 33,
 			waits: cat(nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
-			exit:  exitExhausted, stderr: "turn paused, gave up after retries: 500"},
+			exit:  exitcode.Exhausted, stderr: "turn paused, gave up after retries: 500"},
 		{group: "never clears", name: "HTTP 500 forever over WebSocket: 1 + 5 handshakes, fall back, then as over HTTPS", only: "ws",
 			script: forever(rt.Status(500)), requests: 39,
 			waits: cat([]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
-			exit:  exitExhausted, stderr: "Falling back from WebSockets to HTTPS transport"},
+			exit:  exitcode.Exhausted, stderr: "Falling back from WebSockets to HTTPS transport"},
 		{group: "never clears", name: "429 + Retry-After: 1 forever: retried in the stream layer only, each after the server's delay",
 			script: forever(rt.Status(429, "Retry-After", "1")), requests: 9,
-			waits: []time.Duration{s, s, s, s, s, 10 * s, 20 * s, 60 * s}, exit: exitExhausted, stderr: "Reconnecting... 5/5 in 1.0s (429"},
+			waits: []time.Duration{s, s, s, s, s, 10 * s, 20 * s, 60 * s}, exit: exitcode.Exhausted, stderr: "Reconnecting... 5/5 in 1.0s (429"},
 		{group: "never clears", name: "the stream is cut mid-answer forever: the continuation prompt is carried once", only: "sse",
 			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 9,
 			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 10 * s, 20 * s, 60 * s},
-			exit:  exitExhausted, stderr: "turn paused", check: continuationOnce},
+			exit:  exitcode.Exhausted, stderr: "turn paused", check: continuationOnce},
 		{group: "never clears", name: "the stream is cut mid-answer forever over WebSocket: the stream budget twice (WS, then HTTPS)", only: "ws",
 			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 15,
 			waits: cat(seq(2, 200*ms, 400*ms, 800*ms, 1600*ms, 3200*ms), []time.Duration{10 * s, 20 * s, 60 * s}),
-			exit:  exitExhausted, stderr: "Falling back", check: continuationOnce},
+			exit:  exitcode.Exhausted, stderr: "Falling back", check: continuationOnce},
 		{group: "never clears", name: "WebSocket handshake answered 500, HTTPS works: 1 + stream_max_retries handshakes, then one POST", only: "ws",
 			script: func() rt.Script { return append(slices.Repeat(rt.Script{rt.Status(500)}, 6), reply()) }, requests: 7,
 			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, stdout: ok, stderr: "Falling back",
@@ -245,16 +246,16 @@ func faultRows() []faultRow {
 			}},
 		{group: "never clears", name: "503 at capacity forever: the overload schedule, then continuations (11m24s of waits; under 15 min at any jitter)",
 			script: forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 9,
-			waits: []time.Duration{1500 * ms, 7500 * ms, 45 * s, 180 * s, 360 * s, 10 * s, 20 * s, 60 * s}, exit: exitExhausted, stderr: "Model at capacity; retrying 5/5 in 6m0s"},
+			waits: []time.Duration{1500 * ms, 7500 * ms, 45 * s, 180 * s, 360 * s, 10 * s, 20 * s, 60 * s}, exit: exitcode.Exhausted, stderr: "Model at capacity; retrying 5/5 in 6m0s"},
 		{group: "never clears", name: "429 + Retry-After: 3600: no request before the server's time, the turn pauses at once",
 			script: func() rt.Script { return rt.Script{rt.Status(429, "Retry-After", "3600")} }, requests: 1,
-			exit: exitExhausted, stderr: "turn paused: the server asked to wait until"},
+			exit: exitcode.Exhausted, stderr: "turn paused: the server asked to wait until"},
 		{group: "never clears", name: "an API key with a line break: refused locally, no request",
 			script: func() rt.Script { return nil }, env: map[string]string{"FAKE_KEY": "sk-test-canary-0000\nX"},
-			exit: exitAuth, stderr: "the credential from environment variable FAKE_KEY contains a line break"},
+			exit: exitcode.Auth, stderr: "the credential from environment variable FAKE_KEY contains a line break"},
 		{group: "never clears", name: "a configured header with CR/LF: refused locally, no request",
 			script: func() rt.Script { return nil }, extra: "http_headers = { \"X-Team\" = \"a\\r\\nb\" }\n",
-			exit: exitUsage, stderr: "model_providers.fake.http_headers.X-Team"},
+			exit: exitcode.Usage, stderr: "model_providers.fake.http_headers.X-Team"},
 		// Events (issue 16).
 		{group: "events", name: "one 10 MiB event is answered", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("y", 10<<20)), rt.Completed("r"))}
@@ -269,7 +270,7 @@ func faultRows() []faultRow {
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
 		{group: "events", name: "an undecodable final event forever: retried once, not continued", script: forever(
 			rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{"response": "garbage"}))),
-			requests: 2, waits: []time.Duration{200 * ms}, exit: exitExhausted, stderr: "could not be decoded"},
+			requests: 2, waits: []time.Duration{200 * ms}, exit: exitcode.Exhausted, stderr: "could not be decoded"},
 		// WebSocket specifics.
 		{group: "WebSocket", name: "handshake answered 426: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(426), reply()} },
 			requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
@@ -278,9 +279,9 @@ func faultRows() []faultRow {
 		{group: "WebSocket", name: "handshake and POST both answered 400: one fallback, one failure", only: "ws", script: func() rt.Script {
 			e := rt.Error(400, "invalid_request_error", "", "Unknown parameter: 'foo'")
 			return rt.Script{e, e}
-		}, requests: 2, exit: exitFailed, stderr: "the request was rejected: Unknown parameter"},
+		}, requests: 2, exit: exitcode.Failed, stderr: "the request was rejected: Unknown parameter"},
 		{group: "WebSocket", name: "handshake answered 401: auth, not fallback", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(401)} },
-			requests: 1, exit: exitAuth, stderr: "authentication failed"},
+			requests: 1, exit: exitcode.Auth, stderr: "authentication failed"},
 		{group: "WebSocket", name: "handshake answered 503 Retry-After: 1: the stream layer waits the server's delay", only: "ws", script: func() rt.Script {
 			return rt.Script{rt.Status(503, "Retry-After", "1"), reply()}
 		}, requests: 2, waits: []time.Duration{time.Second}, stdout: ok},
@@ -374,7 +375,7 @@ func checkRollout(t *testing.T, r execRun, row faultRow) {
 		t.Fatal(err)
 	}
 	want := rollout.TurnCompleted
-	if row.exit != exitOK {
+	if row.exit != exitcode.OK {
 		want = rollout.TurnFailed
 	}
 	if ro.LastTurn != want || len(ro.Warnings) != 0 {
@@ -467,13 +468,13 @@ func TestFaultMatrixThroughProxy(t *testing.T) {
 	}{
 		{"503 at capacity twice: the proxy retries, agent sees one clean stream",
 			rt.Script{rt.Error(503, "server_error", "", "Selected model is at capacity."), rt.Error(503, "server_error", "", "Selected model is at capacity."), reply()},
-			3, 1, []time.Duration{time.Second, 5 * time.Second}, nil, "answer\n", exitOK},
+			3, 1, []time.Duration{time.Second, 5 * time.Second}, nil, "answer\n", exitcode.OK},
 		{"error in the first event: the proxy retries",
-			rt.Script{failed("server_error", "boom"), reply()}, 2, 1, []time.Duration{180 * time.Millisecond}, nil, "answer\n", exitOK},
+			rt.Script{failed("server_error", "boom"), reply()}, 2, 1, []time.Duration{180 * time.Millisecond}, nil, "answer\n", exitcode.OK},
 		{"cut after bytes were streamed: the proxy passes it through, agent retries",
-			rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop()), reply()}, 2, 2, nil, []time.Duration{200 * time.Millisecond}, "answer\n", exitOK},
+			rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop()), reply()}, 2, 2, nil, []time.Duration{200 * time.Millisecond}, "answer\n", exitcode.OK},
 		{"400: passed through once, not retried by either",
-			rt.Script{rt.Error(400, "invalid_request_error", "", "bad")}, 1, 1, nil, nil, "", exitFailed},
+			rt.Script{rt.Error(400, "invalid_request_error", "", "bad")}, 1, 1, nil, nil, "", exitcode.Failed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -537,7 +538,7 @@ func TestExecStopsAfterConnectionMaxWait(t *testing.T) {
 			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + url + "\"\nenv_key = \"FAKE_KEY\"\n" +
 				fmt.Sprintf("supports_websockets = %v\n", tr == "ws")
 			r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
-			if r.code != exitExhausted || r.stdout != "" {
+			if r.code != exitcode.Exhausted || r.stdout != "" {
 				t.Errorf("exit %d stdout %q; want 5 and nothing\n%s", r.code, r.stdout, r.stderr)
 			}
 			if !strings.Contains(r.stderr, "gave up after waiting 10m0s for a connection") {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 )
@@ -70,12 +71,12 @@ func newLogoutCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 			// write the login back after it is removed.
 			unlock, err := store.Lock(ctx)
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			removed, err := store.Remove()
 			unlock()
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			if removed {
 				fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Location())
@@ -125,9 +126,9 @@ func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAu
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &exitError{code: exitInterrupted, err: errors.New("login interrupted")}
+		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("login interrupted")}
 	case err != nil:
-		return &exitError{code: exitAuth, err: err}
+		return &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
 	fmt.Fprintf(env.Stderr, "Logged in using ChatGPT%s. Saved to %s\n", describeAccount(f), store.Location())
 	return nil
@@ -151,12 +152,12 @@ func loginWithAPIKey(ctx context.Context, env Env, cfg config.Config, store *aut
 	}
 	unlock, err := store.Lock(ctx)
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	err = store.Save(&auth.File{AuthMode: auth.ModeAPIKey, OpenAIAPIKey: &key})
 	unlock()
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	fmt.Fprintf(env.Stderr, "Logged in using an API key (%s). Saved to %s\n", auth.Mask(key), store.Location())
 	return nil
@@ -173,10 +174,10 @@ func runLoginStatus(env Env, g *globalFlags) error {
 		if env.Getenv("OPENAI_API_KEY") != "" {
 			fmt.Fprintln(env.Stdout, "(OPENAI_API_KEY is set: the openai provider uses it)")
 		}
-		return &exitError{code: exitFailed, err: errors.New("not logged in: run `agent login`")}
+		return &exitcode.Error{Code: exitcode.Failed, Err: errors.New("not logged in: run `agent login`")}
 	}
 	if err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	if f.Mode() == auth.ModeAPIKey {
 		fmt.Fprintf(env.Stdout, "Logged in using an API key: %s\n", auth.Mask(f.APIKey()))
@@ -230,7 +231,7 @@ func loginStore(env Env, g *globalFlags) (config.Config, *auth.Store, error) {
 	}
 	store, err := openStore(env, cfg, home, nil)
 	if err != nil {
-		return config.Config{}, nil, &exitError{code: exitAuth, err: err}
+		return config.Config{}, nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
 	return cfg, store, nil
 }

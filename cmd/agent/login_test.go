@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -224,7 +225,7 @@ func TestExecRefreshTokenReused(t *testing.T) {
 	home := loginHome(t, srv, "")
 	chatGPTLogin(t, home, time.Now().Add(time.Hour))
 	r := runInHome(t, home, runOpts{env: map[string]string{"AGENT_REFRESH_TOKEN_URL": iss.srv.URL + "/oauth/token"}}, "exec", "hi")
-	if r.code != exitAuth {
+	if r.code != exitcode.Auth {
 		t.Errorf("exit %d; want 3", r.code)
 	}
 	for _, w := range []string{"already used", "agent login"} {
@@ -278,10 +279,10 @@ func TestCorruptAuthJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runInHome(t, home, runOpts{}, "exec", "hi")
-	if r.code != exitAuth || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, "agent logout") {
+	if r.code != exitcode.Auth || !strings.Contains(r.stderr, path) || !strings.Contains(r.stderr, "agent logout") {
 		t.Errorf("exit %d; want 3 and a message naming %s and agent logout:\n%s", r.code, path, r.stderr)
 	}
-	if r := runInHome(t, home, runOpts{}, "login", "status"); r.code != exitFailed || !strings.Contains(r.stderr, path) {
+	if r := runInHome(t, home, runOpts{}, "login", "status"); r.code != exitcode.Failed || !strings.Contains(r.stderr, path) {
 		t.Errorf("login status: exit %d stderr %q", r.code, r.stderr)
 	}
 	if r := runInHome(t, home, runOpts{}, "logout"); r.code != 0 || !strings.Contains(r.stderr, "Logged out") {
@@ -291,7 +292,7 @@ func TestCorruptAuthJSON(t *testing.T) {
 		t.Errorf("auth.json still there: %v", err)
 	}
 	r = runInHome(t, home, runOpts{}, "exec", "hi")
-	if r.code != exitAuth || !strings.Contains(r.stderr, "agent login") || !strings.Contains(r.stderr, "AGENT_API_KEY") {
+	if r.code != exitcode.Auth || !strings.Contains(r.stderr, "agent login") || !strings.Contains(r.stderr, "AGENT_API_KEY") {
 		t.Errorf("not logged in: exit %d stderr:\n%s", r.code, r.stderr)
 	}
 	if r := runInHome(t, home, runOpts{}, "logout"); r.code != 0 || !strings.Contains(r.stderr, "Not logged in") {
@@ -325,17 +326,17 @@ func TestLoginWithAPIKey(t *testing.T) {
 	if r.code != 0 || srv.Requests()[0].Header.Get("Authorization") != "Bearer "+fakeKey {
 		t.Errorf("exec with the saved key: exit %d stderr %s", r.code, r.stderr)
 	}
-	if r := runInHome(t, home, runOpts{stdinTTY: true}, "login", "--with-api-key"); r.code != exitUsage {
+	if r := runInHome(t, home, runOpts{stdinTTY: true}, "login", "--with-api-key"); r.code != exitcode.Usage {
 		t.Errorf("--with-api-key at a terminal: exit %d; want 2", r.code)
 	}
-	if r := runInHome(t, home, runOpts{stdin: "\n"}, "login", "--with-api-key"); r.code != exitUsage {
+	if r := runInHome(t, home, runOpts{stdin: "\n"}, "login", "--with-api-key"); r.code != exitcode.Usage {
 		t.Errorf("--with-api-key with empty stdin: exit %d; want 2", r.code)
 	}
 }
 
 func TestLoginStatusNotLoggedIn(t *testing.T) {
 	r := runInHome(t, t.TempDir(), runOpts{}, "login", "status")
-	if r.code != exitFailed || r.stdout != "Not logged in\n" {
+	if r.code != exitcode.Failed || r.stdout != "Not logged in\n" {
 		t.Errorf("exit %d stdout %q; want 1, Not logged in", r.code, r.stdout)
 	}
 }
@@ -383,7 +384,7 @@ func TestExecChatGPTBackend(t *testing.T) {
 		t.Errorf("headers = %v", q.Header)
 	}
 	r = runInHome(t, t.TempDir(), runOpts{}, "exec", "hi")
-	if r.code != exitAuth || !strings.Contains(r.stderr, "agent login") || !strings.Contains(r.stderr, "OPENAI_API_KEY") {
+	if r.code != exitcode.Auth || !strings.Contains(r.stderr, "agent login") || !strings.Contains(r.stderr, "OPENAI_API_KEY") {
 		t.Errorf("openai without any key: exit %d stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/agentcli/agent/exitcode"
 )
 
 // newManCmd is `agent man DIR`: the man pages of every command, generated
@@ -23,16 +25,16 @@ them under a MANPATH directory's man1/.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true // the pages stay the same from build to build
 			hdr := &doc.GenManHeader{Title: "AGENT", Section: "1", Source: "agent " + version, Manual: "agent manual"}
 			if err := doc.GenManTree(root, hdr, dir); err != nil {
-				return &exitError{code: exitFailed, err: fmt.Errorf("man pages: %w", err)}
+				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("man pages: %w", err)}
 			}
 			if _, err := os.Stat(dir + "/agent.1"); err != nil {
-				return &exitError{code: exitFailed, err: errors.New("man pages: agent.1 was not written")}
+				return &exitcode.Error{Code: exitcode.Failed, Err: errors.New("man pages: agent.1 was not written")}
 			}
 			fmt.Fprintf(env.Stdout, "wrote the man pages into %s\n", dir)
 			return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/mcp"
 )
 
@@ -154,7 +155,7 @@ func newMCPGetCmd(env Env, g *globalFlags) *cobra.Command {
 			name := args[0]
 			s, ok := cfg.MCPServers[name]
 			if !ok {
-				return &exitError{code: exitFailed, err: fmt.Errorf("no MCP server named %q in %s", name, orNone(cfg.Path))}
+				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", name, orNone(cfg.Path))}
 			}
 			if asJSON {
 				return printJSON(env.Stdout, newMCPServerJSON(name, s))
@@ -267,7 +268,7 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 				return mcpEditError(err)
 			}
 			if !removed {
-				return &exitError{code: exitFailed, err: fmt.Errorf("no MCP server named %q in %s", args[0], path)}
+				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", args[0], path)}
 			}
 			fmt.Fprintf(env.Stdout, "Removed MCP server %q from %s\n", args[0], path)
 			return nil
@@ -282,7 +283,7 @@ func mcpEditError(err error) error {
 	if errors.Is(err, config.ErrUneditable) || errors.As(err, &ce) {
 		return usageError(err)
 	}
-	return &exitError{code: exitFailed, err: err}
+	return &exitcode.Error{Code: exitcode.Failed, Err: err}
 }
 
 // mcpServerJSON is one server in `agent mcp list|get --json`; environment

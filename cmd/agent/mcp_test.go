@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -445,14 +446,14 @@ bearer_token_env_var = "WEB_TOKEN"
 		code int
 		msg  string
 	}{
-		{[]string{"mcp", "remove", "docs"}, exitFailed, `no MCP server named "docs"`},
-		{[]string{"mcp", "get", "docs"}, exitFailed, `no MCP server named "docs"`},
-		{[]string{"mcp", "add", "x"}, exitUsage, "say how to reach the server"},
-		{[]string{"mcp", "add", "x", "--url", "http://h/mcp", "--", "cmd"}, exitUsage, "not both"},
-		{[]string{"mcp", "add", "x", "cmd"}, exitUsage, "after --"},
-		{[]string{"mcp", "add", "bad name", "--", "cmd"}, exitUsage, "invalid server name"},
-		{[]string{"mcp", "add", "x", "--url", "not-a-url"}, exitUsage, "invalid URL"},
-		{[]string{"mcp", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, exitUsage, "want KEY=VALUE"},
+		{[]string{"mcp", "remove", "docs"}, exitcode.Failed, `no MCP server named "docs"`},
+		{[]string{"mcp", "get", "docs"}, exitcode.Failed, `no MCP server named "docs"`},
+		{[]string{"mcp", "add", "x"}, exitcode.Usage, "say how to reach the server"},
+		{[]string{"mcp", "add", "x", "--url", "http://h/mcp", "--", "cmd"}, exitcode.Usage, "not both"},
+		{[]string{"mcp", "add", "x", "cmd"}, exitcode.Usage, "after --"},
+		{[]string{"mcp", "add", "bad name", "--", "cmd"}, exitcode.Usage, "invalid server name"},
+		{[]string{"mcp", "add", "x", "--url", "not-a-url"}, exitcode.Usage, "invalid URL"},
+		{[]string{"mcp", "add", "x", "--env", "NOEQUALS", "--", "cmd"}, exitcode.Usage, "want KEY=VALUE"},
 	} {
 		code, _, errOut := cli(tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {

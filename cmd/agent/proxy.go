@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
 )
@@ -118,14 +119,14 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", pc.Listen)
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("proxy: %w", err)}
+		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("proxy: %w", err)}
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stderr, "agent proxy: listening on %s/v1 -> %s\n", base, target)
 	fmt.Fprintf(env.Stderr, "agent proxy: up to %d retries per request, %d at once; stats at %s%s; Ctrl-C to stop\n",
 		max(pc.MaxRetries, 0), pc.MaxConcurrentRetries, base, proxy.StatsPath)
 	if err := p.Serve(ctx, ln); err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("proxy: %w", err)}
+		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("proxy: %w", err)}
 	}
 	s := p.Stats()
 	fmt.Fprintf(env.Stderr, "agent proxy: stopped after %d requests (%d retries, %d retry successes, %d failed)\n",

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
@@ -134,7 +135,7 @@ func TestProxyCommandAbsorbsFailuresForExec(t *testing.T) {
 	if diff := cmp.Diff([]time.Duration{200 * ms}, p.recordedSleeps()); diff != "" {
 		t.Errorf("proxy delays (-want +got):\n%s", diff)
 	}
-	if code := p.stop(); code != exitOK {
+	if code := p.stop(); code != exitcode.OK {
 		t.Errorf("agent proxy exit %d after its context ended; want 0", code)
 	}
 	log := p.stderr.String()
@@ -173,7 +174,7 @@ func TestE2EExecThroughProxy(t *testing.T) {
 	if diff := cmp.Diff([]time.Duration{1500 * ms}, p.recordedSleeps()); diff != "" {
 		t.Errorf("proxy delays (-want +got):\n%s", diff)
 	}
-	if code := p.stop(); code != exitOK {
+	if code := p.stop(); code != exitcode.OK {
 		t.Errorf("agent proxy exit %d; want 0", code)
 	}
 }
@@ -243,8 +244,8 @@ func TestProxyCommandUsageErrors(t *testing.T) {
 				Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 				Getenv: func(k string) string { return map[string]string{"AGENT_HOME": home}[k] },
 			})
-			if code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, tt.want)
+			if code != exitcode.Usage || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitcode.Usage, tt.want)
 			}
 		})
 	}

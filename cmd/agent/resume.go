@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
@@ -58,7 +59,7 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			}
 			sess, ro, err := e.resume(path)
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			for _, w := range loadWarnings(ro) {
 				fmt.Fprintln(env.Stderr, "agent: warning: "+w)
@@ -220,16 +221,16 @@ is left as it was.`,
 			}
 			src, err := rollout.Load(path)
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			r.Close()
 			sess, _, err := e.resume(r.Path())
 			if err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			sess.AttachImages(images...)
 			return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/termtext"
@@ -70,28 +71,8 @@ func (e Env) sleep(ctx context.Context, d time.Duration) error {
 	return retry.Sleep(ctx, d)
 }
 
-// Exit codes of agent exec, documented in README.md.
-const (
-	exitOK          = 0
-	exitFailed      = 1   // the turn failed (model or tool)
-	exitUsage       = 2   // bad flags, config or input
-	exitAuth        = 3   // authentication failed
-	exitQuota       = 4   // quota or usage limit
-	exitExhausted   = 5   // transient failures outlasted every retry budget
-	exitNotSaved    = 6   // the turn completed, but the session could not be saved
-	exitInterrupted = 130 // Ctrl-C
-)
-
-// exitError carries an exit code with the one-line reason to print.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+// usageError is err with exit code 2.
+func usageError(err error) error { return &exitcode.Error{Code: exitcode.Usage, Err: err} }
 
 // globalFlags are the flags shared by every command.
 type globalFlags struct {
@@ -114,18 +95,18 @@ func run(ctx context.Context, args []string, env Env) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
-	var ee *exitError
+	var ee *exitcode.Error
 	if errors.As(err, &ee) {
-		if ee.code != exitOK {
-			fmt.Fprintf(env.Stderr, "agent: %s\n", stderrText(env, ee.err.Error()))
+		if ee.Code != exitcode.OK {
+			fmt.Fprintf(env.Stderr, "agent: %s\n", stderrText(env, ee.Err.Error()))
 		}
-		return ee.code
+		return ee.Code
 	}
 	// Errors cobra produced itself (unknown flag, bad args).
 	fmt.Fprintf(env.Stderr, "agent: %s\n", stderrText(env, err.Error()))
-	return exitUsage
+	return exitcode.Usage
 }
 
 // stderrText returns text from outside (an error a server sent) fit for

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
@@ -78,7 +79,7 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 	}
 	ws, err := os.Getwd()
 	if err != nil {
-		return &exitError{code: sandbox.ExitHelperFailed, err: err}
+		return &exitcode.Error{Code: sandbox.ExitHelperFailed, Err: err}
 	}
 	p := sandbox.Policy{
 		Mode:                mode,
@@ -97,7 +98,7 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		err = fmt.Errorf("%w (pass --best-effort to run it anyway)", err)
 	}
 	if err != nil {
-		return &exitError{code: sandbox.ExitHelperFailed, err: err}
+		return &exitcode.Error{Code: sandbox.ExitHelperFailed, Err: err}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	// A sandboxed command is in a session of its own, so Ctrl-C reaches
@@ -106,13 +107,13 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	err = cmd.Run()
 	if cmd.ProcessState == nil {
-		return &exitError{code: sandbox.ExitHelperFailed, err: err}
+		return &exitcode.Error{Code: sandbox.ExitHelperFailed, Err: err}
 	}
 	code := exitStatus(cmd.ProcessState)
-	if code == exitOK {
+	if code == exitcode.OK {
 		return nil
 	}
-	return &exitError{code: code, err: fmt.Errorf("%s: %v", args[0], cmd.ProcessState)}
+	return &exitcode.Error{Code: code, Err: fmt.Errorf("%s: %v", args[0], cmd.ProcessState)}
 }
 
 // exitStatus is the shell's view of how a process ended: its exit code,

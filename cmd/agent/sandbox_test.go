@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
@@ -40,8 +41,8 @@ func TestSandboxUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, stderr := runSandboxInProcess(t, tt.args...)
-		if code != exitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%s: agent sandbox %q = %d, stderr %q; want %d and %q", tt.name, tt.args, code, stderr, exitUsage, tt.want)
+		if code != exitcode.Usage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: agent sandbox %q = %d, stderr %q; want %d and %q", tt.name, tt.args, code, stderr, exitcode.Usage, tt.want)
 		}
 	}
 }

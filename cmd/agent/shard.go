@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
 )
 
@@ -165,7 +166,7 @@ func runBatchMerge(env Env, batchFile, out string, paths []string) error {
 		}
 	}
 	if err := writeMerged(env.Stdout, out, buf.Bytes()); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	if len(missing) > 0 {
 		for _, id := range missing {
@@ -175,7 +176,7 @@ func runBatchMerge(env Env, batchFile, out string, paths []string) error {
 			}
 			fmt.Fprintf(env.Stderr, "agent: batch merge: %s: %s\n", id, state)
 		}
-		return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d prompts have no completed result", len(missing), len(order))}
+		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d of %d prompts have no completed result", len(missing), len(order))}
 	}
 	return nil
 }

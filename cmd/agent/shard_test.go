@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -113,7 +114,7 @@ func TestBatchShardsAndMerge(t *testing.T) {
 			args[len(args)-1] = "3" // K from the Indexed Job's 0-based index
 			opts.env = map[string]string{"JOB_COMPLETION_INDEX": "2"}
 		}
-		if r := runCLI(t, nil, opts, args...); r.code != exitOK {
+		if r := runCLI(t, nil, opts, args...); r.code != exitcode.OK {
 			t.Fatalf("slice %d: exit %d; stderr:\n%s", k, r.code, r.stderr)
 		}
 	}
@@ -126,7 +127,7 @@ func TestBatchShardsAndMerge(t *testing.T) {
 	}
 
 	r := runCLI(t, nil, runOpts{}, append([]string{"batch", "merge", "--batch", path}, results...)...)
-	if r.code != exitOK {
+	if r.code != exitcode.OK {
 		t.Fatalf("merge: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	var got []string
@@ -144,7 +145,7 @@ func TestBatchShardsAndMerge(t *testing.T) {
 	}
 	lost := readResults(t, string(data))
 	r = runCLI(t, nil, runOpts{}, "batch", "merge", "--batch", path, "-o", filepath.Join(dir, "merged.jsonl"), results[0], results[2])
-	if r.code != exitFailed {
+	if r.code != exitcode.Failed {
 		t.Fatalf("merge without slice 2: exit %d; want 1; stderr:\n%s", r.code, r.stderr)
 	}
 	var named []string

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -35,7 +36,7 @@ func TestExecWaitForReset(t *testing.T) {
 	for _, args := range [][]string{{"exec", "--wait-for-reset=30m", "hi"}, {"exec", "hi"}} {
 		srv := rt.NewServer(t, script()[:1])
 		r := runCLI(t, srv, runOpts{}, args...)
-		if r.code != exitExhausted || len(r.sleeps) != 0 || len(srv.Requests()) != 1 {
+		if r.code != exitcode.Exhausted || len(r.sleeps) != 0 || len(srv.Requests()) != 1 {
 			t.Errorf("%v: exit %d, waits %v, %d requests; want 5, none, 1\n%s", args, r.code, r.sleeps, len(srv.Requests()), r.stderr)
 		}
 	}

@@ -84,6 +84,7 @@ func allowedImports() map[string][]string {
 		"rollout":                     {"transport", "internal/filelock", "internal/atomicfile"},
 		"recording":                   {"modelclient", "redact", "rollout", "session", "transport"},
 		"execprint":                   {"session", "termtext", "tools", "transport"},
+		"exitcode":                    {"modelclient", "session"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "termtext", "internal/filelock"},
 		"termtext":                    {},
 		"redact":                      {},
