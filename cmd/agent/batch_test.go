@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/batch"
 	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
@@ -117,14 +118,14 @@ func batchLine(id, prompt string) string {
 }
 
 // readResults parses result lines.
-func readResults(t *testing.T, data string) []batchResult {
+func readResults(t *testing.T, data string) []batch.Result {
 	t.Helper()
-	var out []batchResult
+	var out []batch.Result
 	for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
 		if line == "" {
 			continue
 		}
-		var r batchResult
+		var r batch.Result
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("result line %q: %v", line, err)
 		}
@@ -134,7 +135,7 @@ func readResults(t *testing.T, data string) []batchResult {
 }
 
 // classes maps id to status/exit class, for comparisons.
-func classes(rs []batchResult) map[string]string {
+func classes(rs []batch.Result) map[string]string {
 	out := map[string]string{}
 	for _, r := range rs {
 		out[r.ID] = fmt.Sprintf("%s/%d", r.Status, r.ExitClass)
@@ -381,7 +382,7 @@ func TestBatchResultsAfterCrash(t *testing.T) {
 	if len(lines) != 3 || lines[0] != done || lines[1] != `{"id":"b","status":"compl` {
 		t.Fatalf("results file:\n%s", data)
 	}
-	if got := readResults(t, lines[2]); got[0].ID != "b" || got[0].Status != statusCompleted {
+	if got := readResults(t, lines[2]); got[0].ID != "b" || got[0].Status != batch.StatusCompleted {
 		t.Errorf("new line = %q", lines[2])
 	}
 }
@@ -435,21 +436,6 @@ func TestBatchProgressSanitizesServerText(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "\x1b]") || strings.Contains(r.stderr, "\x1b[2J") || strings.Contains(r.stderr, "\x07") {
 		t.Errorf("the server's escape sequences reached the terminal:\n%q", r.stderr)
-	}
-}
-
-func TestBatchProgressETA(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var buf bytes.Buffer
-	p := newBatchProgress(&buf, true, 10, func() time.Time { return now })
-	p.started("a")
-	p.started("b")
-	p.retrying("b", true)
-	now = now.Add(30 * time.Second)
-	p.finished(batchResult{ID: "a", Status: statusCompleted})
-	p.finished(batchResult{ID: "x", Status: statusCompleted})
-	if got, want := p.status(), "batch 2/10 done · 0 failed · 1 retrying · ETA 2m0s"; got != want {
-		t.Errorf("status() = %q; want %q", got, want)
 	}
 }
 
@@ -716,7 +702,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 	}
 	for _, res := range got {
 		prompt := strings.ReplaceAll(res.ID, "id-", "prompt ")
-		if res.Status != statusCompleted || res.ExitClass != 0 || res.FinalMessage != "answer to "+prompt {
+		if res.Status != batch.StatusCompleted || res.ExitClass != 0 || res.FinalMessage != "answer to "+prompt {
 			t.Errorf("result %+v; want completed with the answer", res)
 		}
 		if want := len(plan[prompt]) - 1; res.Retries != want {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentcli/agent/batch"
 	"github.com/agentcli/agent/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
@@ -229,7 +230,7 @@ func TestBatchFullDisk(t *testing.T) {
 		t.Errorf("exit %d; want %d: %s", r.code, exitcode.NotSaved, r.stderr)
 	}
 	res := readResults(t, r.stdout)
-	if len(res) != 1 || res[0].Status != statusCompleted || res[0].ExitClass != exitcode.NotSaved || res[0].FinalMessage != answer ||
+	if len(res) != 1 || res[0].Status != batch.StatusCompleted || res[0].ExitClass != exitcode.NotSaved || res[0].FinalMessage != answer ||
 		!strings.Contains(res[0].Error, "not saved") {
 		t.Errorf("results = %+v", res)
 	}

@@ -85,6 +85,7 @@ func allowedImports() map[string][]string {
 		"recording":                   {"modelclient", "redact", "rollout", "session", "transport"},
 		"execprint":                   {"session", "termtext", "tools", "transport"},
 		"exitcode":                    {"modelclient", "session"},
+		"batch":                       {"execprint", "exitcode", "internal/atomicfile", "redact", "session", "termtext", "transport"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "termtext", "internal/filelock"},
 		"termtext":                    {},
 		"redact":                      {},
