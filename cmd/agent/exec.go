@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,9 +13,8 @@ import (
 
 	"github.com/agentcli/agent/execprint"
 	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/mcp"
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 )
@@ -68,7 +64,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
 	fl.DurationVar(&f.waitForReset, "wait-for-reset", 0,
 		"when the server pauses the turn until a time (a usage limit's reset, a delay past the retry cap), wait for it, up to MAX, and continue (--wait-for-reset alone: up to 24h)")
-	fl.Lookup("wait-for-reset").NoOptDefVal = defaultWaitForReset.String()
+	fl.Lookup("wait-for-reset").NoOptDefVal = headless.DefaultWaitForReset.String()
 	addBatchFlags(cmd.Flags(), &f.batch)
 	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f), newExecForkCmd(ctx, env, g, f))
 	return cmd
@@ -94,7 +90,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if f.batch.requested() {
 		return runBatch(ctx, env, g, f, args)
 	}
-	prompt, err := readPrompt(env, args)
+	prompt, err := headless.ReadPrompt(env.Stdin, env.StdinTTY, args)
 	if err != nil {
 		return usageError(err)
 	}
@@ -181,71 +177,14 @@ func streamGC(env Env) {
 
 // runExecTurn runs one turn of sess and prints it as exec does.
 func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *session.Session, sessionID, prompt string) error {
-	var last string
-	streaming := false
-	handle := func(ev session.Event) {
-		switch ev := ev.(type) {
-		case session.TextDelta:
-			if !streaming {
-				streaming = true
-				streamGC(env)
-			}
-		case session.MessageDone:
-			last = ev.Text
-		}
-	}
-	var err error
-	var jp *execprint.JSON
-	var out *execprint.Text
-	if f.json {
-		jp = execprint.NewJSON(env.Stdout, sessionID, execTools(e))
-	} else {
-		fmt.Fprint(env.Stderr, execHeader(e, sessionID).String())
-		fmt.Fprintln(env.Stderr, "user\n"+prompt)
-		out = execprint.NewText(execprint.TextOptions{
-			Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY,
-			Width: env.Width, Tools: execTools(e),
-		})
-	}
-	for {
-		if jp != nil {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.Handle(ev) })
-		} else {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.Handle(ev) })
-			out.Finish()
-		}
-		wait, ok := waitForReset(err, f.waitForReset, env.now())
-		if !ok {
-			break
-		}
-		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
-			env.now().Add(wait).Local().Format("15:04:05"), session.RetryDelay(wait))
-		if jp != nil {
-			jp.Handle(session.Warning{Message: msg})
-		} else {
-			fmt.Fprintln(env.Stderr, "agent: "+msg)
-		}
-		if serr := env.sleep(ctx, wait); serr != nil {
-			break // interrupted: the paused turn's error stands
-		}
-		prompt = e.opts.Continue.Snapshot().Prompt
-	}
-	saveErr := sess.SaveError()
-	if err != nil {
-		if saveErr != nil {
-			err = fmt.Errorf("%w (and the session was not saved: %v)", err, saveErr)
-		}
-		return &exitcode.Error{Code: exitcode.ForTurn(err), Err: err}
-	}
-	if f.lastMessage != "" {
-		if err := atomicfile.Write(f.lastMessage, []byte(env.Secrets.String(last)+"\n"), 0o600); err != nil {
-			return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("--output-last-message: %w", err)}
-		}
-	}
-	if saveErr != nil {
-		return &exitcode.Error{Code: exitcode.NotSaved, Err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
-	}
-	return nil
+	return headless.RunTurn(ctx, sess, prompt, headless.Options{
+		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
+		JSON: f.json, SessionID: sessionID, Header: execHeader(e), Tools: execTools(e),
+		WaitForReset: f.waitForReset, Continue: func() string { return e.opts.Continue.Snapshot().Prompt },
+		LastMessage: f.lastMessage, Secrets: env.Secrets,
+		Now: env.now, Sleep: env.sleep,
+		OnStream: func() { streamGC(env) },
+	})
 }
 
 // execTools describes e's tools to the printers.
@@ -263,38 +202,14 @@ func execTools(e *engine) execprint.Tools {
 	}}
 }
 
-// execHeader is what exec prints on stderr before the turn.
-func execHeader(e *engine, sessionID string) execprint.Header {
+// execHeader is what exec prints on stderr before the turn; RunTurn adds
+// the session id.
+func execHeader(e *engine) execprint.Header {
 	return execprint.Header{
 		Version: version, Workdir: e.ws.cwd, Model: e.cfg.Model, Provider: e.client.Provider().ID,
 		Approval: e.ws.policy, Sandbox: string(e.ws.sandbox.Mode), WritableRoots: e.ws.sandbox.WritableRoots,
-		ReasoningEffort: e.cfg.ModelReasoningEffort, SessionID: sessionID,
+		ReasoningEffort: e.cfg.ModelReasoningEffort,
 	}
-}
-
-// defaultWaitForReset is how long --wait-for-reset alone waits at most.
-const defaultWaitForReset = 24 * time.Hour
-
-// waitForReset reports how long to wait before continuing a turn that err
-// paused until a time the server gave (a delay past the retry cap, or a
-// usage limit's reset), when that is within limit.
-func waitForReset(err error, limit time.Duration, now time.Time) (time.Duration, bool) {
-	var te *session.TurnError
-	if limit <= 0 || !errors.As(err, &te) {
-		return 0, false
-	}
-	until := te.Until
-	if until.IsZero() && te.Failure.Kind == modelclient.KindUsageLimit {
-		until = te.Failure.ResetsAt
-	}
-	if until.IsZero() {
-		return 0, false
-	}
-	d := max(until.Sub(now), 0)
-	if d > limit {
-		return 0, false
-	}
-	return d, true
 }
 
 // readSchema loads and checks an --output-schema file.
@@ -311,57 +226,6 @@ func readSchema(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
 	}
 	return json.RawMessage(b), nil
-}
-
-// readPrompt applies exec's prompt rules: "-" or no argument reads stdin;
-// an argument plus piped stdin appends it as a <stdin> block.
-func readPrompt(env Env, args []string) (string, error) {
-	arg := ""
-	if len(args) == 1 {
-		arg = args[0]
-	}
-	if arg == "-" || arg == "" {
-		if env.StdinTTY {
-			return "", errors.New("no prompt: pass one as an argument or pipe it on standard input")
-		}
-		b, err := io.ReadAll(env.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("read prompt from stdin: %w", err)
-		}
-		p := strings.TrimSpace(string(b))
-		if p == "" {
-			return "", errors.New("no prompt: standard input was empty")
-		}
-		return p, nil
-	}
-	if env.StdinTTY || !stdinHasData(env.Stdin) {
-		return arg, nil
-	}
-	b, err := io.ReadAll(env.Stdin)
-	if err != nil {
-		return "", fmt.Errorf("read stdin: %w", err)
-	}
-	if s := strings.TrimRight(string(b), "\n"); s != "" {
-		return arg + "\n\n<stdin>\n" + s + "\n</stdin>", nil
-	}
-	return arg, nil
-}
-
-// stdinHasData reports whether stdin is a pipe, a socket or a file worth reading (not
-// /dev/null or another character device that would block or mean nothing).
-func stdinHasData(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return r != nil
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	m := st.Mode()
-	// A socket too: node's child_process (the Codex SDK) gives its
-	// children a socketpair, not a pipe.
-	return m&(os.ModeNamedPipe|os.ModeSocket) != 0 || m.IsRegular()
 }
 
 func newSessionID() string {

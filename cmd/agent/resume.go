@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
@@ -65,8 +66,8 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				fmt.Fprintln(env.Stderr, "agent: warning: "+w)
 			}
 			prompt := ""
-			if len(args) == 1 || !env.StdinTTY && stdinHasData(env.Stdin) {
-				if prompt, err = readPrompt(env, args); err != nil {
+			if len(args) == 1 || !env.StdinTTY && headless.StdinHasData(env.Stdin) {
+				if prompt, err = headless.ReadPrompt(env.Stdin, env.StdinTTY, args); err != nil {
 					return usageError(err)
 				}
 			} else {
@@ -202,7 +203,7 @@ is left as it was.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)
-			prompt, err := readPrompt(env, args[1:])
+			prompt, err := headless.ReadPrompt(env.Stdin, env.StdinTTY, args[1:])
 			if err != nil {
 				return usageError(err)
 			}

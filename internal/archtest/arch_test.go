@@ -86,6 +86,7 @@ func allowedImports() map[string][]string {
 		"execprint":                   {"session", "termtext", "tools", "transport"},
 		"exitcode":                    {"modelclient", "session"},
 		"batch":                       {"execprint", "exitcode", "internal/atomicfile", "redact", "session", "termtext", "transport"},
+		"headless":                    {"execprint", "exitcode", "internal/atomicfile", "modelclient", "redact", "retry", "session"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "termtext", "internal/filelock"},
 		"termtext":                    {},
 		"redact":                      {},

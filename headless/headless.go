@@ -1,0 +1,173 @@
+// Package headless runs a turn without the interactive UI, as agent exec
+// does: it prints the turn ([execprint]), waits out a pause until the
+// server's reset time when allowed (--wait-for-reset) and continues the
+// turn, writes the final message to a file (-o) and maps the outcome to
+// exec's exit code ([exitcode]). [ReadPrompt] applies exec's prompt rules
+// to standard input.
+package headless
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/agentcli/agent/execprint"
+	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/redact"
+	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/session"
+)
+
+// DefaultWaitForReset is how long --wait-for-reset alone waits at most.
+const DefaultWaitForReset = 24 * time.Hour
+
+// Options say how [RunTurn] prints a turn and what it does after it.
+type Options struct {
+	// Stdout and Stderr are where the turn is printed: the final message
+	// (or, with JSON, every event) on Stdout, the rest on Stderr.
+	Stdout, Stderr io.Writer
+	// StdoutTTY, StderrTTY and Width are as in [execprint.TextOptions].
+	StdoutTTY, StderrTTY bool
+	Width                func() int
+	// JSON prints JSONL events (exec --json) instead of text.
+	JSON bool
+	// SessionID is the session's id: the header's, and the JSON thread's.
+	SessionID string
+	// Header is printed on Stderr before the turn, with the text output;
+	// RunTurn fills in its SessionID.
+	Header execprint.Header
+	// Tools describes the workspace's tools to the printers.
+	Tools execprint.Tools
+	// WaitForReset is how long RunTurn may wait for a turn the server
+	// paused until a time (a usage limit's reset, a delay past the retry
+	// cap) and then continue it; 0 does not wait.
+	WaitForReset time.Duration
+	// Continue returns the prompt that continues a paused turn; it must
+	// be set when WaitForReset is.
+	Continue func() string
+	// LastMessage is the file the final message replaces when the turn
+	// completes (-o); "" writes none. Secrets are masked in it.
+	LastMessage string
+	Secrets     *redact.Set
+	// Now reads the clock and Sleep waits on it; nil means the real ones.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnStream, when set, runs once, at the first delta of the answer.
+	OnStream func()
+}
+
+// Session is what RunTurn needs of a session ([*session.Session]).
+type Session interface {
+	Turn(ctx context.Context, input string, emit func(session.Event)) error
+	SaveError() error
+}
+
+// RunTurn runs one turn of sess on prompt and prints it as o says. It
+// returns nil when the turn completed and was saved, else an
+// [*exitcode.Error]: the turn's failure with its code
+// ([exitcode.ForTurn]), exitcode.Failed when -o cannot be written, or
+// exitcode.NotSaved when the turn completed but the session was not saved.
+func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error {
+	now, sleep := o.Now, o.Sleep
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = retry.Sleep
+	}
+	var last string
+	streaming := false
+	handle := func(ev session.Event) {
+		switch ev := ev.(type) {
+		case session.TextDelta:
+			if !streaming {
+				streaming = true
+				if o.OnStream != nil {
+					o.OnStream()
+				}
+			}
+		case session.MessageDone:
+			last = ev.Text
+		}
+	}
+	var err error
+	var jp *execprint.JSON
+	var out *execprint.Text
+	if o.JSON {
+		jp = execprint.NewJSON(o.Stdout, o.SessionID, o.Tools)
+	} else {
+		h := o.Header
+		h.SessionID = o.SessionID
+		fmt.Fprint(o.Stderr, h.String())
+		fmt.Fprintln(o.Stderr, "user\n"+prompt)
+		out = execprint.NewText(execprint.TextOptions{
+			Stdout: o.Stdout, Stderr: o.Stderr, StdoutTTY: o.StdoutTTY, StderrTTY: o.StderrTTY,
+			Width: o.Width, Tools: o.Tools,
+		})
+	}
+	for {
+		if jp != nil {
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.Handle(ev) })
+		} else {
+			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.Handle(ev) })
+			out.Finish()
+		}
+		wait, ok := waitForReset(err, o.WaitForReset, now())
+		if !ok {
+			break
+		}
+		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
+			now().Add(wait).Local().Format("15:04:05"), session.RetryDelay(wait))
+		if jp != nil {
+			jp.Handle(session.Warning{Message: msg})
+		} else {
+			fmt.Fprintln(o.Stderr, "agent: "+msg)
+		}
+		if serr := sleep(ctx, wait); serr != nil {
+			break // interrupted: the paused turn's error stands
+		}
+		prompt = o.Continue()
+	}
+	saveErr := sess.SaveError()
+	if err != nil {
+		if saveErr != nil {
+			err = fmt.Errorf("%w (and the session was not saved: %v)", err, saveErr)
+		}
+		return &exitcode.Error{Code: exitcode.ForTurn(err), Err: err}
+	}
+	if o.LastMessage != "" {
+		if err := atomicfile.Write(o.LastMessage, []byte(o.Secrets.String(last)+"\n"), 0o600); err != nil {
+			return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("--output-last-message: %w", err)}
+		}
+	}
+	if saveErr != nil {
+		return &exitcode.Error{Code: exitcode.NotSaved, Err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
+	}
+	return nil
+}
+
+// waitForReset reports how long to wait before continuing a turn that err
+// paused until a time the server gave (a delay past the retry cap, or a
+// usage limit's reset), when that is within limit.
+func waitForReset(err error, limit time.Duration, now time.Time) (time.Duration, bool) {
+	var te *session.TurnError
+	if limit <= 0 || !errors.As(err, &te) {
+		return 0, false
+	}
+	until := te.Until
+	if until.IsZero() && te.Failure.Kind == modelclient.KindUsageLimit {
+		until = te.Failure.ResetsAt
+	}
+	if until.IsZero() {
+		return 0, false
+	}
+	d := max(until.Sub(now), 0)
+	if d > limit {
+		return 0, false
+	}
+	return d, true
+}
