@@ -64,7 +64,11 @@ var PNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x0
 // NewServer returns an MCP server with the tools echo (returns its text)
 // and add (returns the sum of a and b as text and structured content),
 // plus those opts asks for.
-func NewServer(opts Options) *gomcp.Server {
+func NewServer(opts Options) *gomcp.Server { return newServer(opts, nil) }
+
+// newServer is NewServer whose blocked calls also end when stop is closed
+// (nil: only when they are cancelled).
+func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 	name := opts.Name
 	if name == "" {
 		name = "mcptest"
@@ -90,19 +94,31 @@ func NewServer(opts Options) *gomcp.Server {
 	if opts.Block {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "block", Description: "Blocks until the call is cancelled."},
 			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
-				<-ctx.Done()
-				return nil, nil, ctx.Err()
+				return nil, nil, blockUntil(ctx, stop)
 			})
 	}
 	if opts.Crash != nil {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "crash", Description: "Crashes the server."},
 			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
 				opts.Crash()
-				<-ctx.Done()
-				return nil, nil, ctx.Err()
+				return nil, nil, blockUntil(ctx, stop)
 			})
 	}
 	return s
+}
+
+// blockUntil waits until ctx is done or stop is closed. A client's
+// cancellation can arrive before the call it cancels (streamable HTTP
+// sends them in separate requests) and is then ignored, as MCP allows: the
+// call would block for ever, and with it the server's Close, which waits
+// for calls in flight.
+func blockUntil(ctx context.Context, stop <-chan struct{}) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-stop:
+		return errors.New("mcptest: server closed")
+	}
 }
 
 // HTTPOptions configure a server made by [NewHTTPServer].
@@ -130,15 +146,17 @@ type HTTPServer struct {
 	once     sync.Once
 	relOnce  sync.Once
 	closeOne sync.Once
+	stop     chan struct{} // closed by Close: blocked calls end
 }
 
 // NewHTTPServer starts an MCP server over streamable HTTP and registers
 // its Close with tb.Cleanup.
 func NewHTTPServer(tb testing.TB, opts HTTPOptions) *HTTPServer {
 	tb.Helper()
-	mcpSrv := NewServer(opts.Options)
+	stop := make(chan struct{})
+	mcpSrv := newServer(opts.Options, stop)
 	h := gomcp.NewStreamableHTTPHandler(func(*http.Request) *gomcp.Server { return mcpSrv }, nil)
-	s := &HTTPServer{MCP: mcpSrv, arrived: make(chan struct{}), release: make(chan struct{})}
+	s := &HTTPServer{MCP: mcpSrv, arrived: make(chan struct{}), release: make(chan struct{}), stop: stop}
 	if !opts.Hold {
 		s.Release()
 	}
@@ -188,6 +206,7 @@ func (s *HTTPServer) Headers() []http.Header {
 // idempotent.
 func (s *HTTPServer) Close() {
 	s.closeOne.Do(func() {
+		close(s.stop)
 		s.srv.CloseClientConnections()
 		s.srv.Close()
 	})
