@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -318,9 +317,6 @@ func orNone(s string) string {
 	}
 	return s
 }
-
-// timeNow is the wall clock for new recordings.
-func timeNow() time.Time { return time.Now() }
 
 // redactedTTY is the terminal the chat draws on, with the credentials
 // agent holds masked in every frame; it is still the terminal (Fd), so

@@ -144,7 +144,7 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 				if err != nil {
 					return nil, "", nil, err
 				}
-				r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
+				r, err := rollout.Fork(e.home, src, e.sessionID, env.now())
 				if err != nil {
 					return nil, "", nil, err
 				}
@@ -224,7 +224,7 @@ is left as it was.`,
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
-			r, err := rollout.Fork(e.home, src, e.sessionID, timeNow())
+			r, err := rollout.Fork(e.home, src, e.sessionID, env.now())
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
