@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/shellenv"
 )
 
 // Defaults used when nothing sets the key.

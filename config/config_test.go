@@ -15,8 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/shellenv"
 )
 
 // writeHome returns a fresh agent home holding content as config.toml.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/shellenv"
 )
 
 // location is where a key was set: a source and the key's path in it.

@@ -13,11 +13,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentcli/agent/execprint"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/execprint"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session"
 )

@@ -24,7 +24,7 @@ import (
 
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
-	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/sse"
 	"github.com/agentcli/agent/transport/ws"
@@ -80,7 +80,7 @@ type Options struct {
 	// (agent exec --batch): every re-send waits for one of its slots, every
 	// request waits out its cooldowns, and rate_limit and overloaded
 	// waits become cooldowns for all. Nil: none.
-	Gate *retrygate.Gate
+	Gate *gate.Gate
 }
 
 // Close releases the cached WebSocket connection, if any.

@@ -18,7 +18,7 @@ import (
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
-	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -80,7 +80,7 @@ type Options struct {
 	// Gate, when set, is the retry gate to share (agent passes the
 	// machine-wide one of the provider); it then bounds the re-sends
 	// instead of MaxConcurrentRetries. Nil: a gate of the proxy's own.
-	Gate *retrygate.Gate
+	Gate *gate.Gate
 	// MaxBodyBytes caps a buffered request body of a retried path; a
 	// larger one is answered 413. Zero means [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
@@ -114,7 +114,7 @@ type Options struct {
 // concurrent use. Make one with [New].
 type Proxy struct {
 	opts  Options
-	gate  *retrygate.Gate
+	gate  *gate.Gate
 	stats *counters
 	rp    *httputil.ReverseProxy
 	seq   atomic.Int64
@@ -178,7 +178,7 @@ func New(opts Options) (*Proxy, error) {
 	}
 	g := opts.Gate
 	if g == nil {
-		g = retrygate.New(opts.MaxConcurrentRetries)
+		g = gate.New(opts.MaxConcurrentRetries)
 	}
 	p := &Proxy{opts: opts, gate: g, stats: newCounters()}
 	p.rp = p.newReverseProxy()

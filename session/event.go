@@ -1,8 +1,8 @@
 package session
 
 import (
-	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )

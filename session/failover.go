@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/transport"
 )
 

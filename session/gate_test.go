@@ -12,7 +12,7 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/session"
 )
 
@@ -31,7 +31,7 @@ func TestRetryGateLayers(t *testing.T) {
 		rt.Stream(rt.Created("r"), rt.Barrier("open"), rt.Stall(), rt.TextDelta("m", "ok"),
 			rt.MessageDone("m", "ok"), rt.Completed("r")),
 	})
-	g := retrygate.New(1)
+	g := gate.New(1)
 	var mu sync.Mutex
 	var trace []string
 	add := func(s string) {
@@ -39,7 +39,7 @@ func TestRetryGateLayers(t *testing.T) {
 		trace = append(trace, s)
 		mu.Unlock()
 	}
-	ctx := retrygate.WithTrace(t.Context(), &retrygate.Trace{
+	ctx := gate.WithTrace(t.Context(), &gate.Trace{
 		Passed: func(resend bool) {
 			if resend {
 				add("re-send")
@@ -88,7 +88,7 @@ func TestRetryGateLayers(t *testing.T) {
 	if diff := cmp.Diff([]time.Duration{200 * ms, 200 * ms, 7 * time.Second, 1500 * ms}, sleeps); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
-	if s := g.Stats(); s != (retrygate.Stats{}) {
+	if s := g.Stats(); s != (gate.Stats{}) {
 		t.Errorf("gate after the turn = %+v; want idle", s)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )

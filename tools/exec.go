@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcli/agent/shellenv"
+	"github.com/agentcli/agent/internal/shellenv"
 )
 
 // Defaults and bounds of exec_command and write_stdin, as the reference.

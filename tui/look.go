@@ -10,7 +10,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/yuin/goldmark"
 
-	"github.com/agentcli/agent/termtext"
+	"github.com/agentcli/agent/internal/termtext"
 )
 
 // look is how things are drawn: the styles, bound to one lipgloss renderer

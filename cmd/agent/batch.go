@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentcli/agent/batch"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/batch"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/tools"
 )
 

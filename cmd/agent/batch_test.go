@@ -20,11 +20,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentcli/agent/batch"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/batch"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/retry/gate"
 )
 
 // promptServer is a fake Responses API that answers each prompt from its
@@ -584,14 +584,14 @@ func (w *gateWatch) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func (w *gateWatch) trace() *retrygate.Trace {
+func (w *gateWatch) trace() *gate.Trace {
 	idx := func(resend bool) int {
 		if resend {
 			return 1
 		}
 		return 0
 	}
-	return &retrygate.Trace{
+	return &gate.Trace{
 		Blocked: func(resend bool) {
 			w.mu.Lock()
 			defer w.mu.Unlock()
@@ -686,7 +686,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 	path := writeBatch(t, dir, lines...)
 	results := filepath.Join(dir, "results.jsonl")
 
-	ctx := retrygate.WithTrace(t.Context(), w.trace())
+	ctx := gate.WithTrace(t.Context(), w.trace())
 	r := runWithSleep(t, ps.config(), ctx, w.sleep, "exec", "--batch", path, "--jobs", fmt.Sprint(jobs), "--results", results)
 	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/mcp"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/redact"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tui"
 )
 

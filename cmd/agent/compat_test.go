@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
 )

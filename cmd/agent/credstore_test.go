@@ -11,7 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

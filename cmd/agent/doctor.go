@@ -21,12 +21,12 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/failover"
-	"github.com/agentcli/agent/mcp"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/termtext"
+	"github.com/agentcli/agent/session/failover"
+	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tools/sandbox"
 	"github.com/agentcli/agent/transport/ws"
 )

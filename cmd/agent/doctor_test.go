@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )

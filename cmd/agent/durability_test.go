@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentcli/agent/batch"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/batch"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
 )

@@ -14,19 +14,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentcli/agent/agentsmd"
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/demo"
-	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/failover"
-	"github.com/agentcli/agent/mcp"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/agentsmd"
+	"github.com/agentcli/agent/internal/demo"
+	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/redact"
-	"github.com/agentcli/agent/retrygate"
+	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tools/sandbox"
 	"github.com/agentcli/agent/transport"
 )
@@ -381,14 +381,14 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 // provider id: one cooldown (a 429 or overload delay one process is given
 // holds back all) and at most n re-sends in flight, machine-wide. Where the
 // directory cannot be used, the gate is this process's alone (logged).
-func openGate(env Env, home, id string, n int, log *slog.Logger) *retrygate.Gate {
+func openGate(env Env, home, id string, n int, log *slog.Logger) *gate.Gate {
 	if env.Sleep != nil && env.Now == nil {
-		return retrygate.New(n) // an injected sleep without its clock: stay in-process
+		return gate.New(n) // an injected sleep without its clock: stay in-process
 	}
-	g, err := retrygate.Open(retrygate.Options{MaxResends: n, Dir: retrygate.DirFor(home, id), Now: env.Now, Sleep: env.Sleep})
+	g, err := gate.Open(gate.Options{MaxResends: n, Dir: gate.DirFor(home, id), Now: env.Now, Sleep: env.Sleep})
 	if err != nil {
 		log.Warn("retry gate not shared with other processes", "err", err)
-		return retrygate.New(n)
+		return gate.New(n)
 	}
 	return g
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/execprint"
-	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/headless"
-	"github.com/agentcli/agent/mcp"
+	"github.com/agentcli/agent/headless/execprint"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/agentcli/agent/failover"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/session/failover"
 )
 
 // atCapacity is a 503 "model at capacity" answer: the overloaded class.

@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/failover"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/failover"
 )
 
 // buildFallbacks makes a client for each [config.Config].Fallback entry,

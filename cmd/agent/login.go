@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 )
 
 // newManCmd is `agent man DIR`: the man pages of every command, generated

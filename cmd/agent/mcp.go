@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/mcp"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/tools/mcp"
 )
 
 // startMCP starts the enabled MCP servers of the config in the background

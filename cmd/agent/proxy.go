@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
 )

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentcli/agent/failover"
-	"github.com/agentcli/agent/recording"
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/rollout/recording"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/failover"
 )
 
 // record starts persisting a new session (unless ephemeral).

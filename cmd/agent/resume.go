@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/exitcode"
 	"github.com/agentcli/agent/headless"
+	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"

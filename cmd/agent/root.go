@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/exitcode"
-	"github.com/agentcli/agent/redact"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/retry"
-	"github.com/agentcli/agent/termtext"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/redact"
-	"github.com/agentcli/agent/shellenv"
 )
 
 // credentialHeaders are request headers whose values are credentials.

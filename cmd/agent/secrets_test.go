@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/redact"
 )
 
 // TestSecretsTransportLearnsCredentials: whatever credential a request

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcli/agent/exitcode"
+	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

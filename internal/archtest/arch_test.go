@@ -57,39 +57,39 @@ func local(imports []string) []string {
 func allowedImports() map[string][]string {
 	return map[string][]string{
 		"retry":                       {},
-		"retrygate":                   {"internal/atomicfile"},
-		"failover":                    {"retrygate", "transport"},
+		"retry/gate":                  {"internal/atomicfile"},
+		"session/failover":            {"retry/gate", "transport"},
 		"transport":                   {},
 		"provider":                    {},
 		"transport/internal/liveness": {"transport"},
 		"transport/sse":               {"transport", "transport/internal/liveness"},
 		"transport/ws":                {"transport", "transport/internal/liveness"},
-		"config":                      {"provider", "shellenv", "internal/atomicfile"},
+		"config":                      {"provider", "internal/shellenv", "internal/atomicfile"},
 		"auth":                        {"provider", "internal/filelock", "internal/atomicfile"},
-		"modelclient":                 {"provider", "retry", "retrygate", "transport", "transport/sse", "transport/ws", "auth"},
-		"session":                     {"modelclient", "provider", "retry", "transport", "tools", "failover"},
-		"proxy":                       {"modelclient", "provider", "retry", "retrygate", "transport"},
-		"tools":                       {"tools/patch", "tools/sandbox", "shellenv"},
+		"modelclient":                 {"provider", "retry", "retry/gate", "transport", "transport/sse", "transport/ws", "auth"},
+		"session":                     {"modelclient", "provider", "retry", "transport", "tools", "session/failover"},
+		"proxy":                       {"modelclient", "provider", "retry", "retry/gate", "transport"},
+		"tools":                       {"tools/patch", "tools/sandbox", "internal/shellenv"},
 		"tools/patch":                 {},
 		"tools/sandbox":               {},
-		"mcp":                         {"tools", "shellenv"},
-		"shellenv":                    {},
+		"tools/mcp":                   {"tools", "internal/shellenv"},
+		"internal/shellenv":           {},
 		"internal/mcptest":            {},
-		"demo":                        {},
-		"agentsmd":                    {},
+		"internal/demo":               {},
+		"internal/agentsmd":           {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"internal/filelock":           {},
 		"internal/atomicfile":         {},
 		"rollout":                     {"transport", "internal/filelock", "internal/atomicfile"},
-		"recording":                   {"modelclient", "redact", "rollout", "session", "transport"},
-		"execprint":                   {"session", "termtext", "tools", "transport"},
-		"exitcode":                    {"modelclient", "session"},
-		"batch":                       {"execprint", "exitcode", "internal/atomicfile", "redact", "session", "termtext", "transport"},
-		"headless":                    {"execprint", "exitcode", "internal/atomicfile", "modelclient", "redact", "retry", "session"},
-		"tui":                         {"session", "tools", "modelclient", "transport", "termtext", "internal/filelock"},
-		"termtext":                    {},
-		"redact":                      {},
+		"rollout/recording":           {"modelclient", "internal/redact", "rollout", "session", "transport"},
+		"headless/execprint":          {"session", "internal/termtext", "tools", "transport"},
+		"headless/exitcode":           {"modelclient", "session"},
+		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
+		"headless":                    {"headless/execprint", "headless/exitcode", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session"},
+		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock"},
+		"internal/termtext":           {},
+		"internal/redact":             {},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},
@@ -181,4 +181,35 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// TestTopLevelLayout keeps the tree's first row what docs/architecture.md
+// says it is: the design card's packages where it puts them, at most 12
+// top-level product packages, satellites under their owners and helpers
+// under internal/. cmd/ holds the binary, bench/ only benchmarks.
+func TestTopLevelLayout(t *testing.T) {
+	var top []string
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		first, _, _ := strings.Cut(rel, "/")
+		switch first {
+		case "cmd", "internal", "bench":
+			continue
+		}
+		if !slices.Contains(top, first) {
+			top = append(top, first)
+		}
+	}
+	if len(top) > 12 {
+		t.Errorf("%d top-level product packages (%v); at most 12: put satellites under their owners, helpers under internal/", len(top), top)
+	}
+	have := map[string]bool{}
+	for _, p := range listPackages(t) {
+		have[strings.TrimPrefix(p.ImportPath, module+"/")] = true
+	}
+	for _, want := range []string{"cmd/agent", "modelclient", "provider", "session", "transport/ws", "transport/sse", "retry", "auth"} {
+		if !have[want] {
+			t.Errorf("the design card's package %s is missing", want)
+		}
+	}
 }

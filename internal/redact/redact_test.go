@@ -1,0 +1,122 @@
+package redact_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentcli/agent/internal/redact"
+)
+
+const canary = "sk-test-canary-0000"
+
+func TestString(t *testing.T) {
+	t.Parallel()
+	s := redact.New(canary, "  short ", "refresh-test-0000-long", `tok"en\with<json>`)
+	cases := []struct{ in, want string }{
+		{"no secret here", "no secret here"},
+		{"key " + canary + " and again " + canary, "key [REDACTED] and again [REDACTED]"},
+		{"short stays", "short stays"}, // below MinLen
+		{`{"body":"Incorrect API key provided: ` + canary + `"}`, `{"body":"Incorrect API key provided: [REDACTED]"}`},
+		{"Bearer refresh-test-0000-long!", "Bearer [REDACTED]!"},
+		{`{"v":"tok\"en\\with\u003cjson\u003e"}`, `{"v":"[REDACTED]"}`}, // the JSON-escaped form
+		{`raw tok"en\with<json>`, "raw [REDACTED]"},
+	}
+	for _, c := range cases {
+		if got := s.String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var nilSet *redact.Set
+	if got := nilSet.String(canary); got != canary {
+		t.Errorf("nil set changed the text: %q", got)
+	}
+}
+
+func TestLongestWins(t *testing.T) {
+	t.Parallel()
+	s := redact.New("abcdefgh", "abcdefgh-ijkl")
+	if got := s.String("x abcdefgh-ijkl y abcdefgh"); got != "x [REDACTED] y [REDACTED]" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestWriterSplitSecret: a secret cut across writes, at every possible
+// place, never reaches the underlying writer, and the text around it
+// arrives whole once flushed.
+func TestWriterSplitSecret(t *testing.T) {
+	t.Parallel()
+	s := redact.New(canary)
+	text := "before " + canary + " after s"
+	for cut1 := 0; cut1 <= len(text); cut1++ {
+		for cut2 := cut1; cut2 <= len(text); cut2++ {
+			var b strings.Builder
+			w := s.Writer(&b)
+			for _, part := range []string{text[:cut1], text[cut1:cut2], text[cut2:]} {
+				if _, err := w.Write([]byte(part)); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(b.String(), canary) {
+					t.Fatalf("cuts %d,%d: the secret got through: %q", cut1, cut2, b.String())
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if want := "before [REDACTED] after s"; b.String() != want {
+				t.Fatalf("cuts %d,%d: wrote %q, want %q", cut1, cut2, b.String(), want)
+			}
+		}
+	}
+}
+
+func TestWriterPassesOrdinaryTextAtOnce(t *testing.T) {
+	t.Parallel()
+	s := redact.New(canary)
+	var b strings.Builder
+	w := s.Writer(&b)
+	w.Write([]byte("hello world\n"))
+	if b.String() != "hello world\n" {
+		t.Errorf("held back ordinary text: %q", b.String())
+	}
+	w.Write([]byte("ends with sk"))
+	if b.String() != "hello world\nends with " {
+		t.Errorf("wrote %q, want the possible start of a secret held back", b.String())
+	}
+	w.Write([]byte("y is blue\n"))
+	if b.String() != "hello world\nends with sky is blue\n" {
+		t.Errorf("wrote %q", b.String())
+	}
+}
+
+// TestAddWhileWriting: secrets learned later (a refreshed token) are
+// masked from then on; concurrent use is safe (run with -race).
+func TestAddWhileWriting(t *testing.T) {
+	t.Parallel()
+	s := redact.New()
+	var mu sync.Mutex
+	var b strings.Builder
+	w := s.Writer(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.Write(p)
+	}))
+	w.Write([]byte("early " + canary + "\n"))
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.Add("access-test-0001") }()
+	go func() { defer wg.Done(); w.Write([]byte("x\n")) }()
+	wg.Wait()
+	s.Add(canary)
+	w.Write([]byte("late " + canary + " access-test-0001\n"))
+	w.Flush()
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.HasPrefix(b.String(), "early "+canary+"\n") || !strings.HasSuffix(b.String(), "late [REDACTED] [REDACTED]\n") {
+		t.Errorf("wrote %q", b.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,0 +1,264 @@
+// Package gate coordinates the retries of many concurrent requests to
+// one provider account, so that parallel jobs back off together instead of
+// each hammering the provider on its own schedule.
+//
+// A [Gate] does two things:
+//
+//   - It bounds re-sends: at most N requests that repeat a failed one are
+//     being sent at once ([Gate.Acquire]). First attempts take no slot.
+//   - It shares cooldowns: when the provider answers rate_limit or
+//     overloaded, the job that got the answer waits its retry delay through
+//     [Gate.Cooldown], and until that wait ends no re-send and no first
+//     attempt passes the gate ([Gate.Acquire], [Gate.Wait]).
+//
+// The gate holds no clock. A cooldown is the waiting job's own sleep, made
+// through the sleep function the caller passes (the real [time]-based one,
+// or a test's recorder), and the gate is closed exactly while one or more
+// cooldown sleeps are in progress: overlapping cooldowns add up to their
+// union, so the gate opens at the latest "not before" any of them set.
+// Every wait honours ctx.
+//
+// A nil *Gate is valid and does nothing: every call returns at once.
+package gate
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Gate is the process-wide retry gate. It is safe for concurrent use.
+type Gate struct {
+	slots chan struct{} // one token per re-send in flight
+
+	mu      sync.Mutex
+	cooling int           // cooldown sleeps in progress
+	open    chan struct{} // closed while cooling == 0
+	waiting int           // callers blocked in Acquire or Wait
+
+	machine *machine // the machine-wide part ([Open] with a Dir); nil: this process only
+}
+
+// New returns a gate that lets at most maxResends re-sends through at
+// once; values below 1 mean 1.
+func New(maxResends int) *Gate {
+	open := make(chan struct{})
+	close(open)
+	return &Gate{slots: make(chan struct{}, max(maxResends, 1)), open: open}
+}
+
+// Stats is a snapshot of a gate, for progress displays.
+type Stats struct {
+	// Resending is the number of re-sends holding a slot.
+	Resending int
+	// Waiting is the number of callers blocked in Acquire or Wait.
+	Waiting int
+	// CoolingDown reports whether a cooldown is in progress.
+	CoolingDown bool
+}
+
+// Stats returns the gate's current state.
+func (g *Gate) Stats() Stats {
+	if g == nil {
+		return Stats{}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return Stats{Resending: len(g.slots), Waiting: g.waiting, CoolingDown: g.cooling > 0}
+}
+
+// Acquire waits until no cooldown is in progress and a re-send slot is
+// free, takes the slot and returns the function that gives it back. Call
+// it just before sending a request that repeats a failed one, and call
+// release once that attempt is decided (its response headers arrived or it
+// failed), not at the end of a long stream. release is idempotent. Acquire
+// returns ctx's cause if ctx ends first.
+func (g *Gate) Acquire(ctx context.Context) (release func(), err error) {
+	if g == nil {
+		return func() {}, nil
+	}
+	w := waiter{g: g, ctx: ctx, resend: true}
+	defer w.done(&err)
+	for {
+		if err := w.waitOpen(); err != nil {
+			return nil, err
+		}
+		if err := w.takeSlot(); err != nil {
+			return nil, err
+		}
+		var releaseMachine func()
+		if m := g.machine; m != nil {
+			if err := m.waitCooldown(w.ctx, w.block); err != nil {
+				<-g.slots
+				return nil, err
+			}
+			if releaseMachine, err = m.takeSlot(w.ctx, w.block); err != nil {
+				<-g.slots
+				return nil, err
+			}
+		}
+		// A cooldown may have begun while we waited for the slot: give the
+		// slot back and wait it out too.
+		if w.pass() {
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					if releaseMachine != nil {
+						releaseMachine()
+					}
+					<-g.slots
+				})
+			}, nil
+		}
+		if releaseMachine != nil {
+			releaseMachine()
+		}
+		<-g.slots
+	}
+}
+
+// Wait waits until no cooldown is in progress. Call it before a first
+// attempt: a first attempt needs no slot, but it does not start while the
+// provider has asked the account to slow down. It returns ctx's cause if
+// ctx ends first.
+func (g *Gate) Wait(ctx context.Context) (err error) {
+	if g == nil {
+		return nil
+	}
+	w := waiter{g: g, ctx: ctx}
+	defer w.done(&err)
+	for {
+		if err := w.waitOpen(); err != nil {
+			return err
+		}
+		if m := g.machine; m != nil {
+			if err := m.waitCooldown(w.ctx, w.block); err != nil {
+				return err
+			}
+		}
+		if w.pass() {
+			return nil
+		}
+	}
+}
+
+// Cooldown waits d through sleep and, for as long as that takes, holds
+// back every Acquire and Wait on g (and, for a gate made by [Open] with a
+// Dir, on every process sharing it, until now+d on its clock). Call it instead of sleeping before the
+// retry of a request the provider answered rate_limit or overloaded, with
+// the delay that answer earned (the server's Retry-After when it gave
+// one). The cooldown ends with the sleep, so if ctx ends the cooldown ends
+// early; sleep's error is returned. A d ≤ 0 sleeps without a cooldown.
+func (g *Gate) Cooldown(ctx context.Context, d time.Duration, sleep func(context.Context, time.Duration) error) error {
+	if g == nil || d <= 0 {
+		return sleep(ctx, d)
+	}
+	if m := g.machine; m != nil {
+		// Other processes see the cooldown through the file; failing to
+		// write it only loses the sharing, never the wait itself.
+		_ = m.extend(m.now().Add(d))
+	}
+	g.mu.Lock()
+	if g.cooling == 0 {
+		g.open = make(chan struct{})
+	}
+	g.cooling++
+	g.mu.Unlock()
+	if t := traceFrom(ctx); t != nil && t.Cooldown != nil {
+		t.Cooldown(d)
+	}
+	defer func() {
+		g.mu.Lock()
+		g.cooling--
+		if g.cooling == 0 {
+			close(g.open)
+		}
+		g.mu.Unlock()
+	}()
+	return sleep(ctx, d)
+}
+
+// waiter is one caller's pass through Acquire or Wait.
+type waiter struct {
+	g       *Gate
+	ctx     context.Context
+	resend  bool
+	blocked bool
+}
+
+// block records, once, that the caller has to wait.
+func (w *waiter) block() {
+	if w.blocked {
+		return
+	}
+	w.blocked = true
+	w.g.mu.Lock()
+	w.g.waiting++
+	w.g.mu.Unlock()
+	if t := traceFrom(w.ctx); t != nil && t.Blocked != nil {
+		t.Blocked(w.resend)
+	}
+}
+
+// done undoes block once the caller stops waiting, successful or not.
+func (w *waiter) done(err *error) {
+	if !w.blocked {
+		return
+	}
+	w.g.mu.Lock()
+	w.g.waiting--
+	w.g.mu.Unlock()
+	if t := traceFrom(w.ctx); t != nil && t.Unblocked != nil {
+		t.Unblocked(w.resend, *err)
+	}
+}
+
+// waitOpen waits until no cooldown is in progress.
+func (w *waiter) waitOpen() error {
+	w.g.mu.Lock()
+	open := w.g.open
+	w.g.mu.Unlock()
+	select {
+	case <-open:
+		return nil
+	default:
+	}
+	w.block()
+	select {
+	case <-open:
+		return nil
+	case <-w.ctx.Done():
+		return context.Cause(w.ctx)
+	}
+}
+
+// takeSlot waits for a free re-send slot.
+func (w *waiter) takeSlot() error {
+	select {
+	case w.g.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	w.block()
+	select {
+	case w.g.slots <- struct{}{}:
+		return nil
+	case <-w.ctx.Done():
+		return context.Cause(w.ctx)
+	}
+}
+
+// pass lets the caller through unless a cooldown is in progress. The
+// check and the Passed trace happen under the gate's lock, so no caller
+// is reported through after a cooldown began.
+func (w *waiter) pass() bool {
+	w.g.mu.Lock()
+	defer w.g.mu.Unlock()
+	if w.g.cooling > 0 {
+		return false
+	}
+	if t := traceFrom(w.ctx); t != nil && t.Passed != nil {
+		t.Passed(w.resend)
+	}
+	return true
+}
