@@ -58,6 +58,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnStream, when set, runs once, at the first delta of the answer.
 	OnStream func()
+	// Answer, when set, turns the final message into what Stdout gets in
+	// text mode ([execprint.TextOptions].Answer); -o keeps the message.
+	Answer func(string) string
 }
 
 // Session is what RunTurn needs of a session ([*session.Session]).
@@ -106,7 +109,7 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 		fmt.Fprintln(o.Stderr, "user\n"+prompt)
 		out = execprint.NewText(execprint.TextOptions{
 			Stdout: o.Stdout, Stderr: o.Stderr, StdoutTTY: o.StdoutTTY, StderrTTY: o.StderrTTY,
-			Width: o.Width, Tools: o.Tools,
+			Width: o.Width, Tools: o.Tools, Answer: o.Answer,
 		})
 	}
 	for {

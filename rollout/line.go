@@ -75,6 +75,9 @@ const (
 	// EventProviderSwitch: the session moved to Provider/Model; Message
 	// says why. The responses after it, until the next one, came from there.
 	EventProviderSwitch EventType = "provider_switch"
+	// EventReview: the turn that follows is a code review of Message
+	// (/review, agent review).
+	EventReview EventType = "review"
 )
 
 // EventMsg is the payload of an event_msg line.

@@ -113,6 +113,8 @@ func (m *Model) apply(ev session.Event) {
 		m.retrying(ev.Retry)
 	case session.ProviderSwitch:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
+	case session.ReviewStarted:
+		m.tr.add(&notice{level: levelInfo, text: "review: " + clean(ev.Target)})
 	case session.Warning:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Message)})
 		m.unsaved = m.unsaved || ev.NotSaved

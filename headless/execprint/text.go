@@ -56,6 +56,9 @@ type TextOptions struct {
 	Width func() int
 	// Tools describes the workspace's tools.
 	Tools Tools
+	// Answer, when set, turns the final message into what stdout gets
+	// (agent review shows its findings as a list).
+	Answer func(string) string
 }
 
 // NewText returns a printer writing where o says. The caller calls
@@ -256,6 +259,9 @@ func (p *Text) Handle(ev session.Event) {
 	case session.Warning:
 		p.endLine()
 		fmt.Fprintln(p.opts.Stderr, p.safe("warning: "+ev.Message))
+	case session.ReviewStarted:
+		p.endLine()
+		fmt.Fprintln(p.opts.Stderr, "review: "+ev.Target)
 	case session.ProviderSwitch:
 		p.pending = nil // the failed provider's answer, if any, is not the final one
 		p.endLine()
@@ -267,6 +273,9 @@ func (p *Text) Handle(ev session.Event) {
 		}
 		if p.hasFinal {
 			text := p.final
+			if p.opts.Answer != nil {
+				text = p.opts.Answer(text)
+			}
 			if p.opts.StdoutTTY {
 				text = termtext.Sanitize(text) // the model's text must not drive the terminal
 			}

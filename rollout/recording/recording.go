@@ -84,6 +84,8 @@ func (a Recorder) RecordEvent(ev session.Event) error {
 		return add(rollout.EventMsg{Type: rollout.EventRetry, Message: session.RetryNotice(ev.Retry, ev.Delay)})
 	case session.ProviderSwitch:
 		return add(rollout.EventMsg{Type: rollout.EventProviderSwitch, Message: ev.Reason, Provider: ev.To.Provider, Model: ev.To.Model})
+	case session.ReviewStarted:
+		return add(rollout.EventMsg{Type: rollout.EventReview, Message: ev.Target})
 	case session.TurnCompleted:
 		total, last := ev.Total, ev.Last
 		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last,
