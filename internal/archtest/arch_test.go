@@ -77,6 +77,7 @@ func allowedImports() map[string][]string {
 		"internal/mcptest":            {},
 		"internal/demo":               {},
 		"internal/agentsmd":           {},
+		"internal/review":             {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"internal/filelock":           {},
