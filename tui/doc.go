@@ -18,4 +18,14 @@
 //     draws only the visible window, so a delta costs the same whatever the
 //     transcript's length.
 //   - Time comes from Options.Now; ticks only trigger redraws.
+//
+// Enter and pastes: input is classified per read (see pasteReader). A
+// carriage return alone, or text followed by one carriage return at the
+// end of a read, is typed text and Enter: it submits (tmux's send-keys TEXT
+// Enter, or TEXT and Enter read together). Text with a line break followed
+// by more text or another line break, or a read that fills the buffer and
+// holds a line break (and the reads that continue it), is a paste: it is
+// inserted whole and nothing is sent. A terminal's bracketed paste is a
+// paste, and an Enter after it submits. Keys are matched by type, never by
+// text: the word "enter" typed is text.
 package tui

@@ -83,7 +83,8 @@ func TestApprovalIgnoresText(t *testing.T) {
 	}
 }
 
-// chunkReader returns one chunk per Read.
+// chunkReader returns one chunk per Read (what is left of it, when the
+// buffer is too small).
 type chunkReader struct{ chunks []string }
 
 func (c *chunkReader) Read(b []byte) (int, error) {
@@ -91,7 +92,9 @@ func (c *chunkReader) Read(b []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n := copy(b, c.chunks[0])
-	c.chunks = c.chunks[1:]
+	if c.chunks[0] = c.chunks[0][n:]; c.chunks[0] == "" {
+		c.chunks = c.chunks[1:]
+	}
 	return n, nil
 }
 
@@ -103,7 +106,23 @@ func TestPasteReader(t *testing.T) {
 		want   []string
 	}{
 		{"text with a line break becomes a paste", []string{"ls -la\rpwd\r"}, []string{pasteStart + "ls -la\rpwd\r" + pasteEnd}},
-		{"a key word and Enter in one chunk", []string{"enter\r"}, []string{pasteStart + "enter\r" + pasteEnd}},
+		{"text and Enter in one chunk are typed text and Enter", []string{"say enter\r"}, []string{"say enter\r"}},
+		{"text, Enter and more text is a paste", []string{"one\rtwo"}, []string{pasteStart + "one\rtwo" + pasteEnd}},
+		{"text and two Enters is a paste", []string{"one\r\r"}, []string{pasteStart + "one\r\r" + pasteEnd}},
+		{"a line break first, then text, is a paste", []string{"\rtwo"}, []string{pasteStart + "\rtwo" + pasteEnd}},
+		{"text and a newline (ctrl+j) is a paste", []string{"one\n"}, []string{pasteStart + "one\n" + pasteEnd}},
+		{"a read that fills the buffer and ends in Enter is a paste going on",
+			[]string{strings.Repeat("a", 240) + "\r", "b\r", "c"},
+			[]string{pasteStart + strings.Repeat("a", 240) + "\r" + pasteEnd, pasteStart + "b\r" + pasteEnd, "c"}},
+		{"a paste going on through a full read without a break",
+			[]string{"x\r" + strings.Repeat("a", 239), strings.Repeat("b", 241), "c\r"},
+			[]string{pasteStart + "x\r" + strings.Repeat("a", 239) + pasteEnd, strings.Repeat("b", 241), pasteStart + "c\r" + pasteEnd}},
+		{"long typed text and Enter over several reads",
+			[]string{strings.Repeat("a", 241), strings.Repeat("b", 241), "c\r"},
+			[]string{strings.Repeat("a", 241), strings.Repeat("b", 241), "c\r"}},
+		{"a rune cut by a full read is finished",
+			[]string{strings.Repeat("a", 240) + "\xc3", "\xa9\r"},
+			[]string{strings.Repeat("a", 240) + "é", "\r"}},
 		{"text alone is left alone", []string{"enter"}, []string{"enter"}},
 		{"Enter alone is a key", []string{"hello", "\r"}, []string{"hello", "\r"}},
 		{"two Enters are keys", []string{"\r\r"}, []string{"\r\r"}},
@@ -111,7 +130,7 @@ func TestPasteReader(t *testing.T) {
 		{"control keys are keys", []string{"ab\x03\r"}, []string{"ab\x03\r"}},
 		{"a terminal's own paste is left alone, across reads",
 			[]string{pasteStart + "one\r", "two\r", "three" + pasteEnd, "four\r"},
-			[]string{pasteStart + "one\r", "two\r", "three" + pasteEnd, pasteStart + "four\r" + pasteEnd}},
+			[]string{pasteStart + "one\r", "two\r", "three" + pasteEnd, "four\r"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,6 +170,27 @@ func TestUnbracketedPasteThroughTheProgram(t *testing.T) {
 	}
 	<-eng.returned
 	if diff := cmp.Diff([]string{"(first turn already ran)", "first\nenter\nup"}, eng.inputs); diff != "" {
+		t.Errorf("turn inputs (-want +got):\n%s", diff)
+	}
+}
+
+// TestTextAndEnterInOneChunkSubmits: text and a carriage return read in one
+// chunk (`tmux send-keys TEXT Enter`) send exactly the text, through the
+// real program loop.
+func TestTextAndEnterInOneChunkSubmits(t *testing.T) {
+	t.Parallel()
+	eng := &scriptEngine{started: make(chan struct{}), returned: make(chan struct{})}
+	eng.inputs = []string{"(first turn already ran)"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "say enter, then up\r"}, {after: eng.started, keys: "\x04"}}}
+	_, err := run(ctx, Options{Engine: eng, Input: in, Output: &lockedBuffer{}, NoColor: true, Now: newClock().now},
+		tea.WithoutSignalHandler())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	<-eng.returned
+	if diff := cmp.Diff([]string{"(first turn already ran)", "say enter, then up"}, eng.inputs); diff != "" {
 		t.Errorf("turn inputs (-want +got):\n%s", diff)
 	}
 }

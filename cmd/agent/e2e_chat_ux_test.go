@@ -181,3 +181,64 @@ func TestE2EChatRetryCountdown(t *testing.T) {
 	}
 	c.keys("C-d")
 }
+
+// pasteUnbracketed pastes text into the pane as a terminal without
+// bracketed paste does: its line breaks arrive as carriage returns, with
+// nothing around them.
+func (c *tmuxChat) pasteUnbracketed(text string) {
+	c.t.Helper()
+	for _, args := range [][]string{{"set-buffer", "-b", "u", text}, {"paste-buffer", "-d", "-b", "u", "-t", "e2e"}} {
+		if out, err := exec.Command("tmux", append([]string{"-S", c.name}, args...)...).CombinedOutput(); err != nil {
+			c.t.Fatalf("tmux %s: %v: %s", args[0], err, out)
+		}
+	}
+}
+
+// TestE2EChatEnterFromScripts: the three ways tools drive a chat through
+// tmux each submit exactly the text, at once: `send-keys TEXT Enter` in one
+// call, `send-keys -l TEXT` then `send-keys Enter` without waiting, and a
+// bracketed `paste-buffer -p` then Enter; the word "enter" stays text; a
+// multi-line paste without brackets stays in the composer, unsent, until
+// Enter is pressed.
+func TestE2EChatEnterFromScripts(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r1", "m1", "answer one"), rt.Reply("r2", "m2", "answer two"),
+		rt.Reply("r3", "m3", "answer three"), rt.Reply("r4", "m4", "answer four"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	sent := func(n int, want, answer string) {
+		t.Helper()
+		c.waitFor(answer)
+		c.waitIdle()
+		reqs := srv.Requests()
+		if len(reqs) != n {
+			t.Fatalf("%d requests, want %d", len(reqs), n)
+		}
+		if got := lastUserText(reqs[n-1].Body); got != want {
+			t.Errorf("request %d sent %q, want %q", n, got, want)
+		}
+	}
+	c.keys("say enter in one call", "Enter")
+	sent(1, "say enter in one call", "answer one")
+
+	c.keys("-l", "literal text, then Enter")
+	c.keys("Enter")
+	sent(2, "literal text, then Enter", "answer two")
+
+	c.paste("pasted line one\npasted line two")
+	c.keys("Enter")
+	sent(3, "pasted line one\npasted line two", "answer three")
+
+	c.pasteUnbracketed("first line\nsecond line\nthird line")
+	c.waitFor("  third line")
+	c.keys("-l", " and enter")
+	s := c.waitFor("third line and enter")
+	if !strings.Contains(s, "› first line") || len(srv.Requests()) != 3 {
+		t.Fatalf("the unbracketed paste did not stay in the composer (%d requests):\n%s", len(srv.Requests()), s)
+	}
+	c.keys("Enter")
+	sent(4, "first line\nsecond line\nthird line and enter", "answer four")
+	c.keys("C-d")
+}

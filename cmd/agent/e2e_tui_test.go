@@ -44,9 +44,8 @@ func (c *tmuxChat) keys(keys ...string) {
 	}
 }
 
-// send types text, waits until the composer shows it, then presses Enter:
-// a person's Enter is a read of its own, while text and Enter arriving in
-// one chunk are pasted text.
+// send types text, waits until the composer shows it, then presses Enter
+// (TestE2EChatEnterFromScripts covers Enter sent without waiting).
 func (c *tmuxChat) send(text string) {
 	c.t.Helper()
 	c.keys("-l", text)
