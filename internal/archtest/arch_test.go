@@ -88,6 +88,7 @@ func allowedImports() map[string][]string {
 		"headless/exitcode":           {"modelclient", "session"},
 		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                    {"headless/execprint", "headless/exitcode", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session"},
+		"headless/mcpserver":          {"session", "tools"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock"},
 		"internal/termtext":           {},
 		"internal/redact":             {},
