@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/agentcli/agent/internal/termtext"
+	"github.com/agentcli/agent/tui/highlight"
 )
 
 // look is how things are drawn: the styles, bound to one lipgloss renderer
@@ -21,6 +22,8 @@ type look struct {
 	r       *lipgloss.Renderer
 	mdStyle mdStyles
 	md      goldmark.Markdown
+	// hl colours code blocks; nil until the first one is drawn.
+	hl *highlight.Highlighter
 
 	user, assistant, dim, reasoning, bold  lipgloss.Style
 	warn, fail, ok, accent, add, del, hunk lipgloss.Style

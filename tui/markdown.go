@@ -11,6 +11,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/agentcli/agent/tui/highlight"
 )
 
 // mdStyles are the styles of rendered Markdown, bound to the look's
@@ -22,6 +24,8 @@ import (
 // included) about 15 ms and 10 MiB at start-up (BENCHMARKS.md).
 type mdStyles struct {
 	heading, emph, strong, strike, code, codeBlock, link, linkText, quote, rule lipgloss.Style
+	// syntax colours a code block's spans by class (package highlight).
+	syntax [highlight.Heading + 1]lipgloss.Style
 }
 
 func newMDStyles(r *lipgloss.Renderer, light bool) mdStyles {
@@ -30,7 +34,7 @@ func newMDStyles(r *lipgloss.Renderer, light bool) mdStyles {
 	if light {
 		accent, code, codeBG, link = "27", "203", "254", "36"
 	}
-	return mdStyles{
+	st := mdStyles{
 		heading:   s().Bold(true).Foreground(lipgloss.Color(accent)),
 		emph:      s().Italic(true),
 		strong:    s().Bold(true),
@@ -42,6 +46,22 @@ func newMDStyles(r *lipgloss.Renderer, light bool) mdStyles {
 		quote:     s().Faint(true),
 		rule:      s().Foreground(lipgloss.Color("240")),
 	}
+	// One palette, in 256 colours, for dark and for light backgrounds.
+	pal := map[highlight.Class][2]string{
+		highlight.Plain: {"252", "236"}, highlight.Keyword: {"170", "127"}, highlight.Type: {"81", "31"},
+		highlight.Function: {"75", "26"}, highlight.String: {"114", "28"}, highlight.Number: {"215", "130"},
+		highlight.Comment: {"244", "245"}, highlight.Tag: {"204", "161"}, highlight.Attribute: {"180", "94"},
+		highlight.Inserted: {"114", "28"}, highlight.Deleted: {"203", "160"}, highlight.Heading: {"75", "26"},
+	}
+	for c, fg := range pal {
+		col := fg[0]
+		if light {
+			col = fg[1]
+		}
+		st.syntax[c] = s().Foreground(lipgloss.Color(col))
+	}
+	st.syntax[highlight.Comment] = st.syntax[highlight.Comment].Italic(true)
+	return st
 }
 
 // markdownParser parses CommonMark with GitHub's tables, strikethrough
@@ -54,6 +74,8 @@ func markdownParser() goldmark.Markdown {
 type mdRender struct {
 	st  *mdStyles
 	src []byte
+	// hl returns the look's highlighter, made on the first code block.
+	hl func() *highlight.Highlighter
 }
 
 // renderMarkdown renders text as markdown for width columns, or returns
@@ -67,7 +89,12 @@ func (l *look) renderMarkdown(text string, width int) (lines []string, ok bool) 
 	}
 	src := []byte(text)
 	doc := l.md.Parser().Parse(textReader(src))
-	r := mdRender{st: &l.mdStyle, src: src}
+	r := mdRender{st: &l.mdStyle, src: src, hl: func() *highlight.Highlighter {
+		if l.hl == nil {
+			l.hl = &highlight.Highlighter{}
+		}
+		return l.hl
+	}}
 	lines = r.blocks(doc, width-2, "  ") // the margin of glamour's themes
 	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
@@ -130,6 +157,9 @@ func (r *mdRender) block(n ast.Node, width int, prefix string) []string {
 	case *ast.ThematicBreak:
 		return []string{prefix + r.st.rule.Render("--------")}
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		if out, ok := r.highlighted(n, prefix); ok {
+			return out
+		}
 		var out []string
 		lines := n.Lines()
 		for i := range lines.Len() {
@@ -330,4 +360,32 @@ func styleEach(st lipgloss.Style, s string) string {
 		parts[i] = st.Render(p)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// highlighted draws a fenced code block whose language the highlighter
+// knows, coloured; ok is false for any other block.
+func (r mdRender) highlighted(n ast.Node, prefix string) (out []string, ok bool) {
+	fc, isFenced := n.(*ast.FencedCodeBlock)
+	if !isFenced || fc.Info == nil || r.hl == nil {
+		return nil, false
+	}
+	var code strings.Builder
+	lines := n.Lines()
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		code.Write(seg.Value(r.src))
+	}
+	spans, ok := r.hl().Lines(string(fc.Language(r.src)), code.String())
+	if !ok {
+		return nil, false
+	}
+	for _, line := range spans {
+		var b strings.Builder
+		b.WriteString(prefix + "  ")
+		for _, s := range line {
+			b.WriteString(r.st.syntax[s.Class].Render(clean(s.Text)))
+		}
+		out = append(out, b.String())
+	}
+	return out, true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
+	"github.com/muesli/termenv"
 )
 
 // TestRenderMarkdown draws the Markdown a model writes, without colour
@@ -73,5 +74,37 @@ func TestRenderMarkdownFitsAndCleans(t *testing.T) {
 	}
 	if _, ok := l.renderMarkdown("hi", 4); ok {
 		t.Error("renderMarkdown at 4 columns reported ok; want the plain-text fallback")
+	}
+}
+
+// TestCodeBlockColoured: a fenced block in a language the highlighter
+// knows is drawn in the syntax palette (a keyword, a string and a comment
+// each in their colour), its text unchanged; an unknown language stays in
+// the plain code colour; a model's escape sequence in code is cleaned.
+func TestCodeBlockColoured(t *testing.T) {
+	l := newLook(nil, false, false)
+	l.r.SetColorProfile(termenv.ANSI256)
+	text := "```go\nfunc f() string { return \"hi\" } // note\x1b]0;evil\x07\n```\n\n```klingon\nqapla'\n```\n"
+	lines, ok := l.renderMarkdown(text, 80)
+	if !ok {
+		t.Fatal("not rendered")
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"\x1b[38;5;170mfunc", "\x1b[38;5;114m\"hi\"", "\x1b[3;38;5;244m// note", "\x1b[38;5;244mqapla'"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("rendered block lacks %q:\n%q", want, all)
+		}
+	}
+	if strings.Contains(all, "\x1b]0;") {
+		t.Errorf("an OSC sequence from the model reached the screen: %q", all)
+	}
+	if got := ansi.Strip(lines[0]); strings.TrimSpace(got) != "func f() string { return \"hi\" } // note" {
+		t.Errorf("text changed: %q", got)
+	}
+	if l.hl == nil {
+		t.Error("no highlighter was made")
+	}
+	if plain := newLook(nil, true, false); plain.hl != nil {
+		t.Error("a highlighter is made before any code block")
 	}
 }

@@ -78,6 +78,7 @@ func allowedImports() map[string][]string {
 		"internal/demo":               {},
 		"internal/agentsmd":           {},
 		"internal/review":             {},
+		"tui/highlight":               {},
 		"internal/responsestest":      {},
 		"internal/archtest":           {},
 		"internal/filelock":           {},
@@ -89,7 +90,7 @@ func allowedImports() map[string][]string {
 		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                    {"headless/execprint", "headless/exitcode", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session"},
 		"headless/mcpserver":          {"session", "tools"},
-		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock"},
+		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "tui/highlight"},
 		"internal/termtext":           {},
 		"internal/redact":             {},
 
