@@ -131,7 +131,6 @@ var (
 		{name: "thread-source", value: true, why: "agent does not classify sessions by source"},
 		{name: "cyber-access-program", value: true, why: "agent has no access programs"},
 		{name: "trust", why: "agent does not record project trust"},
-		{name: "ignore-user-config", why: "agent always loads $AGENT_HOME/config.toml"},
 		{name: "ignore-rules", why: "agent has no execpolicy .rules files"},
 	}
 	ignoredChatFlags = []ignoredFlag{

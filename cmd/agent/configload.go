@@ -46,7 +46,7 @@ func instructions(cfg config.Config, home string) (base, compact string, err err
 // prints its warnings (the Codex keys agent ignores), one line each. Its
 // error is a usage error.
 func loadConfig(env Env, home string, g *globalFlags) (config.Config, error) {
-	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	cfg, err := config.Load(g.configOptions(home))
 	if err != nil {
 		return config.Config{}, usageError(err)
 	}

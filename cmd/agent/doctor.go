@@ -152,7 +152,7 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 		return append(out, check{Name: "agent home", Status: checkFailed, Detail: err.Error(), Fix: "set AGENT_HOME"})
 	}
 	add(homeCheck(home))
-	cfg, err := config.Load(config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model})
+	cfg, err := config.Load(g.configOptions(home))
 	if err != nil {
 		add(check{Name: "config", Status: checkFailed, Detail: err.Error(),
 			Fix: "correct the key named above (config.toml.example lists every key); the other checks need the config"})

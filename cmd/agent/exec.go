@@ -52,6 +52,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout (schema: docs/exec-json.md)")
 	fl.BoolVar(&f.json, "experimental-json", false, "alias of --json")
 	_ = fl.MarkHidden("experimental-json")
+	fl.BoolVar(&g.ignoreUserConfig, "ignore-user-config", false, "do not read the home's config.toml (credentials are still found there)")
 	fl.Bool("skip-git-repo-check", false, "allow running outside a git repository (agent always does)")
 	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy; exec never asks (never is the only one it runs under)")
 	f.codex.add(fl)

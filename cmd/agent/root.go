@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/internal/termtext"
@@ -81,6 +82,18 @@ type globalFlags struct {
 	overrides []string
 	logLevel  string
 	transport string
+	// ignoreUserConfig is exec's --ignore-user-config: the home's
+	// config.toml (and profile files) are not read; credentials still are.
+	ignoreUserConfig bool
+}
+
+// configOptions are the options config.Load gets for home under g.
+func (g *globalFlags) configOptions(home string) config.Options {
+	o := config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model}
+	if g.ignoreUserConfig {
+		o.Home = ""
+	}
+	return o
 }
 
 func run(ctx context.Context, args []string, env Env) int {
@@ -127,7 +140,12 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Use:           "agent [PROMPT]",
-		Args:          cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := checkCommandWord(cmd, args, cmd.ArgsLenAtDash()); err != nil {
+				return err
+			}
+			return cobra.MaximumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)
 			if len(args) == 1 {
