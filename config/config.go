@@ -50,8 +50,10 @@ type Options struct {
 	// Home is the directory holding config.toml ($AGENT_HOME). Empty means
 	// no file is read. A missing file is not an error.
 	Home string
-	// Profile is --profile: the [profiles.<name>] table to apply. It wins
-	// over the file's top-level profile key. Empty means use that key.
+	// Profile is --profile: the profile to apply, Home/NAME.config.toml
+	// (Codex 0.169's profile files, layered over config.toml) and the
+	// [profiles.NAME] tables. It wins over the file's top-level profile
+	// key. Empty means use that key.
 	Profile string
 	// Overrides are the -c arguments, "dotted.key=value", applied in order.
 	// The value is parsed as a TOML value; if that fails it is taken as a
@@ -71,6 +73,8 @@ type Config struct {
 	Warnings []Warning
 	// Profile is the name of the profile applied, or "".
 	Profile string
+	// ProfilePath is the profile file read (Home/NAME.config.toml), or "".
+	ProfilePath string
 
 	// Model is the model slug; [DefaultModel] when nothing sets it.
 	Model string
@@ -323,6 +327,8 @@ func Load(opts Options) (Config, error) {
 type layer struct {
 	src *source
 	f   fileConfig
+	// profile names the profile this layer is the file of, "" for others.
+	profile string
 	// baseURLGiven holds the custom providers whose base_url this layer
 	// sets, valid or not (validation clears a bad one).
 	baseURLGiven map[string]bool
@@ -342,6 +348,13 @@ func load(path string, data []byte, opts Options) (Config, error) {
 		file.decode(t, &probs, &warns)
 	}
 	layers := []layer{file}
+	pl, err := loadProfileFile(opts, file.f.Profile, &probs, &warns)
+	if err != nil {
+		return Config{}, err
+	}
+	if pl != nil {
+		layers = append(layers, *pl)
+	}
 	for _, arg := range opts.Overrides {
 		src, t, err := parseOverride(arg)
 		if err != nil {
@@ -353,6 +366,9 @@ func load(path string, data []byte, opts Options) (Config, error) {
 		layers = append(layers, l)
 	}
 	c := resolve(layers, opts, &probs)
+	if pl != nil {
+		c.ProfilePath = pl.src.path
+	}
 	if err := probs.err(); err != nil {
 		return Config{}, err
 	}

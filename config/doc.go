@@ -6,7 +6,10 @@
 // Invariants:
 //
 //   - Precedence, lowest first: built-in defaults, the file's top level, the
-//     selected [profiles.<name>], -c overrides in order, then --model.
+//     selected [profiles.<name>] tables, the profile file <name>.config.toml
+//     beside config.toml, -c overrides in order, then --model.
+//   - The home itself is chosen in one place, [FindHome]: $AGENT_HOME,
+//     ~/.agent, then Codex's home ($CODEX_HOME, ~/.codex).
 //   - A typo is an error, never a silent no-op: every unknown key, wrong
 //     type and invalid value is reported as an [*Error] naming the file,
 //     line and key (or the -c argument), all problems at once.

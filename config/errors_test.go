@@ -68,7 +68,7 @@ func TestFileErrors(t *testing.T) {
 		{"bad profile enum", "[profiles.p]\nmodel_reasoning_effort = \"extreme\"\n", 2, "profiles.p.model_reasoning_effort", "invalid value"},
 		{"unknown provider", "\nmodel_provider = \"nope\"\n", 2, "model_provider", `unknown model provider "nope" (known: demo, lmstudio, ollama, openai)`},
 		{"unknown provider in profile", "profile = \"p\"\n[profiles.p]\nmodel_provider = \"nope\"\n", 3, "profiles.p.model_provider", "unknown model provider"},
-		{"unknown profile", "profile = \"fast\"\n[profiles.slow]\n", 1, "profile", `unknown profile "fast" (defined: slow)`},
+		{"unknown profile", "profile = \"fast\"\n[profiles.slow]\n", 1, "profile", `(defined: slow)`},
 		{"negative max_retries", "[retry.idle]\nmax_retries = -2\n", 2, "retry.idle.max_retries", "must not be negative"},
 		{"zero base delay", "[retry.idle]\nbase_delay_ms = 0\n", 2, "retry.idle.base_delay_ms", "positive number of milliseconds"},
 		{"jitter above 1", "[retry.rate_limit]\njitter = 1.5\n", 2, "retry.rate_limit.jitter", "between 0 and 1"},
@@ -151,7 +151,8 @@ func TestNewlineOverrideIsString(t *testing.T) {
 
 func TestProfileFlagUnknown(t *testing.T) {
 	got, path, _ := firstError(t, "[profiles.a]\n[profiles.b]\n", config.Options{Profile: "c"})
-	want := &config.Error{Path: path, Key: "profile", Msg: `unknown profile "c" given by --profile (defined: a, b)`}
+	home := filepath.Dir(path)
+	want := &config.Error{Path: path, Key: "profile", Msg: `unknown profile "c" given by --profile: no ` + filepath.Join(home, "c.config.toml") + ` and no [profiles.c] in ` + path + ` (defined: a, b)`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("error mismatch (-want +got):\n%s", diff)
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -127,6 +128,9 @@ func (c *Config) applyProfile(layers []layer, opts Options, probs *problems, mp 
 		for n := range l.f.Profiles {
 			defined[n] = true
 		}
+		if l.profile == name {
+			defined[name] = true
+		}
 		if p, ok := l.f.Profiles[name]; ok {
 			c.applyModel(p, location{l.src, []string{"profiles", name}}, mp)
 		}
@@ -135,16 +139,23 @@ func (c *Config) applyProfile(layers []layer, opts Options, probs *problems, mp 
 		c.Profile = name
 		return
 	}
+	for _, n := range profileFiles(opts.Home) {
+		defined[n] = true
+	}
 	known := "none"
 	if len(defined) > 0 {
 		known = strings.Join(sortedKeys(defined), ", ")
 	}
+	looked := fmt.Sprintf("no [profiles.%s] table", name)
+	if opts.Home != "" {
+		looked = fmt.Sprintf("no %s and no [profiles.%s] in %s", profilePath(opts.Home, name), name, filepath.Join(opts.Home, FileName))
+	}
 	if from != nil {
-		probs.add(from, []string{"profile"}, "unknown profile %q (defined: %s)", name, known)
+		probs.add(from, []string{"profile"}, "unknown profile %q: %s (defined: %s)", name, looked, known)
 		return
 	}
 	probs.addError(&Error{Path: c.Path, Key: "profile",
-		Msg: fmt.Sprintf("unknown profile %q given by --profile (defined: %s)", name, known)})
+		Msg: fmt.Sprintf("unknown profile %q given by --profile: %s (defined: %s)", name, looked, known)})
 }
 
 // applyRest applies the keys of f that profiles do not set.

@@ -42,20 +42,19 @@ func lockPath(path string) string { return path + ".lock" }
 // waiting. The kernel drops the lock when f is closed or the process dies,
 // so a crashed holder never blocks the session.
 //
-// The holder's pid is kept in the rollout's lock file. A brief flock on
-// that file guards taking the hold and writing the pid, so whoever finds
-// the session held also finds its holder's pid. The lock file stays on
-// disk (removing it could let two processes guard with different files).
+// The holder's pid is kept in the rollout's lock file while it holds the
+// session. A brief flock on that file (the guard, [openGuard]) covers
+// taking the hold and writing the pid, so whoever finds the session held
+// also finds its holder's pid; [release] removes the file under the guard,
+// so a closed session leaves nothing beside its rollout (another client's
+// sessions directory stays as that client keeps it).
 func hold(f *os.File, path, id string) error {
 	lp := lockPath(path)
-	g, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
+	g, err := openGuard(lp)
 	if err != nil {
-		return fmt.Errorf("rollout: lock %s: %w", lp, err)
+		return err
 	}
 	defer g.Close() // drops the guard
-	if err := filelock.Lock(g); err != nil {
-		return fmt.Errorf("rollout: lock %s: %w", lp, err)
-	}
 	ok, err := filelock.TryLock(f)
 	if err != nil {
 		return fmt.Errorf("rollout: lock %s: %w", path, err)
@@ -71,4 +70,42 @@ func hold(f *os.File, path, id string) error {
 		_, _ = g.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return nil
+}
+
+// release lets go of the session held through f: under the guard it
+// removes the lock file, then closes f.
+func release(f *os.File, path string) error {
+	lp := lockPath(path)
+	g, err := openGuard(lp)
+	if err != nil {
+		return errors.Join(err, f.Close())
+	}
+	defer g.Close()
+	_ = os.Remove(lp) // a leftover only costs the next holder's message nothing
+	return f.Close()
+}
+
+// openGuard opens the lock file lp (creating it) and locks it, waiting for
+// its holder. A file that was removed while this process waited for it
+// ([release]) is no guard: it opens the one now at lp instead.
+func openGuard(lp string) (*os.File, error) {
+	for {
+		g, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
+		}
+		if err := filelock.Lock(g); err != nil {
+			_ = g.Close()
+			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
+		}
+		held, err1 := g.Stat()
+		now, err2 := os.Stat(lp)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return g, nil
+		}
+		_ = g.Close()
+		if err1 != nil {
+			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err1)
+		}
+	}
 }

@@ -81,3 +81,26 @@ func TestDeadHolderDoesNotBlock(t *testing.T) {
 	}
 	must(t, r2.Close())
 }
+
+// TestCloseLeavesNoLockFile: after Close the sessions directory holds the
+// rollout and nothing of the hold, so another client's home (Codex's
+// sessions/) is left as it was; a hold taken again still names its pid.
+func TestCloseLeavesNoLockFile(t *testing.T) {
+	home := t.TempDir()
+	r, err := rollout.Create(home, rollout.SessionMeta{ID: "held-3"}, time.Now())
+	must(t, err)
+	must(t, r.Close())
+	for range 2 {
+		r2, err := rollout.Open(r.Path())
+		must(t, err)
+		_, err = rollout.Open(r.Path())
+		var inUse *rollout.InUseError
+		if !errors.As(err, &inUse) || inUse.PID != os.Getpid() {
+			t.Fatalf("second Open = %v; want an InUseError naming pid %d", err, os.Getpid())
+		}
+		must(t, r2.Close())
+		if _, err := os.Stat(r.Path() + ".lock"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("after Close, %s.lock: %v; want it gone", r.Path(), err)
+		}
+	}
+}

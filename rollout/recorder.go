@@ -398,7 +398,7 @@ func (r *Recorder) Close() error {
 	err := r.flush(true)
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	return errors.Join(err, r.f.Close()) // closing f lets go of the session
+	return errors.Join(err, release(r.f, r.path)) // closing f lets go of the session
 }
 
 // fileName is rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl for local time t.

@@ -86,6 +86,9 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		return err
 	}
 	defer e.Close()
+	if e.where.Codex() {
+		fmt.Fprintln(env.Stderr, "agent: "+e.where.Describe()) // once, before the chat owns the terminal
+	}
 	first, id, shown, err := start(e)
 	if err != nil {
 		var ee *exitcode.Error

@@ -147,10 +147,11 @@ func printDoctor(w io.Writer, rep doctorReport, tty bool) {
 func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []check {
 	var out []check
 	add := func(c check) { out = append(out, c) }
-	home, err := agentHome(env.Getenv)
+	h, err := config.FindHome(env.Getenv)
 	if err != nil {
 		return append(out, check{Name: "agent home", Status: checkFailed, Detail: err.Error(), Fix: "set AGENT_HOME"})
 	}
+	home := h.Dir
 	add(homeCheck(home))
 	cfg, err := config.Load(g.configOptions(home))
 	if err != nil {

@@ -191,8 +191,10 @@ type engineOptions struct {
 
 // engine is everything a session needs, built once from config and flags.
 type engine struct {
-	cfg        config.Config
-	home       string
+	cfg  config.Config
+	home string
+	// where is the home and how it was found ([config.FindHome]).
+	where      config.Home
 	sessionID  string
 	client     *modelclient.Client
 	tools      *tools.Set
@@ -234,8 +236,13 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 			e.Close()
 		}
 	}()
-	if e.home, err = agentHome(env.Getenv); err != nil {
+	h, err := config.FindHome(env.Getenv)
+	if err != nil {
 		return nil, usageError(err)
+	}
+	e.home, e.where = h.Dir, h
+	if h.Codex() {
+		e.notices = append(e.notices, h.Describe())
 	}
 	if e.cfg, err = loadConfig(env, e.home, g); err != nil {
 		return nil, err

@@ -221,10 +221,11 @@ func authEndpoints(env Env, cfg config.Config) auth.Endpoints {
 // (cli_auth_credentials_store) in AGENT_HOME. A bad home is a usage error,
 // a store that cannot be opened (no keyring) an authentication one.
 func loginStore(env Env, g *globalFlags) (config.Config, *auth.Store, error) {
-	home, err := agentHome(env.Getenv)
+	h, err := config.FindHome(env.Getenv)
 	if err != nil {
 		return config.Config{}, nil, usageError(err)
 	}
+	home := h.Dir
 	cfg, err := loadConfig(env, home, g)
 	if err != nil {
 		return config.Config{}, nil, err

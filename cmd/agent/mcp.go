@@ -98,11 +98,11 @@ comments included; the file is replaced atomically.`,
 
 // loadMCPConfig loads the config the way the other commands do.
 func loadMCPConfig(env Env, g *globalFlags) (config.Config, error) {
-	home, err := agentHome(env.Getenv)
+	home, err := config.FindHome(env.Getenv)
 	if err != nil {
 		return config.Config{}, usageError(err)
 	}
-	return loadConfig(env, home, g)
+	return loadConfig(env, home.Dir, g)
 }
 
 func newMCPListCmd(env Env, g *globalFlags) *cobra.Command {
@@ -230,11 +230,11 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			default:
 				return usageError(errors.New("say how to reach the server: agent mcp add NAME -- COMMAND [ARGS...], or --url URL"))
 			}
-			home, err := agentHome(env.Getenv)
+			home, err := config.FindHome(env.Getenv)
 			if err != nil {
 				return usageError(err)
 			}
-			replaced, err := config.SetMCPServer(home, name, s)
+			replaced, err := config.SetMCPServer(home.Dir, name, s)
 			if err != nil {
 				return mcpEditError(err)
 			}
@@ -242,7 +242,7 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			if replaced {
 				verb = "Updated"
 			}
-			fmt.Fprintf(env.Stdout, "%s MCP server %q in %s\n", verb, name, filepath.Join(home, config.FileName))
+			fmt.Fprintf(env.Stdout, "%s MCP server %q in %s\n", verb, name, filepath.Join(home.Dir, config.FileName))
 			return nil
 		},
 	}
@@ -258,12 +258,12 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 		Short: "Remove an MCP server from config.toml",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := agentHome(env.Getenv)
+			home, err := config.FindHome(env.Getenv)
 			if err != nil {
 				return usageError(err)
 			}
-			path := filepath.Join(home, config.FileName)
-			removed, err := config.RemoveMCPServer(home, args[0])
+			path := filepath.Join(home.Dir, config.FileName)
+			removed, err := config.RemoveMCPServer(home.Dir, args[0])
 			if err != nil {
 				return mcpEditError(err)
 			}

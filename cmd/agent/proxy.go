@@ -70,10 +70,11 @@ returns the counters as JSON. Ctrl-C stops the proxy gracefully.`,
 }
 
 func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *cobra.Command) error {
-	home, err := agentHome(env.Getenv)
+	h, err := config.FindHome(env.Getenv)
 	if err != nil {
 		return usageError(err)
 	}
+	home := h.Dir
 	cfg, err := loadConfig(env, home, g)
 	if err != nil {
 		return err

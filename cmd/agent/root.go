@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -160,7 +159,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	root.SetErr(env.Stderr)
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.model, "model", "m", "", "model to use (overrides config)")
-	pf.StringVarP(&g.profile, "profile", "p", "", "config profile to apply ([profiles.NAME] in config.toml)")
+	pf.StringVarP(&g.profile, "profile", "p", "", "config profile to apply: NAME.config.toml beside config.toml, or its [profiles.NAME] table")
 	pf.StringArrayVarP(&g.overrides, "config", "c", nil, "override a config value: -c key=value (dotted key; value parsed as TOML, else a string); repeatable")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level for $AGENT_HOME/log/agent.log: debug, info, warn, error (default info, or $AGENT_LOG)")
 	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
@@ -173,18 +172,6 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env))
 	root.AddCommand(newLoginCmd(ctx, env, g), newLogoutCmd(ctx, env, g))
 	return root
-}
-
-// agentHome returns $AGENT_HOME, or ~/.agent.
-func agentHome(getenv func(string) string) (string, error) {
-	if h := getenv("AGENT_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find the home directory (set AGENT_HOME): %w", err)
-	}
-	return filepath.Join(home, ".agent"), nil
 }
 
 // environ returns env.Environ(), or os.Environ() if it is nil.

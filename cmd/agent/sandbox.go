@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -90,8 +91,8 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		ExcludeSlashTmp:     f.excludeTmp,
 		BestEffort:          f.bestEffort,
 	}
-	if home, err := agentHome(env.Getenv); err == nil {
-		p.ReadOnlyPaths = []string{home} // as for the agent's own commands
+	if home, err := config.FindHome(env.Getenv); err == nil {
+		p.ReadOnlyPaths = []string{home.Dir} // as for the agent's own commands
 	}
 	cmd, err := sandbox.Command(ctx, p, args[0], args[1:]...)
 	if errors.Is(err, sandbox.ErrUnavailable) {

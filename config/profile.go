@@ -1,0 +1,61 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// profileSuffix ends the name of a profile file: Home/NAME.config.toml.
+const profileSuffix = ".config.toml"
+
+// profilePath is the file of profile name in home.
+func profilePath(home, name string) string { return filepath.Join(home, name+profileSuffix) }
+
+// loadProfileFile reads the profile file of the selected profile
+// (opts.Profile, else the config file's profile key, fileKey) when it
+// exists; nil when there is none.
+func loadProfileFile(opts Options, fileKey *string, probs *problems, warns *warnings) (*layer, error) {
+	name := opts.Profile
+	if name == "" && fileKey != nil {
+		name = *fileKey
+	}
+	if name == "" || opts.Home == "" || strings.ContainsAny(name, `/\`) {
+		return nil, nil
+	}
+	path := profilePath(opts.Home, name)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	src, t, err := parseFile(path, data)
+	if err != nil {
+		return nil, err
+	}
+	l := layer{src: src, profile: name}
+	l.decode(t, probs, warns)
+	return &l, nil
+}
+
+// profileFiles returns the names of the profile files in home.
+func profileFiles(home string) []string {
+	if home == "" {
+		return nil
+	}
+	ents, _ := os.ReadDir(home)
+	var out []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), profileSuffix); ok && n != "" && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
