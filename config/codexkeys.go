@@ -34,7 +34,7 @@ func codexIgnoredKeys() []string {
 		"model_catalog_json", "model_supports_reasoning_summaries", "notice", "oss_provider",
 		"otel", "permissions", "personality", "plan_mode_reasoning_effort", "plugins",
 		"realtime", "review_model", "show_raw_agent_reasoning", "skills", "sqlite_home",
-		"suppress_unstable_features_warning", "tool_output_token_limit", "tool_suggest",
+		"suppress_unstable_features_warning", "tool_suggest",
 		"tools", "tui", "web_search", "windows",
 		// Legacy keys of earlier Codex releases, still in example configs.
 		"disable_response_storage", "model_reasoning_summary_format",

@@ -38,6 +38,10 @@ type Fallback struct {
 	Model    string
 }
 
+// DefaultToolOutputTokenLimit is tool_output_token_limit when unset:
+// Codex's budget for its GPT-5 models.
+const DefaultToolOutputTokenLimit = 10000
+
 // DefaultMaxConcurrentResends is [retry] max_concurrent_resends.
 const DefaultMaxConcurrentResends = 3
 
@@ -100,6 +104,9 @@ type Config struct {
 	ModelContextWindow int64
 	// ModelAutoCompactTokenLimit triggers compaction; 0 = unset.
 	ModelAutoCompactTokenLimit int64
+	// ToolOutputTokenLimit is the token budget of one tool output sent to
+	// the model; [DefaultToolOutputTokenLimit] when unset, 0 = no limit.
+	ToolOutputTokenLimit int64
 
 	// ApprovalPolicy is untrusted, on-request, on-failure or never, or ""
 	// when nothing sets it: the caller then derives it from the project's
@@ -286,21 +293,22 @@ func (a *AutoContinue) overlay(f *autoContinueFile) {
 func Default() Config {
 	provs := provider.Builtins()
 	return Config{
-		Model:              DefaultModel,
-		ModelProvider:      DefaultModelProvider,
-		Provider:           provs[DefaultModelProvider].Clone(),
-		Providers:          provs,
-		Features:           Features{UnboundedConnectionRetries: true},
-		Retry:              provider.DefaultRetry(),
-		AutoContinue:       DefaultAutoContinue(),
-		SandboxFallback:    "refuse",
-		ProjectDocMaxBytes: DefaultProjectDocMaxBytes,
-		ProjectRootMarkers: []string{".git"},
-		History:            History{Persistence: DefaultHistoryPersistence},
-		Proxy:              defaultProxy(),
-		Projects:           map[string]Project{},
-		MCPServers:         map[string]MCPServer{},
-		AuthCommands:       map[string]AuthCommand{},
+		Model:                DefaultModel,
+		ModelProvider:        DefaultModelProvider,
+		Provider:             provs[DefaultModelProvider].Clone(),
+		Providers:            provs,
+		Features:             Features{UnboundedConnectionRetries: true},
+		Retry:                provider.DefaultRetry(),
+		AutoContinue:         DefaultAutoContinue(),
+		SandboxFallback:      "refuse",
+		ToolOutputTokenLimit: DefaultToolOutputTokenLimit,
+		ProjectDocMaxBytes:   DefaultProjectDocMaxBytes,
+		ProjectRootMarkers:   []string{".git"},
+		History:              History{Persistence: DefaultHistoryPersistence},
+		Proxy:                defaultProxy(),
+		Projects:             map[string]Project{},
+		MCPServers:           map[string]MCPServer{},
+		AuthCommands:         map[string]AuthCommand{},
 	}
 }
 

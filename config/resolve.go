@@ -162,6 +162,7 @@ func (c *Config) applyProfile(layers []layer, opts Options, probs *problems, mp 
 func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ModelContextWindow, f.ModelContextWindow)
 	set(&c.ModelAutoCompactTokenLimit, f.ModelAutoCompactTokenLimit)
+	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
 	if s := f.SandboxWorkspaceWrite; s != nil {
 		w := &c.SandboxWorkspaceWrite
 		set(&w.WritableRoots, s.WritableRoots)

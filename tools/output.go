@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // approxTokens estimates the tokens of s the way the reference client does
@@ -20,6 +21,28 @@ func truncateMiddle(s string, maxTokens int) (string, bool) {
 	head, tail := budget/2, budget-budget/2
 	cut := approxTokens(s[head : len(s)-tail])
 	return fmt.Sprintf("%s\n…%d tokens truncated…\n%s", s[:head], cut, s[len(s)-tail:]), true
+}
+
+// TruncateOutput cuts s to maxTokens (four bytes a token) as Codex cuts a
+// tool output: the first half of the byte budget and the last half are
+// kept, on UTF-8 boundaries, with "…N tokens truncated…" between them (N
+// the tokens of the bytes over budget). An s within budget is returned
+// as is.
+func TruncateOutput(s string, maxTokens int) string {
+	budget := maxTokens * 4
+	if len(s) <= budget {
+		return s
+	}
+	left, right := budget/2, budget-budget/2
+	end := left
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	start := len(s) - right
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return fmt.Sprintf("%s…%d tokens truncated…%s", s[:end], approxTokens(s[budget:]), s[start:])
 }
 
 // execOutput renders a command's result in the reference client's text

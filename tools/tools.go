@@ -149,7 +149,16 @@ type Set struct {
 	tools   []Tool
 	mu      sync.Mutex
 	sources []func() []Tool
+	// limit is the token budget of an output ([Set.LimitOutput]); 0: none.
+	limit int
 }
+
+// LimitOutput cuts every output [Set.Run] returns to tokens (config
+// tool_output_token_limit) the way Codex cuts what it sends: tokens plus
+// its 20% allowance, head and tail kept, the cut said in between
+// ([TruncateOutput]). 0 or less leaves outputs whole. Call it before the
+// set is shared.
+func (s *Set) LimitOutput(tokens int) { s.limit = max(tokens, 0) }
 
 // NewSet returns a set of tools; names must be unique.
 func NewSet(tools ...Tool) (*Set, error) {
@@ -235,7 +244,11 @@ func (s *Set) Run(ctx context.Context, inv *Invocation) Result {
 	if !ok {
 		return Result{Output: fmt.Sprintf("unknown tool %q", inv.Call.Name), Status: StatusFailed}
 	}
-	return t.Run(ctx, inv)
+	res := t.Run(ctx, inv)
+	if s.limit > 0 {
+		res.Output = TruncateOutput(res.Output, s.limit+s.limit/5)
+	}
+	return res
 }
 
 // Close ends what the fixed tools keep running (background processes).

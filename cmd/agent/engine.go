@@ -52,6 +52,9 @@ type workspace struct {
 	// freeformPatch offers apply_patch as a custom (grammar) tool, for
 	// providers that support custom tools.
 	freeformPatch bool
+	// outputTokenLimit is tool_output_token_limit: the budget of one
+	// tool output sent to the model.
+	outputTokenLimit int
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -94,10 +97,11 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 	}
 	ww := cfg.SandboxWorkspaceWrite
 	return workspace{
-		cwd:    cwd,
-		policy: approval,
-		shell:  shell,
-		env:    commandEnvPolicy(cfg).Build(environ),
+		cwd:              cwd,
+		policy:           approval,
+		shell:            shell,
+		env:              commandEnvPolicy(cfg).Build(environ),
+		outputTokenLimit: int(min(cfg.ToolOutputTokenLimit, 1<<30)),
 		sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
@@ -132,10 +136,15 @@ func (w workspace) tools() (*tools.Set, error) {
 		Denied: func(waitErr error, output []byte) bool { return sandbox.Denied(pol, waitErr, output) },
 	})
 	roots := append([]string{w.cwd}, pol.WritableRoots...)
-	return tools.NewSet(ex, tools.NewWriteStdin(ex),
+	set, err := tools.NewSet(ex, tools.NewWriteStdin(ex),
 		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy, ReadOnlyPaths: pol.ReadOnlyPaths,
 			Sandbox: string(pol.Mode), Freeform: w.freeformPatch}),
 		tools.Plan{})
+	if err != nil {
+		return nil, err
+	}
+	set.LimitOutput(w.outputTokenLimit)
+	return set, nil
 }
 
 // context builds the messages recorded before the first user message:
