@@ -17,7 +17,6 @@ import (
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/internal/redact"
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session"
 )
@@ -161,10 +160,7 @@ func waitForReset(err error, limit time.Duration, now time.Time) (time.Duration,
 	if limit <= 0 || !errors.As(err, &te) {
 		return 0, false
 	}
-	until := te.Until
-	if until.IsZero() && te.Failure.Kind == modelclient.KindUsageLimit {
-		until = te.Failure.ResetsAt
-	}
+	until := te.ContinueAt()
 	if until.IsZero() {
 		return 0, false
 	}

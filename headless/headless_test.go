@@ -20,8 +20,8 @@ import (
 
 func TestWaitForReset(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	paused := &session.TurnError{Until: now.Add(time.Hour)}
-	limited := &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindUsageLimit, ResetsAt: now.Add(2 * time.Hour)}}
+	paused := &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: now.Add(time.Hour)}}
+	limited := &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindUsageLimit, ResetsAt: now.Add(2 * time.Hour)}}}
 	tests := []struct {
 		name  string
 		err   error
@@ -33,8 +33,8 @@ func TestWaitForReset(t *testing.T) {
 		{"paused past the limit", paused, 30 * time.Minute, 0, false},
 		{"not allowed to wait", paused, 0, 0, false},
 		{"usage limit's reset", limited, DefaultWaitForReset, 2 * time.Hour, true},
-		{"reset already past", &session.TurnError{Until: now.Add(-time.Minute)}, time.Hour, 0, true},
-		{"no time given", &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindQuota}}, time.Hour, 0, false},
+		{"reset already past", &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: now.Add(-time.Minute)}}, time.Hour, 0, true},
+		{"no time given", &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindQuota}}}, time.Hour, 0, false},
 		{"not a turn's failure", errors.New("disk full"), time.Hour, 0, false},
 		{"completed", nil, time.Hour, 0, false},
 	}
@@ -139,7 +139,7 @@ func answer(text string) fakeTurn {
 // with the continuation prompt; the answer is on stdout and in -o.
 func TestRunTurnWaitsForReset(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	sess := &fakeSession{turns: []fakeTurn{{err: &session.TurnError{Until: now.Add(time.Hour)}}, answer("done")}}
+	sess := &fakeSession{turns: []fakeTurn{{err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: now.Add(time.Hour)}}}, answer("done")}}
 	var stdout, stderr bytes.Buffer
 	var sleeps []time.Duration
 	streams := 0
@@ -178,7 +178,7 @@ func TestRunTurnWaitsForReset(t *testing.T) {
 // completed turn whose session was not saved exits 6 after printing.
 func TestRunTurnExitErrors(t *testing.T) {
 	var stdout bytes.Buffer
-	failed := &fakeSession{turns: []fakeTurn{{err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindAuth}}}}}
+	failed := &fakeSession{turns: []fakeTurn{{err: &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindAuth}}}}}}
 	err := RunTurn(context.Background(), failed, "hi", Options{Stdout: &stdout, Stderr: &bytes.Buffer{}, JSON: true, WaitForReset: time.Hour})
 	if got := exitcode.Of(err); got != exitcode.Auth {
 		t.Errorf("auth failure: exit %d (%v); want %d", got, err, exitcode.Auth)

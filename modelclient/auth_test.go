@@ -83,7 +83,7 @@ type authRun struct {
 	log    string
 }
 
-// streamWith runs one Client.Sample over transport ("sse" or "ws")
+// streamWith runs one Turn.Sample over transport ("sse" or "ws")
 // against script, authenticated by creds.
 func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.Credentials) authRun {
 	t.Helper()
@@ -105,7 +105,7 @@ func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.C
 		},
 	})
 	defer c.Close()
-	run.err = c.Sample(t.Context(), c.NewBudgets(false, 0), modelclient.Sampling{
+	o := c.NewTurn(modelclient.TurnOptions{}).Sample(t.Context(), modelclient.Sampling{
 		Prompt: func() *modelclient.Prompt { return &modelclient.Prompt{} },
 		Consume: func(_ context.Context, s transport.Stream) error {
 			for ev := range s.Events() {
@@ -119,6 +119,9 @@ func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.C
 			return transport.ErrIncomplete
 		},
 	})
+	if o != nil {
+		run.err = o
+	}
 	if reqs := srv.Requests(); mode == "ws" && len(reqs) > 0 && reqs[0].Method != http.MethodGet {
 		t.Errorf("first request is a %s; want the WebSocket handshake", reqs[0].Method)
 	}

@@ -163,6 +163,7 @@ func classified(err error) error {
 func Classify(err error) Failure {
 	var (
 		ce         *classifiedError
+		outcome    *Outcome
 		header     *HeaderError
 		httpErr    *transport.HTTPError
 		apiErr     *transport.APIError
@@ -180,6 +181,8 @@ func Classify(err error) Failure {
 		return Failure{}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return Failure{Kind: KindCanceled, Err: err}
+	case errors.As(err, &outcome):
+		return outcome.Failure
 	case errors.As(err, &ce):
 		return ce.f
 	case errors.As(err, &header):

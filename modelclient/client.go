@@ -1,5 +1,5 @@
 // Package modelclient talks to a model provider: it builds Responses
-// requests and runs each sampling request ([Client.Sample]) under every
+// requests and runs each sampling request ([Turn.Sample]) under every
 // retry layer through the one retry driver (HTTP, stream, overload,
 // connection, WebSocket fallback, 401 recovery), and classifies every
 // error in one place ([Classify]). A [Client] lives as long as a session and holds what the
@@ -88,7 +88,10 @@ func (c *Client) Close() error {
 	return c.ws.Close()
 }
 
-// Client is the session-scoped model client.
+// Client is the session-scoped model client: what a session's turns
+// share (the transport choice, the sticky fallback, the cached WebSocket
+// connection, credentials and 401 recovery). Each turn gets its own
+// [Turn] ([Client.NewTurn]).
 type Client struct {
 	opts      Options
 	transport transport.Transport
@@ -97,7 +100,9 @@ type Client struct {
 	// once and never back.
 	disableWS atomic.Bool
 	ws        *ws.Transport
-	chain     wsChain
+	// cache is what the last completed request on the cached connection
+	// established: a new turn's chain starts from it.
+	cache wsChain
 	// proxied is set once an answer of a retrying proxy was seen.
 	proxied atomic.Bool
 }

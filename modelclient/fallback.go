@@ -72,7 +72,7 @@ func (c *Client) FallBack(ctx context.Context, reason string) bool {
 		return false
 	}
 	_ = c.ws.Close()
-	c.chain.set(nil)
+	c.cache.set(nil)
 	c.opts.Logger.LogAttrs(ctx, slog.LevelWarn, "fallback",
 		slog.String("from", "websocket"), slog.String("to", "https"),
 		slog.String("reason", reason), slog.String("provider", c.opts.Provider.ID))
@@ -80,7 +80,8 @@ func (c *Client) FallBack(ctx context.Context, reason string) bool {
 }
 
 // wsChain is what the last completed WebSocket request established, for
-// previous_response_id chaining. The connection itself is the
+// previous_response_id chaining: the client caches it between turns, a
+// [Turn] keeps its own copy. The connection itself is the
 // [ws.Transport]'s; it sends the incremental form only when the response
 // chained on was the last one on its current connection.
 type wsChain struct {
@@ -113,7 +114,8 @@ func (c *wsChain) get() *wsLast {
 // completed request exactly, its incremental form (previous_response_id
 // plus only the new items); over HTTPS the body alone (body caches it
 // across attempts).
-func (c *Client) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
+func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
+	c := t.c
 	if !c.WebSocketActive() {
 		if *body == nil {
 			b, err := c.Body(p)
@@ -134,7 +136,7 @@ func (c *Client) transportFor(p *Prompt, h http.Header, body *[]byte) (transport
 		return nil, nil, nil, err
 	}
 	req := &transport.Request{URL: c.url, Header: h, Body: full}
-	if l := c.chain.get(); l != nil && l.responseID != "" && slices.Equal(l.props, props) {
+	if l := t.chain; l != nil && l.responseID != "" && slices.Equal(l.props, props) {
 		base := append(slices.Clone(l.input), l.added...)
 		if extends(p.Input, base) {
 			inc := *p
@@ -147,7 +149,7 @@ func (c *Client) transportFor(p *Prompt, h http.Header, body *[]byte) (transport
 	}
 	input := slices.Clone(p.Input)
 	wrap := func(st transport.Stream) transport.Stream {
-		return &wsStream{Stream: st, chain: &c.chain, props: props, input: input}
+		return &wsStream{Stream: st, turn: t, props: props, input: input}
 	}
 	return c.ws, req, wrap, nil
 }
@@ -169,7 +171,7 @@ func extends(input, base []transport.Item) bool {
 // it.
 type wsStream struct {
 	transport.Stream
-	chain     *wsChain
+	turn      *Turn
 	props     []byte
 	input     []transport.Item
 	added     []transport.Item
@@ -197,11 +199,13 @@ func (s *wsStream) Close() error {
 	err := s.Stream.Close()
 	if !s.released {
 		s.released = true
+		var l *wsLast
 		if s.completed != "" {
-			s.chain.set(&wsLast{props: s.props, input: s.input, added: s.added, responseID: s.completed})
-		} else {
-			s.chain.set(nil)
+			l = &wsLast{props: s.props, input: s.input, added: s.added, responseID: s.completed}
 		}
+		s.turn.chain = l
+		s.turn.c.cache.set(l) // the next turn starts from it
+
 	}
 	return err
 }

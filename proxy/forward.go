@@ -93,16 +93,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 			f := last.failure
 			pol := p.policy(f.Class)
 			n := budget.Spent() + 1
-			if !f.Retryable || !pol.Allows(n, -1) || (pol.Max > 0 && f.Delay > pol.Max) {
+			if !f.Retryable || !pol.Allows(n, -1) || pol.Pauses(f.Delay) {
 				// A server delay beyond the class's cap is relayed at
 				// once (with its Retry-After) rather than cut short.
 				return retry.Decision{}
 			}
-			delay := pol.Delay(n, p.opts.Rand())
-			if f.Delay > 0 {
-				delay = pol.Cap(f.Delay) // the server's delay wins
-			}
-			return retry.Decision{Budget: budget, Delay: delay}
+			return retry.Decision{Budget: budget, Delay: pol.Backoff(n, f.Delay, p.opts.Rand)}
 		},
 		Notify: func(w retry.Wait) {
 			last.discard()

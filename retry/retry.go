@@ -53,6 +53,25 @@ func (p Policy) Delay(n int, r float64) time.Duration {
 	return p.Cap(time.Duration(d))
 }
 
+// Backoff is the wait before retry n (n ≥ 1) of a failure whose server
+// asked for server (zero: it gave no delay): the server's delay wins,
+// capped by Max; without one, the schedule's [Policy.Delay] with a
+// jitter draw of rand (called only then). Every retry layer (the model
+// client's, agent proxy's) waits this.
+func (p Policy) Backoff(n int, server time.Duration, rand func() float64) time.Duration {
+	if server > 0 {
+		return p.Cap(server)
+	}
+	return p.Delay(n, rand())
+}
+
+// Pauses reports whether a server delay is beyond the cap: the caller
+// must not retry before it, nor cut it short. The model client pauses the
+// turn until then; agent proxy relays the answer at once.
+func (p Policy) Pauses(server time.Duration) bool {
+	return server > 0 && p.Max > 0 && server > p.Max
+}
+
 // Cap bounds d by p.Max.
 func (p Policy) Cap(d time.Duration) time.Duration {
 	if p.Max > 0 && d > p.Max {

@@ -119,3 +119,35 @@ func TestSleepWakes(t *testing.T) {
 		t.Errorf("after Arm, Sleep = %v, want the context's deadline", err)
 	}
 }
+
+// TestBackoffServerDelayWins: a server delay wins over the schedule (and
+// draws no jitter), capped by Max; beyond the cap the caller pauses.
+func TestBackoffServerDelayWins(t *testing.T) {
+	p := retry.Policy{Base: 200 * time.Millisecond, Max: time.Minute, Jitter: 0.1}
+	draws := 0
+	rand := func() float64 { draws++; return 0.5 }
+	tests := []struct {
+		name   string
+		server time.Duration
+		want   time.Duration
+		draws  int
+		pauses bool
+	}{
+		{"no server delay: the schedule", 0, 400 * time.Millisecond, 1, false},
+		{"server delay wins", 7 * time.Second, 7 * time.Second, 0, false},
+		{"at the cap", time.Minute, time.Minute, 0, false},
+		{"beyond the cap: capped, and it pauses", 2 * time.Minute, time.Minute, 0, true},
+	}
+	for _, tt := range tests {
+		draws = 0
+		if got := p.Backoff(2, tt.server, rand); got != tt.want || draws != tt.draws {
+			t.Errorf("%s: Backoff = %v with %d draws; want %v with %d", tt.name, got, draws, tt.want, tt.draws)
+		}
+		if got := p.Pauses(tt.server); got != tt.pauses {
+			t.Errorf("%s: Pauses = %v; want %v", tt.name, got, tt.pauses)
+		}
+	}
+	if (retry.Policy{}).Pauses(time.Hour) {
+		t.Error("a policy without a cap paused")
+	}
+}

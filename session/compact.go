@@ -96,7 +96,7 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 		Input:        append(s.normalize(s.history), transport.UserMessage(prompt)),
 	}
 	var summary string
-	err := s.client.Sample(ctx, s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait), modelclient.Sampling{
+	o := s.newTurn().Sample(ctx, modelclient.Sampling{
 		Prompt: func() *modelclient.Prompt { return req },
 		Consume: func(_ context.Context, st transport.Stream) error {
 			var text strings.Builder
@@ -122,8 +122,8 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 		Retry:    func(r modelclient.Retry) { emit(Retry{r}) },
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	})
-	if err != nil {
-		return "", err
+	if o != nil {
+		return "", o
 	}
 	if strings.TrimSpace(summary) == "" {
 		return "", errors.New("the model returned an empty summary")

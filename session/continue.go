@@ -65,34 +65,13 @@ type Coordinator struct {
 	Notify func(n int, delay time.Duration, cause error)
 }
 
-// PausedError is a turn whose continuation schedule ran out: its state is
-// kept and it can be continued later (retry now, or `agent exec resume`).
-type PausedError struct {
-	Attempts int
-	Err      error
-}
-
-func (e *PausedError) Error() string { return "turn paused: " + e.Err.Error() }
-func (e *PausedError) Unwrap() error { return e.Err }
-
-// StoppedError is a retryable failure that could not be continued, with
-// the reason.
-type StoppedError struct {
-	Reason error
-	Err    error
-}
-
-func (e *StoppedError) Error() string {
-	return e.Err.Error() + " (not continued: " + e.Reason.Error() + ")"
-}
-func (e *StoppedError) Unwrap() error { return e.Err }
-
 // Run calls attempt with the original prompt, then with the continuation
 // prompt after each retryable failure, while the schedule lasts and the
 // thread can continue, through the one retry driver (the continuation
-// layer's budget is the schedule). It returns nil on success, a
-// [*PausedError] when the schedule ran out, a [*StoppedError] when the
-// thread cannot continue, or the attempt's error when it is not retryable.
+// layer's budget is the schedule). It returns nil on success, an
+// [*modelclient.Outcome] ending [modelclient.EndPaused] when the schedule
+// ran out or [modelclient.EndNotContinued] when the thread cannot
+// continue, or the attempt's error when it is not retryable.
 func (c *Coordinator) Run(ctx context.Context, prompt string, attempt func(ctx context.Context, prompt string) error) error {
 	budget := retry.NewBudget(LayerContinue, len(c.Policy.Delays), 0)
 	d := retry.Driver{
@@ -102,13 +81,13 @@ func (c *Coordinator) Run(ctx context.Context, prompt string, attempt func(ctx c
 				return retry.Decision{}
 			}
 			if why := c.CanContinue(); why != nil {
-				return retry.Decision{Final: &StoppedError{Reason: why, Err: err}}
+				return retry.Decision{Final: &modelclient.Outcome{Failure: modelclient.Classify(err),
+					End: modelclient.EndNotContinued, Reason: why.Error()}}
 			}
-			n := budget.Spent()
 			if budget.Exhausted() {
-				return retry.Decision{Final: &PausedError{Attempts: n, Err: err}}
+				return retry.Decision{Final: &modelclient.Outcome{Failure: modelclient.Classify(err), End: modelclient.EndPaused}}
 			}
-			return retry.Decision{Budget: budget, Delay: c.Policy.Delays[n]}
+			return retry.Decision{Budget: budget, Delay: c.Policy.Delays[budget.Spent()]}
 		},
 		Notify: func(w retry.Wait) {
 			if c.Notify != nil {
@@ -142,18 +121,4 @@ func (s *Session) continuable(earlier map[string]bool) error {
 		return errors.New("there is no recorded context to continue")
 	}
 	return nil
-}
-
-// retryableTerminal reports whether a turn's terminal failure is a
-// transient class that outlasted the retry budgets. A failure whose
-// server asked for a wait beyond its class's cap is not: continuing
-// would ask again before the server's time.
-func retryableTerminal(err error) bool {
-	var p *modelclient.PausedError
-	var g *modelclient.GaveUpError
-	if errors.As(err, &p) || errors.As(err, &g) {
-		return false
-	}
-	f := modelclient.Classify(err)
-	return f.Retryable && f.Kind != modelclient.KindCanceled
 }

@@ -37,13 +37,13 @@ func TestCoordinator(t *testing.T) {
 			[]time.Duration{10 * time.Second, 20 * time.Second}, func(e error) bool { return e == nil }},
 		{"schedule exhausted pauses", pol, 9, nil, true, []string{"task", "go on", "go on", "go on"},
 			[]time.Duration{10 * time.Second, 20 * time.Second, time.Minute}, func(e error) bool {
-				var p *session.PausedError
-				return errors.As(e, &p) && p.Attempts == 3 && errors.Is(e, errTransient)
+				var o *modelclient.Outcome
+				return errors.As(e, &o) && o.End == modelclient.EndPaused && errors.Is(e, errTransient)
 			}},
 		{"not retryable returns at once", pol, 9, nil, false, []string{"task"}, nil, func(e error) bool { return errors.Is(e, errTransient) }},
 		{"cannot continue stops with the reason", pol, 9, errors.New("tool call in unknown state"), true, []string{"task"}, nil, func(e error) bool {
-			var s *session.StoppedError
-			return errors.As(e, &s) && strings.Contains(e.Error(), "unknown state")
+			var o *modelclient.Outcome
+			return errors.As(e, &o) && o.End == modelclient.EndNotContinued && strings.Contains(e.Error(), "unknown state")
 		}},
 		{"disabled behaves as without it", session.ContinuePolicy{}, 9, nil, true, []string{"task"}, nil, func(e error) bool { return errors.Is(e, errTransient) }},
 	}
@@ -168,7 +168,7 @@ func TestContinuationPausesWhenScheduleRunsOut(t *testing.T) {
 		withContinue(session.ContinuePolicy{Enabled: true, Delays: []time.Duration{time.Second}}))
 	err := h.turn(t, "task")
 	var te *session.TurnError
-	if !errors.As(err, &te) || !te.Paused || !strings.Contains(err.Error(), "agent exec resume --last") {
+	if !errors.As(err, &te) || !te.Paused() || !strings.Contains(err.Error(), "agent exec resume --last") {
 		t.Errorf("err = %v; want a paused turn that says how to continue", err)
 	}
 }
@@ -187,7 +187,7 @@ func TestNoContinuationWithUnknownToolCall(t *testing.T) {
 		}
 	})
 	var te *session.TurnError
-	if !errors.As(err, &te) || te.Paused || !strings.Contains(te.NotContinued, "unknown") {
+	if !errors.As(err, &te) || te.Paused() || te.End != modelclient.EndNotContinued || !strings.Contains(te.Reason, "unknown") {
 		t.Fatalf("err = %v; want not continued because of the unknown call", err)
 	}
 	if len(h.srv.Requests()) != 1 || len(h.sleeps) != 0 {

@@ -7,44 +7,38 @@ import (
 	"github.com/agentcli/agent/modelclient"
 )
 
-// TurnError is why a turn ended without completing. Its message is the
-// one line a user sees.
+// TurnError is why a turn ended without completing: the one outcome of
+// its last request, as the session's continuation layer left it, and
+// what the turn spent. Its message is the one line a user sees.
 type TurnError struct {
-	Failure modelclient.Failure
-	// Exhausted says retries were attempted and every budget ran out.
-	Exhausted bool
+	modelclient.Outcome
 	// Retries is how many retries the turn made in all.
 	Retries int
 	// Requests is how many requests the turn sent in all.
 	Requests int
-	// Until, when set, is the time the server asked to wait for: the
-	// turn paused at once instead of asking earlier.
-	Until time.Time
-	// Paused says auto-continue ran out of schedule: the turn's state is
-	// kept and it can be continued later.
-	Paused bool
-	// NotContinued says why a retryable failure was not auto-continued.
-	NotContinued string
-	// GaveUp, when set, says why more attempts were ruled out (a
-	// connection wait that reached connection_max_wait, an undecodable
-	// final event twice).
-	GaveUp string
 }
 
 func (e *TurnError) Error() string {
-	msg := Describe(e.Failure, e.Exhausted)
-	switch {
-	case e.GaveUp != "":
-		msg = e.GaveUp
-	case e.Paused && !e.Until.IsZero():
-		msg = "turn paused: the server asked to wait until " + e.Until.UTC().Format("2006-01-02 15:04:05 MST") +
-			" (" + e.Failure.Reason() + "); continue it then with `agent exec resume --last`"
-	case e.Paused:
+	o := &e.Outcome
+	msg := Describe(o.Failure, o.Exhausted())
+	switch o.End {
+	case modelclient.EndGaveUp:
+		msg = o.Error()
+	case modelclient.EndWait:
+		msg = "turn paused: the server asked to wait until " + o.Until.UTC().Format("2006-01-02 15:04:05 MST") +
+			" (" + o.Failure.Reason() + "); continue it then with `agent exec resume --last`"
+	case modelclient.EndPaused:
 		msg = "turn paused, " + msg + "; continue it later with `agent exec resume --last`"
-	case e.NotContinued != "":
-		msg += " (not continued: " + e.NotContinued + ")"
+	case modelclient.EndNotContinued:
+		msg += " (not continued: " + o.Reason + ")"
 	}
 	return msg
+}
+
+// Paused reports whether the turn's state is kept to be continued later:
+// its continuation schedule ran out, or the server asked to wait.
+func (e *TurnError) Paused() bool {
+	return e.End == modelclient.EndPaused || e.End == modelclient.EndWait
 }
 
 func (e *TurnError) Unwrap() error { return e.Failure.Err }

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -142,10 +141,9 @@ func (s *Session) failOver(ctx context.Context, err error, emit func(Event)) boo
 	// Skipped for as long as the server said: the time it asked to wait
 	// for, when a usage limit resets, or its delay.
 	var herr error
-	var paused *modelclient.PausedError
-	switch {
-	case errors.As(err, &paused):
-		herr = s.opts.Health.MarkDownUntil(cur.Provider, paused.Until)
+	switch o := modelclient.OutcomeOf(err); {
+	case o.End == modelclient.EndWait:
+		herr = s.opts.Health.MarkDownUntil(cur.Provider, o.Until)
 	case !f.ResetsAt.IsZero():
 		herr = s.opts.Health.MarkDownUntil(cur.Provider, f.ResetsAt)
 	default:

@@ -8,7 +8,6 @@ package session
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -343,26 +342,47 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // that fails on a transient class after every retry budget is continued
 // over its recorded history with the policy's continuation prompt, on the
 // policy's schedule; when the schedule runs out the turn is paused
-// ([TurnError].Paused), its state kept.
+// ([modelclient.EndPaused]), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	s.applySettings() // a turn boundary
 	emit = s.tap(emit)
 	emit(TurnStarted{Input: input})
 	s.startOnHealthy(emit)
-	var last transport.Usage
-	retries := 0
-	budgets := s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait)
-	requests := func() int { return budgets.Requests() }
+	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images}
+	s.images = nil
+	err := s.coordinator(ctx, policy, r).Run(ctx, input, r.round)
+	if err != nil {
+		te := &TurnError{Outcome: *modelclient.OutcomeOf(err), Retries: r.retries, Requests: r.requests()}
+		emit(TurnFailed{Err: te, Requests: te.Requests})
+		return te
+	}
+	emit(TurnCompleted{Last: r.last, Total: s.total, Requests: r.requests(), Provider: s.Provider()})
+	return nil
+}
+
+// newTurn starts the model client's side of a turn on the current
+// provider, with budgets of its own.
+func (s *Session) newTurn() *modelclient.Turn {
+	return s.client.NewTurn(modelclient.TurnOptions{
+		Connection:        s.opts.UnboundedConnectionRetries,
+		ConnectionMaxWait: s.opts.ConnectionMaxWait,
+	})
+}
+
+// coordinator is the turn's continuation layer: policy's schedule, the
+// turn's own tool calls deciding whether it can continue, each round
+// logged and emitted as a [Retry] of [LayerContinue].
+func (s *Session) coordinator(ctx context.Context, policy ContinuePolicy, r *turnRun) *Coordinator {
 	// Only this turn's tool calls decide whether it can continue: an
 	// unknown outcome of an earlier turn does not stop later ones.
 	earlier := map[string]bool{}
 	for _, e := range s.ledger.Entries() {
 		earlier[e.CallID] = true
 	}
-	c := &Coordinator{
+	return &Coordinator{
 		Policy:      policy,
 		Sleep:       s.client.Sleep,
-		Retryable:   retryableTerminal,
+		Retryable:   func(err error) bool { return modelclient.OutcomeOf(err).Continuable() },
 		CanContinue: func() error { return s.continuable(earlier) },
 		Notify: func(n int, d time.Duration, cause error) {
 			f := modelclient.Classify(cause)
@@ -370,88 +390,92 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 			for _, w := range policy.Delays[:n] {
 				waited += w
 			}
-			r := modelclient.Retry{Layer: LayerContinue, Class: f.Class, Attempt: n, Max: len(policy.Delays),
+			rt := modelclient.Retry{Layer: LayerContinue, Class: f.Class, Attempt: n, Max: len(policy.Delays),
 				Left: len(policy.Delays) - n, Delay: d, Waited: waited, Failure: f}
-			s.client.LogRetry(ctx, "continue", r)
-			retries++
-			emit(Retry{r})
+			s.client.LogRetry(ctx, "continue", rt)
+			r.retries++
+			r.emit(Retry{rt})
 		},
 	}
-	compacted := false
-	round, continued := 0, false
-	images := s.images
-	s.images = nil
-	err := c.Run(ctx, input, func(ctx context.Context, prompt string) error {
-		if err := s.maybeCompact(ctx, emit); err != nil {
-			emit(Warning{Message: "automatic compaction failed: " + err.Error()})
-		}
-		// The continuation prompt is recorded once per turn: a later
-		// round resends the history that already carries it.
-		round++
-		if round == 1 || !continued {
-			continued = round > 1
-			s.appendItems(transport.UserMessageWithImages(prompt, images))
-			images = nil // a continuation carries the prompt only
-		}
-		// A turn boundary: the prompt survives a crash. It is made durable
-		// while the request goes out; a tool call's start syncs again
-		// before the call runs, and the turn's end waits for it.
-		defer s.syncBehind()()
-		for {
-			u, ran, err := s.sample(ctx, budgets, emit, &retries)
-			if err != nil && !compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
-				// The window is full: compact once and try again, rather
-				// than ending the turn.
-				compacted = true
-				if cerr := s.compact(ctx, emit); cerr == nil {
-					continue
-				}
-			}
-			if err != nil && s.failOver(ctx, err, emit) {
-				// The same request, at the next provider, with budgets of
-				// its own; the requests already made still count.
-				before := requests()
-				budgets = s.client.NewBudgets(s.opts.UnboundedConnectionRetries, s.opts.ConnectionMaxWait)
-				requests = func() int { return before + budgets.Requests() }
+}
+
+// turnRun is one turn's progress over its continuation rounds.
+type turnRun struct {
+	s    *Session
+	emit func(Event)
+	// mc is the model client's turn at the current provider; before
+	// counts the requests made at providers the turn left.
+	mc        *modelclient.Turn
+	before    int
+	retries   int
+	compacted bool // the window was compacted once for this turn
+	rounds    int
+	continued bool // the continuation prompt is recorded
+	images    []string
+	last      transport.Usage
+}
+
+// requests is how many requests the turn sent, at every provider.
+func (r *turnRun) requests() int { return r.before + r.mc.Requests() }
+
+// round is one continuation round: the prompt recorded, then sampling
+// requests until the model ends the turn (tool follow-ups included).
+func (r *turnRun) round(ctx context.Context, prompt string) error {
+	s := r.s
+	if err := s.maybeCompact(ctx, r.emit); err != nil {
+		r.emit(Warning{Message: "automatic compaction failed: " + err.Error()})
+	}
+	// The continuation prompt is recorded once per turn: a later round
+	// resends the history that already carries it.
+	r.rounds++
+	if r.rounds == 1 || !r.continued {
+		r.continued = r.rounds > 1
+		s.appendItems(transport.UserMessageWithImages(prompt, r.images))
+		r.images = nil // a continuation carries the prompt only
+	}
+	// A turn boundary: the prompt survives a crash. It is made durable
+	// while the request goes out; a tool call's start syncs again before
+	// the call runs, and the turn's end waits for it.
+	defer s.syncBehind()()
+	for {
+		u, ran, err := s.sample(ctx, r.mc, r.emit, &r.retries)
+		if err != nil {
+			if r.recover(ctx, err) {
 				continue
 			}
-			if err != nil {
-				return err
-			}
-			s.answered()
-			last = u
-			if ran == 0 {
-				return nil
-			}
-			// Tool outputs are recorded: sample again so the model sees
-			// them, compacting first if the window is filling up.
-			if err := s.maybeCompact(ctx, emit); err != nil {
-				emit(Warning{Message: "automatic compaction failed: " + err.Error()})
-			}
+			return err
 		}
-	})
-	if err != nil {
-		f := modelclient.Classify(err)
-		te := &TurnError{Failure: f, Retries: retries, Requests: requests(), Exhausted: f.Retryable}
-		var paused *PausedError
-		var stopped *StoppedError
-		var wait *modelclient.PausedError
-		var gave *modelclient.GaveUpError
-		switch {
-		case errors.As(err, &gave):
-			te.GaveUp = gave.Error()
-		case errors.As(err, &wait):
-			te.Paused, te.Until, te.Exhausted = true, wait.Until, true
-		case errors.As(err, &paused):
-			te.Paused = true
-		case errors.As(err, &stopped):
-			te.NotContinued = stopped.Reason.Error()
+		s.answered()
+		r.last = u
+		if ran == 0 {
+			return nil
 		}
-		emit(TurnFailed{Err: te, Requests: requests()})
-		return te
+		// Tool outputs are recorded: sample again so the model sees
+		// them, compacting first if the window is filling up.
+		if err := s.maybeCompact(ctx, r.emit); err != nil {
+			r.emit(Warning{Message: "automatic compaction failed: " + err.Error()})
+		}
 	}
-	emit(TurnCompleted{Last: last, Total: s.total, Requests: requests(), Provider: s.Provider()})
-	return nil
+}
+
+// recover reports whether a failed sampling request is sent again: once
+// after compacting a full window, rather than ending the turn, or at the
+// next provider of the chain, with budgets of its own (the requests
+// already made still count).
+func (r *turnRun) recover(ctx context.Context, err error) bool {
+	s := r.s
+	if !r.compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
+		r.compacted = true
+		if s.compact(ctx, r.emit) == nil {
+			return true
+		}
+	}
+	if s.failOver(ctx, err, r.emit) {
+		r.before += r.mc.Requests()
+		r.mc = s.newTurn()
+		return true
+	}
+	return false
 }
 
 // maybeCompact compacts when the last response used AutoCompactTokens or
@@ -481,8 +505,8 @@ func (s *Session) prompt() *modelclient.Prompt {
 // from history for every attempt) and consumes each stream. It reports
 // how many tool calls the successful attempt ran (the turn then needs a
 // follow-up) and counts retries into *retries.
-func (s *Session) sample(ctx context.Context, b *modelclient.Budgets, emit func(Event), retries *int) (usage transport.Usage, ran int, _ error) {
-	err := s.client.Sample(ctx, b, modelclient.Sampling{
+func (s *Session) sample(ctx context.Context, mc *modelclient.Turn, emit func(Event), retries *int) (usage transport.Usage, ran int, _ error) {
+	o := mc.Sample(ctx, modelclient.Sampling{
 		Prompt: s.prompt,
 		// Only the successful attempt's calls decide the follow-up: calls
 		// of a failed attempt ran and were recorded, and the retry shows
@@ -495,8 +519,8 @@ func (s *Session) sample(ctx context.Context, b *modelclient.Budgets, emit func(
 		Retry:    func(r modelclient.Retry) { *retries++; emit(Retry{r}) },
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	})
-	if err != nil {
-		return transport.Usage{}, 0, err
+	if o != nil {
+		return transport.Usage{}, 0, o
 	}
 	return usage, ran, nil
 }

@@ -91,8 +91,8 @@ func playFailedWithQueue(t *testing.T, m *Model, c *clock, snap func(string)) {
 	submit(m, "then fix what fails")
 	emit(t, m, retry503(5, 8*time.Second))
 	c.advance(8 * time.Second)
-	te := &session.TurnError{Exhausted: true, Retries: 5,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Retryable: true, Status: 503}}
+	te := &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
+		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Retryable: true, Status: 503}}}
 	emit(t, m, session.TurnFailed{Err: te})
 	snap("failed")
 	done(t, m, te)

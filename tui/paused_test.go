@@ -21,8 +21,8 @@ func TestPausedTurnRetryNow(t *testing.T) {
 	}
 	m.setComposer("long task")
 	send(m, press("enter"))
-	emit(t, m, session.TurnFailed{Err: &session.TurnError{Paused: true, Exhausted: true,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}})
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndPaused,
+		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}})
 	done(t, m, nil)
 	if v := m.View(); !strings.Contains(v, "Ctrl+R continues it now") {
 		t.Errorf("no retry-now hint:\n%s", v)
@@ -47,8 +47,8 @@ func TestPausedUntilTheServersTime(t *testing.T) {
 	m.setComposer("long task")
 	send(m, press("enter"))
 	until := c.now().Add(time.Hour)
-	emit(t, m, session.TurnFailed{Err: &session.TurnError{Paused: true, Exhausted: true, Until: until,
-		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Status: 429}}})
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: until,
+		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Status: 429}}}})
 	done(t, m, nil)
 	if m.turn != nil {
 		t.Fatal("a turn started before the server's time")
@@ -81,8 +81,8 @@ func TestPausedUntilTheServersTime(t *testing.T) {
 	m, c = newTestModel(t, Options{})
 	m.setComposer("task")
 	send(m, press("enter"))
-	emit(t, m, session.TurnFailed{Err: &session.TurnError{Paused: true, Until: c.now().Add(time.Minute),
-		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited}}})
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: c.now().Add(time.Minute),
+		Failure: modelclient.Failure{Kind: modelclient.KindRateLimited}}}})
 	done(t, m, nil)
 	send(m, tea.KeyMsg{Type: tea.KeyEsc})
 	c.advance(2 * time.Minute)

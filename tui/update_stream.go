@@ -269,8 +269,8 @@ func (m *Model) failed(err *session.TurnError) {
 		m.tr.add(&notice{level: levelInterrupted, text: "Interrupted"})
 		return
 	}
-	m.paused = err.Paused
-	if until := resetTime(err); !until.IsZero() {
+	m.paused = err.Paused()
+	if until := err.ContinueAt(); !until.IsZero() {
 		m.resumeAt = until
 	}
 	text := err.Error()
@@ -283,26 +283,14 @@ func (m *Model) failed(err *session.TurnError) {
 	m.tr.add(&notice{level: levelError, text: text, hint: failureHints(err, len(m.queue))})
 }
 
-// resetTime is the time a failed turn may continue by itself: the time the
-// server asked to wait for, or a usage limit's reset; zero when none.
-func resetTime(err *session.TurnError) time.Time {
-	if err.Paused && !err.Until.IsZero() {
-		return err.Until
-	}
-	if err.Failure.Kind == modelclient.KindUsageLimit {
-		return err.Failure.ResetsAt
-	}
-	return time.Time{}
-}
-
 // failureHints says what the user can do after a failure.
 func failureHints(err *session.TurnError, queued int) []string {
 	var h []string
 	switch {
-	case !resetTime(err).IsZero():
-		h = append(h, "It continues by itself at "+resetTime(err).Local().Format("15:04:05")+
+	case !err.ContinueAt().IsZero():
+		h = append(h, "It continues by itself at "+err.ContinueAt().Local().Format("15:04:05")+
 			" (the status line counts down); Ctrl+R continues it now, Esc stops waiting.")
-	case err.Paused:
+	case err.Paused():
 		h = append(h, "The turn is paused with its history kept: Ctrl+R continues it now.")
 	}
 	switch err.Failure.Kind {

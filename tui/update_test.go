@@ -288,8 +288,8 @@ func TestStreamEvents(t *testing.T) {
 			events: []session.Event{
 				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},
 				session.Retracted{ItemIDs: []string{"m1"}},
-				session.TurnFailed{Err: &session.TurnError{Exhausted: true, Retries: 5,
-					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}},
+				session.TurnFailed{Err: &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
+					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}},
 			},
 			want: []string{"Partial ans", "(the connection failed: this partial answer was not kept)", "✗ gave up"},
 		},
@@ -333,15 +333,15 @@ func TestStreamEvents(t *testing.T) {
 		{
 			name: "a failure says what to do",
 			events: []session.Event{
-				session.TurnFailed{Err: &session.TurnError{Exhausted: true, Retries: 5,
-					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}},
+				session.TurnFailed{Err: &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
+					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}},
 			},
 			want: []string{"✗ gave up after retries: 503 Service Unavailable", "press ↑ and Enter"},
 		},
 		{
 			name: "a cancelled turn says interrupted, not failed",
 			events: []session.Event{
-				session.TurnFailed{Err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}},
+				session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}}},
 			},
 			want:   []string{"■ Interrupted"},
 			absent: []string{"✗"},
@@ -468,7 +468,7 @@ func TestInterruptKeepsPartialTextMarked(t *testing.T) {
 	emit(t, m, session.TextDelta{ItemID: "m1", Delta: "half an answ"})
 	send(m, press("esc"))
 	emit(t, m, session.Retracted{ItemIDs: []string{"m1"}},
-		session.TurnFailed{Err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}})
+		session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}}})
 	done(t, m, context.Canceled)
 	got := plain(m.View())
 	for _, w := range []string{"half an answ", "not kept", "■ Interrupted"} {
@@ -483,8 +483,8 @@ func TestInterruptKeepsPartialTextMarked(t *testing.T) {
 
 func TestQueue(t *testing.T) {
 	t.Parallel()
-	failure := &session.TurnError{Exhausted: true, Retries: 5,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}
+	failure := &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
+		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}
 	tests := []struct {
 		name      string
 		end       func(t *testing.T, m *Model)

@@ -113,9 +113,9 @@ func TestRunPrompt(t *testing.T) {
 		{"not saved", fakeSession{events: []session.Event{session.MessageDone{Text: "answer"}}, saveErr: errors.New("disk full")},
 			Result{Status: StatusCompleted, ExitClass: exitcode.NotSaved, FinalMessage: "answer",
 				Error: "the turn completed, but the session was not saved: disk full"}},
-		{"quota", fakeSession{err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindQuota, Message: "out of credit"}}},
+		{"quota", fakeSession{err: &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindQuota, Message: "out of credit"}}}},
 			Result{Status: StatusFailed, ExitClass: exitcode.Quota}},
-		{"interrupted", fakeSession{err: &session.TurnError{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}},
+		{"interrupted", fakeSession{err: &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: modelclient.KindCanceled}}}},
 			Result{Status: StatusInterrupted, ExitClass: exitcode.Interrupted}},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,7 @@ func ForTurn(err error) int {
 	case modelclient.KindConfig:
 		return Usage
 	}
-	if te.Exhausted {
+	if te.Exhausted() {
 		return Exhausted
 	}
 	return Failed

@@ -11,7 +11,11 @@ import (
 
 func TestForTurn(t *testing.T) {
 	turn := func(k modelclient.Kind, exhausted bool) error {
-		return fmt.Errorf("run: %w", &session.TurnError{Failure: modelclient.Failure{Kind: k}, Exhausted: exhausted})
+		end := modelclient.EndFinal
+		if exhausted {
+			end = modelclient.EndExhausted
+		}
+		return fmt.Errorf("run: %w", &session.TurnError{Outcome: modelclient.Outcome{Failure: modelclient.Failure{Kind: k}, End: end}})
 	}
 	tests := []struct {
 		name string

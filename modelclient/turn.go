@@ -1,0 +1,247 @@
+package modelclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/transport"
+)
+
+// TurnOptions configure a [Turn].
+type TurnOptions struct {
+	// Connection turns the connection layer on: a sampling request that
+	// cannot connect is retried (5 s doubling to 60 s) without spending
+	// the stream budget, until ConnectionMaxWait is waited in all (zero:
+	// until ctx ends).
+	Connection        bool
+	ConnectionMaxWait time.Duration
+	// Header holds turn-scoped headers, sent with every request of the
+	// turn after the client's own; nil sends none.
+	Header http.Header
+}
+
+// Turn is one turn's use of a [Client]: the per-turn session the client
+// hands out ([Client.NewTurn]). It owns the turn's retry budgets, its
+// request count, its WebSocket chain (what the last completed request
+// established, for previous_response_id) and its headers; what outlives
+// the turn (the transport choice, the sticky fallback, the cached
+// connection, credentials and 401 recovery) stays on the Client. A Turn
+// is not safe for concurrent use: its requests run one after another.
+type Turn struct {
+	c    *Client
+	opts TurnOptions
+
+	stream, overload, connection *retry.Budget
+	byClass                      map[string]int
+	// spent says a sampling request failed retryably since the last
+	// success: the next one is a single attempt.
+	spent    bool
+	requests int
+	// chain is the last completed WebSocket request, the one the next
+	// request may extend; it starts as the client's cached one.
+	chain *wsLast
+}
+
+// NewTurn returns a turn with fresh budgets. A sampling request that
+// succeeds renews them for the next one (a tool follow-up), and one that
+// failed does not, so a turn continued after its budgets ran out gets one
+// request per continuation, never a fresh nested budget.
+func (c *Client) NewTurn(o TurnOptions) *Turn {
+	t := &Turn{
+		c:        c,
+		opts:     o,
+		stream:   retry.NewBudget(LayerStream, c.opts.Provider.StreamMaxRetries, 0),
+		overload: retry.NewBudget(LayerOverload, c.Policy(provider.ClassOverloaded).MaxRetries, 0),
+		byClass:  map[string]int{},
+		chain:    c.cache.get(),
+	}
+	if o.Connection {
+		t.connection = retry.NewBudget(LayerConnection, -1, o.ConnectionMaxWait)
+	}
+	return t
+}
+
+// Client returns the client the turn belongs to.
+func (t *Turn) Client() *Client { return t.c }
+
+// Requests is the number of requests (POSTs and WebSocket handshakes or
+// messages) the turn has sent.
+func (t *Turn) Requests() int { return t.requests }
+
+func (t *Turn) renew() {
+	t.stream.Reset()
+	t.overload.Reset()
+	if t.connection != nil {
+		t.connection.Reset()
+	}
+	clear(t.byClass)
+	t.spent = false
+}
+
+// Sampling is what [Turn.Sample] needs from its caller.
+type Sampling struct {
+	// Prompt rebuilds the request from recorded history; it is called
+	// before every attempt, so a retry carries what was recorded.
+	Prompt func() *Prompt
+	// Consume reads one open stream. It returns nil once
+	// response.completed was seen, else why the attempt failed.
+	Consume func(ctx context.Context, s transport.Stream) error
+	// Retry hears about each retry (any layer) before its wait.
+	Retry func(Retry)
+	// Fallback hears about the switch from WebSocket to HTTPS.
+	Fallback func(Fallback)
+}
+
+// decodeRetries is the counter, among the per-class ones, of retries of a
+// final event that could not be decoded.
+const decodeRetries = "decode"
+
+// Sample runs one sampling request under every layer the model client
+// owns: the HTTP layer inside each attempt, then the stream layer (with
+// its overload schedule and the connection layer) around whole attempts,
+// and the sticky WebSocket-to-HTTPS fallback. Budgets are the turn's; a
+// request made while they are spent (a continuation of a failed turn) is
+// one attempt, with no retry at any layer. It returns nil once a stream
+// completed, else the one [*Outcome] of the request.
+func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
+	c := t.c
+	single := t.spent // a continuation of requests whose budgets ran out
+	d := retry.Driver{
+		Decide: func(err error) retry.Decision { return t.decideStream(ctx, single, err, s.Fallback) },
+		Wait:   c.wait,
+		Notify: c.notify(ctx, "sampling", s.Retry),
+	}
+	_, err := retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
+		st, err := t.open(ctx, s, single, n > 1 || single)
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer st.Close()
+		return struct{}{}, classified(s.Consume(ctx, st))
+	})
+	if err == nil {
+		t.renew()
+		return nil
+	}
+	o := OutcomeOf(err)
+	if o.Failure.Retryable {
+		t.spent = true // a request failed after its budgets: the next is one attempt
+	}
+	return o
+}
+
+// decideStream is the stream layer's judgement of a failed attempt.
+func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallback func(Fallback)) retry.Decision {
+	c := t.c
+	f := Classify(err)
+	if !f.Retryable || c.behindRetryingProxy(ctx, err) {
+		return retry.Decision{}
+	}
+	pol := c.Policy(f.Class)
+	if p := c.pause(f, pol); p != nil {
+		return retry.Decision{Final: p}
+	}
+	if single {
+		return retry.Decision{}
+	}
+	if f.Kind == KindConnect && t.connection != nil && !c.WebSocketActive() {
+		if t.connection.Exhausted() {
+			return retry.Decision{Final: gaveUp(err, gaveUpWaiting(t.connection.Waited()))}
+		}
+		return retry.Decision{Budget: t.connection, Delay: retry.ConnectionDelay(t.connection.Spent() + 1)}
+	}
+	var de *transport.DecodeError
+	if errors.As(err, &de) {
+		// The final event could not be decoded: once more may be a
+		// glitch, twice is the server's way of answering.
+		if t.byClass[decodeRetries] > 0 {
+			return retry.Decision{Final: gaveUp(err, undecodable)}
+		}
+		t.byClass[decodeRetries]++
+	}
+	if f.Class == provider.ClassOverloaded {
+		return retry.Decision{Budget: t.overload, Delay: c.delay(f, pol, t.overload.Spent()+1)}
+	}
+	if t.stream.Exhausted() || !pol.Allows(t.byClass[f.Class]+1, -1) {
+		// The stream budget ran out on WebSocket: switch the session to
+		// HTTPS, renew the counter and send the same prompt again. A
+		// failed credential recovery or a rate limit says nothing about
+		// the transport.
+		if c.fallBackOn(ctx, err, true, fallback) {
+			t.stream.Reset()
+			clear(t.byClass)
+			return retry.Decision{Again: true}
+		}
+		return retry.Decision{}
+	}
+	t.byClass[f.Class]++
+	return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
+}
+
+// open is the HTTP layer: it sends one sampling request, retrying what
+// failed before the first byte within request_max_retries (none when
+// single). Headers are rebuilt on every attempt. A WebSocket handshake
+// refused as unavailable (426, or an answer from something that does not
+// upgrade) switches the session to HTTPS at once; a 401 runs the
+// credentials' recovery; neither spends a budget. Other handshake
+// failures, 429 and overload are left to the stream layer.
+func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (transport.Stream, error) {
+	c := t.c
+	budget := retry.NewBudget(LayerHTTP, c.opts.Provider.RequestMaxRetries, 0)
+	if single {
+		budget.Max = 0
+	}
+	p := s.Prompt()
+	var body []byte
+	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback}
+	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
+	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {
+		release, err := c.enterGate(ctx, resend || n > 1)
+		if err != nil {
+			return nil, err
+		}
+		defer release() // the attempt is decided: a long stream holds no slot
+		h, err := t.header(ctx)
+		if err != nil {
+			return nil, classified(err)
+		}
+		l.sent = h
+		tr, req, wrap, err := t.transportFor(p, h, &body)
+		if err != nil {
+			return nil, err
+		}
+		t.requests++
+		st, err := tr.Open(ctx, req)
+		if err != nil {
+			return nil, classified(err)
+		}
+		if wrap != nil {
+			st = wrap(st)
+		}
+		return st, nil
+	})
+}
+
+// header is the client's headers for one attempt plus the turn's.
+func (t *Turn) header(ctx context.Context) (http.Header, error) {
+	h, err := t.c.header(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.opts.Header)) {
+		for _, v := range t.opts.Header[k] {
+			if !validHeaderValue(v) {
+				return nil, &HeaderError{Header: k, Source: fmt.Sprintf("the turn's header %s", k)}
+			}
+		}
+		h[http.CanonicalHeaderKey(k)] = slices.Clone(t.opts.Header[k])
+	}
+	return h, nil
+}
