@@ -40,7 +40,7 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS = \
 	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport/sse:FuzzSSEStream \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
-	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord
+	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./internal/termtext:FuzzSanitize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

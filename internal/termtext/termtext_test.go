@@ -42,11 +42,18 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
+// FuzzSanitize: whatever comes in, what comes out holds no control byte
+// but newline and tab, no escape sequence but SGR, no C1 control, and
+// sanitizing it again changes nothing.
 func FuzzSanitize(f *testing.F) {
 	f.Add("\x1b[31mred\x1b]0;t\x07\x1b[2J\r\n")
 	f.Add("\u009b31m\x1bP\x1b\\")
+	f.Add("\x1b\x1b[1mx\r\r\n\xc2")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := termtext.Sanitize(s)
+		if again := termtext.Sanitize(out); again != out {
+			t.Fatalf("Sanitize(%q) = %q, not idempotent: again %q", s, out, again)
+		}
 		for i := 0; i < len(out); i++ {
 			c := out[i]
 			if c == 0x1b {
