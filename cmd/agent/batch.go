@@ -64,17 +64,8 @@ func (f *batchFlags) requested() bool {
 // runBatch is agent exec --batch.
 func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
 	bf := f.batch
-	switch {
-	case bf.file == "":
-		return usageError(errors.New("--jobs, --results, --max-concurrent-retries and --shard need --batch FILE"))
-	case len(args) > 0:
-		return usageError(errors.New("--batch takes its prompts from FILE, not from an argument"))
-	case f.json || f.lastMessage != "":
-		return usageError(errors.New("--batch writes JSON result lines already; drop --json and -o"))
-	case bf.jobs < 1:
-		return usageError(fmt.Errorf("--jobs %d: want 1 or more", bf.jobs))
-	case bf.maxRetries < 1:
-		return usageError(fmt.Errorf("--max-concurrent-retries %d: want 1 or more", bf.maxRetries))
+	if err := checkBatchFlags(f, args); err != nil {
+		return usageError(err)
 	}
 	items, err := batch.ReadFile(bf.file)
 	if err != nil {
@@ -96,20 +87,10 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	out := batch.NewSink(env.Stdout)
 	todo := items
 	if bf.results != "" {
-		var completed map[string]bool
-		if out, completed, err = batch.OpenResults(bf.results, env.Stderr, env.Secrets); err != nil {
+		if out, todo, err = batch.Resume(bf.results, items, env.Stderr, env.Secrets); err != nil {
 			return &exitcode.Error{Code: exitcode.Failed, Err: err}
 		}
 		defer out.Close()
-		todo = todo[:0:0]
-		for _, it := range items {
-			if !completed[it.ID] {
-				todo = append(todo, it)
-			}
-		}
-		if n := len(items) - len(todo); n > 0 {
-			fmt.Fprintf(env.Stderr, "agent: batch: skipping %d prompts already completed in %s\n", n, bf.results)
-		}
 	}
 	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
 		return usageError(err)
@@ -163,6 +144,25 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			return batch.RunPrompt(ctx, sc.sess, sc.id, it, progress)
 		},
 	})
+}
+
+// checkBatchFlags refuses the flags and arguments agent exec --batch
+// cannot take.
+func checkBatchFlags(f *execFlags, args []string) error {
+	bf := f.batch
+	switch {
+	case bf.file == "":
+		return errors.New("--jobs, --results, --max-concurrent-retries and --shard need --batch FILE")
+	case len(args) > 0:
+		return errors.New("--batch takes its prompts from FILE, not from an argument")
+	case f.json || f.lastMessage != "":
+		return errors.New("--batch writes JSON result lines already; drop --json and -o")
+	case bf.jobs < 1:
+		return fmt.Errorf("--jobs %d: want 1 or more", bf.jobs)
+	case bf.maxRetries < 1:
+		return fmt.Errorf("--max-concurrent-retries %d: want 1 or more", bf.maxRetries)
+	}
+	return nil
 }
 
 // newBatchCmd is `agent batch`, the commands about batch results.

@@ -143,11 +143,11 @@ func classes(rs []batch.Result) map[string]string {
 	return out
 }
 
+// TestBatchUsageErrors: exec's flags that --batch cannot take, and a bad
+// batch file, exit 2 before any prompt runs (the file's checks, line by
+// line, are batch.TestReadFileErrors).
 func TestBatchUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	ok := batchLine("a", "hi")
 	tests := []struct {
 		name  string
@@ -156,20 +156,11 @@ func TestBatchUsageErrors(t *testing.T) {
 		want  string
 	}{
 		{"bad JSON", []string{ok, `{"id": "b", "prompt": `}, nil, "batch.jsonl:2: not a JSON object"},
-		{"missing id", []string{ok, `{"prompt":"x"}`}, nil, `batch.jsonl:2: "id" is missing`},
-		{"empty id", []string{`{"id":"","prompt":"x"}`}, nil, `batch.jsonl:1: "id" is missing`},
-		{"duplicate id", []string{ok, batchLine("b", "x"), "", batchLine("a", "y")}, nil, `batch.jsonl:4: duplicate id "a" (first on line 1)`},
-		{"missing prompt", []string{ok, `{"id":"b"}`}, nil, `batch.jsonl:2: id "b": "prompt" is missing`},
-		{"number id", []string{`{"id":7,"prompt":"x"}`}, nil, `batch.jsonl:1: "id" must be a string`},
-		{"unknown field", []string{`{"id":"a","promt":"x"}`}, nil, `batch.jsonl:1: not a JSON object with id, prompt and cwd: json: unknown field "promt"`},
-		{"two objects", []string{`{"id":"a","prompt":"x"} {"id":"b","prompt":"y"}`}, nil, "batch.jsonl:1: more than one JSON value"},
-		{"cwd missing", []string{ok, `{"id":"b","prompt":"x","cwd":"nope"}`}, nil, `batch.jsonl:2: id "b": cwd "nope" is not a directory`},
-		{"cwd is a file", []string{`{"id":"b","prompt":"x","cwd":"file"}`}, nil, `batch.jsonl:1: id "b": cwd "file" is not a directory`},
-		{"no prompts", []string{"", "  "}, nil, "batch.jsonl: no prompts"},
 		{"jobs 0", []string{ok}, []string{"--jobs", "0"}, "--jobs 0: want 1 or more"},
 		{"max retries 0", []string{ok}, []string{"--max-concurrent-retries", "0"}, "--max-concurrent-retries 0"},
 		{"with --json", []string{ok}, []string{"--json"}, "drop --json and -o"},
 		{"with a prompt", []string{ok}, []string{"hello"}, "not from an argument"},
+		{"bad shard", []string{ok}, []string{"--shard", "4/3"}, "want K from 1 to 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,53 +186,40 @@ func TestBatchUsageErrors(t *testing.T) {
 	})
 }
 
-// TestBatchExitCodes has one case per rule of the batch's exit code: 0 when
-// every prompt completed, else the most urgent class among the results,
-// in the order 130, 2, 3, 4, 5, 1.
+// TestBatchExitCodes: each prompt's failure from the server gets the
+// exit class `agent exec` would give it alone, and the batch exits with
+// the most urgent (the order itself is batch.TestRunExitOrder). A prompt
+// whose working directory is gone when it starts fails as `agent exec -C
+// gone` would: 2.
 func TestBatchExitCodes(t *testing.T) {
 	ok := rt.Reply("r", "m", "fine")
-	invalid := rt.Error(400, "invalid_request_error", "", "bad field")
 	cut := rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop())
-	exhausted := rt.Script{cut, cut, cut, cut, cut, cut}
-	quota := rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")
-	tests := []struct {
-		name    string
-		scripts map[string]rt.Script // prompt text = id
-		want    int
-		classes map[string]string
-	}{
-		{"all completed: 0", map[string]rt.Script{"a": {ok}, "b": {ok}}, exitcode.OK,
-			map[string]string{"a": "completed/0", "b": "completed/0"}},
-		{"a failed turn: 1", map[string]rt.Script{"a": {ok}, "b": {invalid}}, exitcode.Failed,
-			map[string]string{"a": "completed/0", "b": "failed/1"}},
-		{"exhausted retries beat a failed turn: 5", map[string]rt.Script{"a": {invalid}, "b": exhausted}, exitcode.Exhausted,
-			map[string]string{"a": "failed/1", "b": "failed/5"}},
-		{"quota beats exhausted: 4", map[string]rt.Script{"a": exhausted, "b": {quota}, "c": {invalid}}, exitcode.Quota,
-			map[string]string{"a": "failed/5", "b": "failed/4", "c": "failed/1"}},
-		{"auth beats quota: 3", map[string]rt.Script{"a": {quota}, "b": {rt.Status(401)}}, exitcode.Auth,
-			map[string]string{"a": "failed/4", "b": "failed/3"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ps := newPromptServer(t, tt.scripts)
-			var lines []string
-			for _, id := range slices.Sorted(maps.Keys(tt.scripts)) {
-				lines = append(lines, batchLine(id, id))
-			}
-			path := writeBatch(t, t.TempDir(), lines...)
-			r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--no-auto-continue", "--batch", path, "--jobs", "2")
-			if r.code != tt.want {
-				t.Errorf("exit %d; want %d; stderr:\n%s", r.code, tt.want, r.stderr)
-			}
-			if diff := cmp.Diff(tt.classes, classes(readResults(t, r.stdout))); diff != "" {
-				t.Errorf("results (-want +got):\n%s", diff)
-			}
-		})
-	}
-
-	t.Run("usage beats auth: 2", func(t *testing.T) {
+	t.Run("classes", func(t *testing.T) {
+		scripts := map[string]rt.Script{
+			"a": {ok},
+			"b": {rt.Error(400, "invalid_request_error", "", "bad field")},
+			"c": {cut, cut, cut, cut, cut, cut},
+			"d": {rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")},
+			"e": {rt.Status(401)},
+		}
+		ps := newPromptServer(t, scripts)
+		var lines []string
+		for _, id := range slices.Sorted(maps.Keys(scripts)) {
+			lines = append(lines, batchLine(id, id))
+		}
+		path := writeBatch(t, t.TempDir(), lines...)
+		r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--no-auto-continue", "--batch", path, "--jobs", "2")
+		if r.code != exitcode.Auth {
+			t.Errorf("exit %d; want 3; stderr:\n%s", r.code, r.stderr)
+		}
+		want := map[string]string{"a": "completed/0", "b": "failed/1", "c": "failed/5", "d": "failed/4", "e": "failed/3"}
+		if diff := cmp.Diff(want, classes(readResults(t, r.stdout))); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("cwd gone: 2", func(t *testing.T) {
 		// --jobs 1 runs a, then b. Answering a also deletes b's working
-		// directory, so b fails the way `agent exec -C gone` would: 2.
+		// directory.
 		dir := t.TempDir()
 		gone := filepath.Join(dir, "gone")
 		if err := os.Mkdir(gone, 0o700); err != nil {
@@ -257,35 +235,6 @@ func TestBatchExitCodes(t *testing.T) {
 		want := map[string]string{"a": "failed/3", "b": "failed/2"}
 		if diff := cmp.Diff(want, classes(readResults(t, r.stdout))); diff != "" {
 			t.Errorf("results (-want +got):\n%s", diff)
-		}
-	})
-
-	t.Run("interrupted beats everything: 130", func(t *testing.T) {
-		ps := newPromptServer(t, map[string]rt.Script{
-			"a": {rt.Status(401)},
-			"b": {rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Barrier("b"), rt.Stall())},
-			"c": {ok},
-		})
-		ctx, cancel := context.WithCancel(t.Context())
-		go func() {
-			<-ps.scripts["b"].Reached("b")
-			cancel()
-		}()
-		path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"), batchLine("c", "c"))
-		r := runCLI(t, nil, runOpts{config: ps.config(), ctx: ctx}, "exec", "--batch", path, "--jobs", "1")
-		if r.code != exitcode.Interrupted {
-			t.Errorf("exit %d; want 130; stderr:\n%s", r.code, r.stderr)
-		}
-		// c was never started: no result, no request.
-		want := map[string]string{"a": "failed/3", "b": "interrupted/130"}
-		if diff := cmp.Diff(want, classes(readResults(t, r.stdout))); diff != "" {
-			t.Errorf("results (-want +got):\n%s", diff)
-		}
-		if got := ps.requests(); got["c"] != 0 {
-			t.Errorf("c got %d requests after the interrupt", got["c"])
-		}
-		if !strings.Contains(r.stderr, "batch interrupted") || !strings.Contains(r.stderr, "1 not started") {
-			t.Errorf("stderr lacks the interrupted summary:\n%s", r.stderr)
 		}
 	})
 }
@@ -359,83 +308,31 @@ func TestBatchResultsResume(t *testing.T) {
 	}
 }
 
-// TestBatchResultsAfterCrash: a results file whose last line was cut off
-// gets the new results on lines of their own; the fragment is ignored.
-func TestBatchResultsAfterCrash(t *testing.T) {
-	dir := t.TempDir()
-	path := writeBatch(t, dir, batchLine("a", "a"), batchLine("b", "b"))
-	results := filepath.Join(dir, "results.jsonl")
-	done := `{"id":"a","status":"completed","exit_class":0,"final_message":"x","usage":{},"retries":0}`
-	if err := os.WriteFile(results, []byte(done+"\n"+`{"id":"b","status":"compl`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ps := newPromptServer(t, map[string]rt.Script{"a": nil, "b": {rt.Reply("r", "m", "answer b")}})
-	r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--results", results)
-	if r.code != exitcode.OK {
-		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "results.jsonl:2: not a result line; ignored") {
-		t.Errorf("stderr lacks the warning:\n%s", r.stderr)
-	}
-	data, _ := os.ReadFile(results)
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != 3 || lines[0] != done || lines[1] != `{"id":"b","status":"compl` {
-		t.Fatalf("results file:\n%s", data)
-	}
-	if got := readResults(t, lines[2]); got[0].ID != "b" || got[0].Status != batch.StatusCompleted {
-		t.Errorf("new line = %q", lines[2])
-	}
-}
-
+// TestBatchProgress: on a terminal stderr the batch draws its status
+// line, counting a prompt in a retry, with failures above it; on a pipe,
+// plain lines (the rendering itself is batch.TestProgressTerminal and
+// TestProgressPipe).
 func TestBatchProgress(t *testing.T) {
 	scripts := map[string]rt.Script{
 		"a": {rt.Status(500), rt.Reply("r", "m", "ok")},
 		"b": {rt.Error(400, "invalid_request_error", "", "bad field")},
 	}
 	path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"))
-	t.Run("pipe", func(t *testing.T) {
-		ps := newPromptServer(t, scripts)
-		r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--jobs", "1")
-		want := "agent: batch [1/2] a completed after 1 retries\n" +
-			"agent: batch [2/2] b failed (exit 1): "
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks\n%s\ngot:\n%s", want, r.stderr)
-		}
-		if strings.Contains(r.stderr, "\x1b[") {
-			t.Errorf("terminal codes on a pipe:\n%q", r.stderr)
-		}
-	})
-	t.Run("terminal", func(t *testing.T) {
-		ps := newPromptServer(t, scripts)
-		r := runCLI(t, nil, runOpts{config: ps.config(), stderrTTY: true}, "exec", "--batch", path, "--jobs", "1")
-		for _, want := range []string{
-			"\r\x1b[Kbatch 0/2 done · 0 failed · 1 retrying",
-			"\r\x1b[Kagent: batch [2/2] b failed (exit 1): ",
-			"\r\x1b[Kbatch 2/2 done · 1 failed · 0 retrying\n",
-		} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("stderr lacks %q:\n%q", want, r.stderr)
-			}
-		}
-		if strings.Contains(r.stderr, "a completed") {
-			t.Errorf("a terminal shows completions in the status line only:\n%q", r.stderr)
-		}
-	})
-}
-
-// TestBatchProgressSanitizesServerText: a server's error message that
-// would drive the terminal (set its title, clear the screen) reaches a
-// terminal stderr as its text only, as exec's errors do.
-func TestBatchProgressSanitizesServerText(t *testing.T) {
-	scripts := map[string]rt.Script{"b": {rt.Error(400, "invalid_request_error", "", "bad\x1b]0;pwned\x07 \x1b[2Jfield")}}
-	path := writeBatch(t, t.TempDir(), batchLine("b", "b"))
 	ps := newPromptServer(t, scripts)
-	r := runCLI(t, nil, runOpts{config: ps.config(), stderrTTY: true}, "exec", "--batch", path)
-	if !strings.Contains(r.stderr, "agent: batch [1/1] b failed (exit 1): ") || !strings.Contains(r.stderr, "bad field") {
-		t.Errorf("stderr lacks the failure and its text:\n%q", r.stderr)
+	r := runCLI(t, nil, runOpts{config: ps.config(), stderrTTY: true}, "exec", "--batch", path, "--jobs", "1")
+	for _, want := range []string{
+		"\r\x1b[Kbatch 0/2 done · 0 failed · 1 retrying",
+		"\r\x1b[Kagent: batch [2/2] b failed (exit 1): ",
+		"\r\x1b[Kbatch 2/2 done · 1 failed · 0 retrying\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, r.stderr)
+		}
 	}
-	if strings.Contains(r.stderr, "\x1b]") || strings.Contains(r.stderr, "\x1b[2J") || strings.Contains(r.stderr, "\x07") {
-		t.Errorf("the server's escape sequences reached the terminal:\n%q", r.stderr)
+	ps = newPromptServer(t, scripts)
+	r = runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--jobs", "1")
+	if want := "agent: batch [1/2] a completed after 1 retries\n"; !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "\x1b[") {
+		t.Errorf("stderr on a pipe: want %q and no terminal codes:\n%q", want, r.stderr)
 	}
 }
 
@@ -634,17 +531,13 @@ func faultPlan(n int) map[string][]int {
 	return plan
 }
 
-// TestBatchSharedRetryGate runs 50 prompts, 8 at a time, against a server
-// that fails 30% of requests with 503 or 429 (Retry-After: 7): every prompt
-// completes; the server never has more than 3 (the default
-// --max-concurrent-retries) retried requests in flight, and had that many;
-// no request reaches it during a cooldown unless it passed the gate
-// before the cooldown began; and every wait is exactly the schedule's.
-func TestBatchSharedRetryGate(t *testing.T) {
-	const jobs, k = 8, 3
-	plan := faultPlan(50)
-	w := &gateWatch{jobs: jobs, k: k, total: len(plan), plan: plan, cooldown: 7 * time.Second, wake: make(chan struct{})}
-
+// gateScripts turns a fault plan into each prompt's script, and returns
+// the waits the retry schedule gives its failures. It fails the test when
+// the plan does not exercise what TestBatchSharedRetryGate claims: at
+// least jobs prompts whose first request fails (every job gets stuck in a
+// retry), some 429s, and about 30% failed requests.
+func gateScripts(t *testing.T, plan map[string][]int, jobs int) (map[string]rt.Script, []time.Duration) {
+	t.Helper()
 	scripts := map[string]rt.Script{}
 	var wantSleeps []time.Duration
 	failing, requests, rateLimited := 0, 0, 0
@@ -669,13 +562,26 @@ func TestBatchSharedRetryGate(t *testing.T) {
 			failing++
 		}
 	}
-	// The plan must exercise what the test claims: at least 8 prompts
-	// whose first request fails (every job gets stuck in a retry), some
-	// 429s, and about 30% failed requests.
 	if failing < jobs || rateLimited < 2 || (requests-len(plan))*100/requests < 25 {
 		t.Fatalf("plan too gentle: %d failing prompts, %d 429s, %d/%d failed requests", failing, rateLimited, requests-len(plan), requests)
 	}
 
+	t.Logf("%d prompts, %d requests (%d failed, %d of them 429)", len(plan), requests, requests-len(plan), rateLimited)
+	return scripts, wantSleeps
+}
+
+// TestBatchSharedRetryGate runs 50 prompts, 8 at a time, against a server
+// that fails 30% of requests with 503 or 429 (Retry-After: 7): every prompt
+// completes; the server never has more than 3 (the default
+// --max-concurrent-retries) retried requests in flight, and had that many;
+// no request reaches it during a cooldown unless it passed the gate
+// before the cooldown began; and every wait is exactly the schedule's.
+func TestBatchSharedRetryGate(t *testing.T) {
+	const jobs, k = 8, 3
+	plan := faultPlan(50)
+	w := &gateWatch{jobs: jobs, k: k, total: len(plan), plan: plan, cooldown: 7 * time.Second, wake: make(chan struct{})}
+
+	scripts, wantSleeps := gateScripts(t, plan, jobs)
 	ps := newPromptServer(t, scripts)
 	ps.onRequest = w.onRequest(t.Context())
 	var lines []string
@@ -734,8 +640,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 	if diff := cmp.Diff(wantSleeps, w.sleeps); diff != "" {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
-	t.Logf("%d prompts, %d requests (%d failed, %d of them 429); full slots held back up to %d re-sends, cooldowns up to %d jobs",
-		len(plan), requests, requests-len(plan), rateLimited, w.heldBackBySlots, w.heldBackByCooldown)
+	t.Logf("full slots held back up to %d re-sends, cooldowns up to %d jobs", w.heldBackBySlots, w.heldBackByCooldown)
 }
 
 // runWithSleep is runCLI with a caller's Sleep and context, for tests

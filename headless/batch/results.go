@@ -126,3 +126,23 @@ func (s *Sink) Close() error {
 	}
 	return s.f.Close()
 }
+
+// Resume opens the results file path ([OpenResults]) and returns its sink
+// and the items not recorded there as completed, in their order; how many
+// it skips is said on warn. The caller must Close the sink.
+func Resume(path string, items []Item, warn io.Writer, secrets *redact.Set) (*Sink, []Item, error) {
+	sink, completed, err := OpenResults(path, warn, secrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	var todo []Item
+	for _, it := range items {
+		if !completed[it.ID] {
+			todo = append(todo, it)
+		}
+	}
+	if n := len(items) - len(todo); n > 0 {
+		fmt.Fprintf(warn, "agent: batch: skipping %d prompts already completed in %s\n", n, path)
+	}
+	return sink, todo, nil
+}

@@ -131,3 +131,52 @@ func TestRunPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestRunExitOrder has one case per rule of the batch's exit code: 0 when
+// every prompt completed, else the most urgent class among the results,
+// in the order 130, 2, 3, 4, 5, 1, 6.
+func TestRunExitOrder(t *testing.T) {
+	tests := []struct {
+		name    string
+		classes []int
+		want    int
+	}{
+		{"all completed: 0", []int{exitcode.OK, exitcode.OK}, exitcode.OK},
+		{"completed, not saved: 6", []int{exitcode.OK, exitcode.NotSaved}, exitcode.NotSaved},
+		{"a failed turn beats not saved: 1", []int{exitcode.NotSaved, exitcode.Failed}, exitcode.Failed},
+		{"exhausted retries beat a failed turn: 5", []int{exitcode.Failed, exitcode.Exhausted}, exitcode.Exhausted},
+		{"quota beats exhausted: 4", []int{exitcode.Exhausted, exitcode.Quota, exitcode.Failed}, exitcode.Quota},
+		{"auth beats quota: 3", []int{exitcode.Quota, exitcode.Auth}, exitcode.Auth},
+		{"usage beats auth: 2", []int{exitcode.Auth, exitcode.Usage}, exitcode.Usage},
+		{"interrupted beats everything: 130", []int{exitcode.Usage, exitcode.Interrupted, exitcode.OK}, exitcode.Interrupted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var items []Item
+			class := map[string]int{}
+			for i, c := range tt.classes {
+				id := string(rune('a' + i))
+				items = append(items, Item{ID: id})
+				class[id] = c
+			}
+			var out, stderr bytes.Buffer
+			o := testOptions(&out, &stderr, len(items), func(ctx context.Context, it Item) Result {
+				switch c := class[it.ID]; c {
+				case exitcode.OK:
+					return Result{ID: it.ID, Status: StatusCompleted}
+				case exitcode.NotSaved:
+					return Result{ID: it.ID, Status: StatusCompleted, ExitClass: c}
+				default:
+					return Failed(ctx, it.ID, &exitcode.Error{Code: c, Err: errors.New("no")})
+				}
+			})
+			err := Run(context.Background(), items, o)
+			if got := exitcode.Of(err); got != tt.want {
+				t.Errorf("exit %d (%v); want %d", got, err, tt.want)
+			}
+			if got := len(readResults(t, out.String())); got != len(items) {
+				t.Errorf("%d results; want %d", got, len(items))
+			}
+		})
+	}
+}
