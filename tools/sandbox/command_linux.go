@@ -45,6 +45,11 @@ type spec struct {
 	// NoNetwork cuts TCP and abstract UNIX sockets with Landlock and
 	// keeps CAP_NET_RAW out of root's bounding set.
 	NoNetwork bool `json:"no_network,omitempty"`
+	// PrivatePts mounts a new devpts instance over /dev/pts in the
+	// helper's mount namespace, so the command sees no terminal but the
+	// ones it opens itself through /dev/ptmx (and any it was given as a
+	// standard stream): not agent's, not the user's other terminals.
+	PrivatePts bool `json:"private_pts,omitempty"`
 	// HostNS maps a namespace kind ("mnt", "net") the helper must not
 	// share with its parent to the parent's namespace inode.
 	HostNS map[string]uint64 `json:"host_ns,omitempty"`
@@ -88,7 +93,11 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 		s.ReadOnlyRoot = false
 	}
 	s.NoNetwork = p.networkOff()
-	need := nsNeed{mount: s.ReadOnlyRoot || len(s.ReadOnly) > 0, net: s.NoNetwork}
+	// Every restricted mode needs the mount namespace, if only for a
+	// devpts of its own: Landlock lets commands open the devices under
+	// /dev/pts, and without it they would reach every terminal by path.
+	need := nsNeed{mount: true, net: s.NoNetwork}
+	s.PrivatePts = true
 	attr, err := namespaces(ctx, need)
 	if err != nil {
 		var ue *UnavailableError
@@ -96,7 +105,7 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 			return nil, err
 		}
 		// Best effort: go on with Landlock and seccomp alone.
-		s.ReadOnlyRoot, s.ReadOnly, need = false, nil, nsNeed{}
+		s.ReadOnlyRoot, s.ReadOnly, s.PrivatePts, need = false, nil, false, nsNeed{}
 	}
 	if s.HostNS, err = hostNamespaces(need); err != nil {
 		return nil, err

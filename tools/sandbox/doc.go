@@ -21,7 +21,7 @@
 //     control do not reach it.
 //   - Landlock: the whole filesystem is readable and executable; only the
 //     writable roots (workspace-write) and a few devices such as /dev/null
-//     are writable. With the network off, TCP bind and connect are denied
+//     and the terminals of the private devpts below are writable. With the network off, TCP bind and connect are denied
 //     (Landlock ABI 4+) and abstract UNIX sockets outside the sandbox
 //     cannot be reached (ABI 6+). Signals to processes outside the sandbox
 //     are denied (ABI 6+). no_new_privs is set, so setuid binaries gain
@@ -31,7 +31,10 @@
 //     (mode, owner, times, extended attributes) included, even for root;
 //     and in which <root>/.git, the target of a "gitdir:" file and each
 //     of [Policy.ReadOnlyPaths] (the agent's home) are bind-mounted
-//     read-only inside the writable roots. Landlock alone can do neither:
+//     read-only inside the writable roots; and a new devpts instance is
+//     mounted over /dev/pts, so the command can open no terminal by path
+//     (agent's or the user's others) but the ones it creates through
+//     /dev/ptmx. Landlock alone can do neither:
 //     it does not govern metadata, and its rights only grow downwards.
 //   - A network namespace with no interfaces when the network is off, so
 //     UDP, DNS, Multipath TCP and raw sockets fail too.

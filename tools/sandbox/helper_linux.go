@@ -93,7 +93,8 @@ func enforce(s spec) error {
 	if sid, err := unix.Getsid(0); err != nil || sid != unix.Getpid() {
 		return fmt.Errorf("not in a new session, so the command would keep the terminal (was the command's SysProcAttr replaced?)")
 	}
-	if s.ReadOnlyRoot || len(s.ReadOnly) > 0 {
+	mounts := s.ReadOnlyRoot || len(s.ReadOnly) > 0 || s.PrivatePts
+	if mounts {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			return fmt.Errorf("make mounts private: %w", err)
 		}
@@ -108,7 +109,12 @@ func enforce(s spec) error {
 			return err
 		}
 	}
-	if s.ReadOnlyRoot || len(s.ReadOnly) > 0 {
+	if s.PrivatePts {
+		if err := mountPrivatePts(); err != nil {
+			return err
+		}
+	}
+	if mounts {
 		// The working directory still points into the mounts underneath;
 		// enter it again through the new ones.
 		wd, err := os.Getwd()
@@ -196,6 +202,22 @@ func mountReadOnly(paths []string) error {
 		if err := unix.Mount("", p, "", flags, ""); err != nil {
 			return fmt.Errorf("remount %s read-only: %w", p, err)
 		}
+	}
+	return nil
+}
+
+// mountPrivatePts mounts a new devpts instance over /dev/pts (when there
+// is one) in the helper's private mount namespace. /dev/ptmx then
+// allocates terminals in it, since the kernel finds the instance through
+// the pts directory next to ptmx, and no terminal outside the sandbox,
+// agent's or the user's, has a name the command could open.
+func mountPrivatePts() error {
+	fi, err := os.Stat("/dev/pts")
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount a private devpts on /dev/pts: %w", err)
 	}
 	return nil
 }

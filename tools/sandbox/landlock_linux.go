@@ -59,9 +59,15 @@ func landlockConfig(abi int, noNetwork bool) landlock.Config {
 }
 
 // devices are the device files every mode may open for writing (and use
-// ioctl on, ABI 5+): the ones shells and common tools expect.
-func devices() []string {
-	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+// ioctl on, ABI 5+): the ones shells and common tools expect. The
+// terminals under /dev/pts are among them only in a private devpts
+// instance (privatePts), which holds the command's own alone.
+func devices(privatePts bool) []string {
+	dev := []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+	if privatePts {
+		dev = append(dev, "/dev/ptmx", "/dev/pts")
+	}
+	return dev
 }
 
 // landlockRules returns the rules of s: read and execute everywhere,
@@ -70,7 +76,7 @@ func devices() []string {
 // everything else is read-only and, with the network off, no TCP port may
 // be bound or connected to.
 func landlockRules(s spec) []landlock.Rule {
-	dev := landlock.RWFiles(devices()...).IgnoreIfMissing()
+	dev := landlock.RWFiles(devices(s.PrivatePts)...).IgnoreIfMissing()
 	if s.ABI >= 5 {
 		dev = dev.WithIoctlDev()
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/creack/pty"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 
@@ -31,6 +32,7 @@ const (
 	injectEnv = "SANDBOX_TEST_INJECT"   // try TIOCSTI and TIOCLINUX
 	agentEnv  = "SANDBOX_TEST_AGENT"    // MODE: be agent on a terminal
 	xattrEnv  = "SANDBOX_TEST_SETXATTR" // PATH: set an extended attribute
+	ttyEnv    = "SANDBOX_TEST_OPEN_TTY" // PATH: open agent's terminal by path
 )
 
 // TestMain lets this test binary serve as the sandbox helper and as a
@@ -45,6 +47,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(injectEnv) != "" {
 		syscall.Exit(inject())
+	}
+	if path := os.Getenv(ttyEnv); path != "" {
+		syscall.Exit(openTerminal(path))
 	}
 	if mode := os.Getenv(agentEnv); mode != "" {
 		syscall.Exit(actAsAgent(sandbox.Mode(mode)))
@@ -100,6 +105,36 @@ func inject() int {
 	return code
 }
 
+// openTerminal tries to open agent's terminal at path by name, for reading
+// (the user's keystrokes) and for writing (escape sequences past agent's
+// sanitiser), and to open a new pseudo-terminal of its own, which
+// commands such as script(1) need. It prints one line per attempt and
+// exits 0.
+func openTerminal(path string) int {
+	for _, m := range []struct {
+		name string
+		flag int
+	}{{"read", os.O_RDONLY}, {"write", os.O_WRONLY}} {
+		f, err := os.OpenFile(path, m.flag|unix.O_NOCTTY, 0)
+		if err != nil {
+			fmt.Printf("open terminal for %s: refused\n", m.name)
+			continue
+		}
+		f.Close()
+		fmt.Printf("open terminal for %s: opened\n", m.name)
+	}
+	master, slave, err := pty.Open()
+	if err != nil {
+		fmt.Printf("new pty: %v\n", err)
+		return 0
+	}
+	_, err = slave.WriteString("x")
+	master.Close()
+	slave.Close()
+	fmt.Printf("new pty: %v\n", err)
+	return 0
+}
+
 // actAsAgent is agent on its terminal (standard input, its controlling
 // terminal): it runs the terminal attacker under mode in a workspace-less
 // temporary directory, then a command printing in colour, and reports how
@@ -110,12 +145,18 @@ func actAsAgent(mode sandbox.Mode) int {
 		fmt.Println(err)
 		return 1
 	}
+	tty, err := os.Readlink("/proc/self/fd/0")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
 	p := sandbox.Policy{Mode: mode, Workspace: "/"}
 	for _, c := range []struct {
 		env  string
 		argv []string
 	}{
 		{injectEnv + "=1", []string{exe}},
+		{ttyEnv + "=" + tty, []string{exe}},
 		{"", []string{"printf", "\\033[31mred\\033[0m ok\\n"}},
 	} {
 		cmd, err := sandbox.Command(context.Background(), p, c.argv[0], c.argv[1:]...)

@@ -70,13 +70,17 @@ func TestTerminalInjection(t *testing.T) {
 				"TIOCLINUX stdin: operation not permitted\n",
 				"\x1b[31mred\x1b[0m ok\n", // colours pass
 				"pending input: 0 <nil>\n",
+				// Not the user's terminal by path (/dev/pts/N), but a pty of its own.
+				"open terminal for read: refused\n",
+				"open terminal for write: refused\n",
+				"new pty: <nil>\n",
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("terminal output lacks %q", want)
 				}
 			}
-			if n := strings.Count(out, "exit: <nil>\n"); n != 2 {
-				t.Errorf("%d of 2 commands exited 0", n)
+			if n := strings.Count(out, "exit: <nil>\n"); n != 3 {
+				t.Errorf("%d of 3 commands exited 0", n)
 			}
 			if strings.Contains(out, "injected") || strings.Contains(out, "agent-test-PWNED") {
 				t.Errorf("a sandboxed command injected input into the terminal")
@@ -92,6 +96,9 @@ func TestTerminalInjection(t *testing.T) {
 			t.Skipf("TIOCSTI is off on this kernel or needs root (legacy_tiocsti %q, %v)", b, err)
 		}
 		out := onTerminal(t, sandbox.DangerFullAccess)
+		if !strings.Contains(out, "open terminal for read: opened\n") {
+			t.Errorf("unsandboxed open of the terminal failed; terminal:\n%s", out)
+		}
 		if !strings.Contains(out, "TIOCSTI /dev/tty: injected") || strings.Contains(out, "pending input: 0 ") {
 			t.Errorf("unsandboxed injection failed; terminal:\n%s", out)
 		}
