@@ -50,6 +50,11 @@ type spec struct {
 	// ones it opens itself through /dev/ptmx (and any it was given as a
 	// standard stream): not agent's, not the user's other terminals.
 	PrivatePts bool `json:"private_pts,omitempty"`
+	// NewPID says the helper is pid 1 of a new PID namespace: it mounts
+	// a /proc of that namespace, runs the command as its child and exits
+	// with it, and the kernel then kills every process left in the
+	// namespace, however it was detached (setsid, double fork).
+	NewPID bool `json:"new_pid,omitempty"`
 	// HostNS maps a namespace kind ("mnt", "net") the helper must not
 	// share with its parent to the parent's namespace inode.
 	HostNS map[string]uint64 `json:"host_ns,omitempty"`
@@ -96,8 +101,8 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	// Every restricted mode needs the mount namespace, if only for a
 	// devpts of its own: Landlock lets commands open the devices under
 	// /dev/pts, and without it they would reach every terminal by path.
-	need := nsNeed{mount: true, net: s.NoNetwork}
-	s.PrivatePts = true
+	need := nsNeed{mount: true, net: s.NoNetwork, pid: true}
+	s.PrivatePts, s.NewPID = true, true
 	attr, err := namespaces(ctx, need)
 	if err != nil {
 		var ue *UnavailableError
@@ -105,7 +110,7 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 			return nil, err
 		}
 		// Best effort: go on with Landlock and seccomp alone.
-		s.ReadOnlyRoot, s.ReadOnly, s.PrivatePts, need = false, nil, false, nsNeed{}
+		s.ReadOnlyRoot, s.ReadOnly, s.PrivatePts, s.NewPID, need = false, nil, false, false, nsNeed{}
 	}
 	if s.HostNS, err = hostNamespaces(need); err != nil {
 		return nil, err
@@ -116,6 +121,11 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	// A new session has no controlling terminal: the command cannot open
 	// /dev/tty, and the terminal's signals and job control do not reach it.
 	attr.Setsid = true
+	if s.NewPID {
+		// Should agent die without killing it, the helper (and with it
+		// the namespace) goes too.
+		attr.Pdeathsig = syscall.SIGKILL
+	}
 	if s.ABI == 0 && !s.Seccomp && need == (nsNeed{}) {
 		// Best effort, and nothing to enforce but the session.
 		cmd := plainCommand(ctx, p.Workspace, name, args)
@@ -188,6 +198,9 @@ func hostNamespaces(need nsNeed) (map[string]uint64, error) {
 	if need.net {
 		kinds = append(kinds, "net")
 	}
+	if need.pid {
+		kinds = append(kinds, "pid")
+	}
 	if len(kinds) == 0 {
 		return nil, nil
 	}
@@ -216,8 +229,9 @@ func nsInode(k string) (uint64, error) {
 }
 
 // killedBySeccomp reports whether a seccomp filter killed the process
-// (SIGSYS).
+// (SIGSYS), or the command of a helper that is pid 1 of its namespace,
+// which exits 128+SIGSYS then since it cannot die of the signal itself.
 func killedBySeccomp(ee *exec.ExitError) bool {
 	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGSYS
+	return ok && (ws.Signaled() && ws.Signal() == syscall.SIGSYS || ws.Exited() && ws.ExitStatus() == 128+int(syscall.SIGSYS))
 }

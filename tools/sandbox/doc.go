@@ -36,6 +36,14 @@
 //     (agent's or the user's others) but the ones it creates through
 //     /dev/ptmx. Landlock alone can do neither:
 //     it does not govern metadata, and its rights only grow downwards.
+//   - A PID namespace whose pid 1 is the helper, with a /proc of its own:
+//     the helper runs the command as its child, forwards signals to it,
+//     reaps orphans and exits with the command's status (128+N when
+//     signal N killed it); the kernel then kills every process left in
+//     the namespace, so nothing the command starts, detached with setsid
+//     or a double fork, outlives it. Killing the helper (as the context
+//     does) or agent's death (the helper's parent-death signal) ends them
+//     all too.
 //   - A network namespace with no interfaces when the network is off, so
 //     UDP, DNS, Multipath TCP and raw sockets fail too.
 //   - A seccomp filter: ioctl TIOCSTI and TIOCLINUX (pushing input into a
@@ -59,12 +67,14 @@
 //   - A policy the kernel cannot fully enforce is refused with an error
 //     matching [ErrUnavailable], unless [Policy.BestEffort] asks to run
 //     with whatever can be enforced, which may be only the new session.
-//   - The helper never returns to the caller's code: it execs the command
-//     or exits with [ExitHelperFailed] after printing "agent sandbox: ..."
-//     on standard error. It refuses to run outside the namespaces and the
+//   - The helper never returns to the caller's code: it runs the command
+//     (as pid 1 of its PID namespace, or by exec without one) or exits
+//     with [ExitHelperFailed] after printing "agent sandbox: ..." on
+//     standard error. It refuses to run outside the namespaces and the
 //     new session Command asked for.
-//   - The command's pid, stdio, working directory and environment are the
-//     ones the caller sets on the returned *exec.Cmd.
+//   - The command's stdio, working directory and environment are the ones
+//     the caller sets on the returned *exec.Cmd; its pid is the helper's
+//     when there is no PID namespace, else the helper's child's.
 //
 // # Limits
 //

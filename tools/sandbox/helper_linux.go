@@ -70,6 +70,13 @@ func runHelper(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(127, err)
 	}
+	if s.NewPID {
+		code, err := runAsInit(path, argv)
+		if err != nil {
+			return fail(code, fmt.Errorf("exec %s: %w", name, err))
+		}
+		return code
+	}
 	err = syscall.Exec(path, argv, os.Environ())
 	code := 126
 	if errors.Is(err, syscall.ENOENT) {
@@ -93,7 +100,7 @@ func enforce(s spec) error {
 	if sid, err := unix.Getsid(0); err != nil || sid != unix.Getpid() {
 		return fmt.Errorf("not in a new session, so the command would keep the terminal (was the command's SysProcAttr replaced?)")
 	}
-	mounts := s.ReadOnlyRoot || len(s.ReadOnly) > 0 || s.PrivatePts
+	mounts := s.ReadOnlyRoot || len(s.ReadOnly) > 0 || s.PrivatePts || s.NewPID
 	if mounts {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			return fmt.Errorf("make mounts private: %w", err)
@@ -111,6 +118,11 @@ func enforce(s spec) error {
 	}
 	if s.PrivatePts {
 		if err := mountPrivatePts(); err != nil {
+			return err
+		}
+	}
+	if s.NewPID {
+		if err := mountProc(s.ReadOnlyRoot); err != nil {
 			return err
 		}
 	}
@@ -218,6 +230,20 @@ func mountPrivatePts() error {
 	}
 	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return fmt.Errorf("mount a private devpts on /dev/pts: %w", err)
+	}
+	return nil
+}
+
+// mountProc mounts the proc of the helper's PID namespace over /proc, so
+// that the command sees its own processes alone (and ps works), read-only
+// when everything else is.
+func mountProc(readOnly bool) error {
+	flags := uintptr(unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC)
+	if readOnly {
+		flags |= unix.MS_RDONLY
+	}
+	if err := unix.Mount("proc", "/proc", "proc", flags, ""); err != nil {
+		return fmt.Errorf("mount the PID namespace's /proc: %w", err)
 	}
 	return nil
 }

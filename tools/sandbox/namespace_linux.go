@@ -18,8 +18,9 @@ const probeOK = "agent-sandbox-probe-ok"
 
 // nsNeed says which namespaces the helper must start in.
 type nsNeed struct {
-	mount bool // for the read-only .git bind mounts
+	mount bool // for the read-only mounts and the private devpts
 	net   bool // for a network without interfaces
+	pid   bool // so that no process the command starts outlives it; needs mount
 }
 
 // flags returns the clone flags for n, without CLONE_NEWUSER.
@@ -30,6 +31,9 @@ func (n nsNeed) flags() uintptr {
 	}
 	if n.net {
 		f |= syscall.CLONE_NEWNET
+	}
+	if n.pid {
+		f |= syscall.CLONE_NEWPID
 	}
 	return f
 }
@@ -93,6 +97,9 @@ func (n nsNeed) describe() string {
 	if n.net {
 		parts = append(parts, "a network namespace (to cut the network)")
 	}
+	if n.pid {
+		parts = append(parts, "a PID namespace (so nothing the command starts outlives it)")
+	}
 	return strings.Join(parts, " and ")
 }
 
@@ -129,6 +136,7 @@ func cloneFlagNames(f uintptr) string {
 		{syscall.CLONE_NEWUSER, "CLONE_NEWUSER"},
 		{syscall.CLONE_NEWNS, "CLONE_NEWNS"},
 		{syscall.CLONE_NEWNET, "CLONE_NEWNET"},
+		{syscall.CLONE_NEWPID, "CLONE_NEWPID"},
 	} {
 		if f&c.flag != 0 {
 			names = append(names, c.name)
