@@ -101,7 +101,7 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	// Every restricted mode needs the mount namespace, if only for a
 	// devpts of its own: Landlock lets commands open the devices under
 	// /dev/pts, and without it they would reach every terminal by path.
-	need := nsNeed{mount: true, net: s.NoNetwork, pid: true}
+	need := nsNeed{mount: true, net: s.NoNetwork, pid: true, ipc: true}
 	s.PrivatePts, s.NewPID = true, true
 	attr, err := namespaces(ctx, need)
 	if err != nil {
@@ -200,6 +200,9 @@ func hostNamespaces(need nsNeed) (map[string]uint64, error) {
 	}
 	if need.pid {
 		kinds = append(kinds, "pid")
+	}
+	if need.ipc {
+		kinds = append(kinds, "ipc")
 	}
 	if len(kinds) == 0 {
 		return nil, nil

@@ -44,10 +44,13 @@
 //     or a double fork, outlives it. Killing the helper (as the context
 //     does) or agent's death (the helper's parent-death signal) ends them
 //     all too.
+//   - An IPC namespace, so the host's SysV shared memory, semaphores and
+//     message queues (and POSIX message queues) are out of reach.
 //   - A network namespace with no interfaces when the network is off, so
 //     UDP, DNS, Multipath TCP and raw sockets fail too.
 //   - A seccomp filter: ioctl TIOCSTI and TIOCLINUX (pushing input into a
-//     terminal) and io_uring fail with EPERM; with the network off so do
+//     terminal), io_uring and the keyring calls (keyctl, add_key,
+//     request_key) fail with EPERM; with the network off so do
 //     socket() for every family but AF_INET, AF_INET6 and AF_NETLINK
 //     (which the namespace confines) and datagram socketpair(), so no UNIX
 //     socket, pathname or abstract, can be reached; system calls of

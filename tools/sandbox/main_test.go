@@ -33,6 +33,7 @@ const (
 	agentEnv  = "SANDBOX_TEST_AGENT"    // MODE: be agent on a terminal
 	xattrEnv  = "SANDBOX_TEST_SETXATTR" // PATH: set an extended attribute
 	ttyEnv    = "SANDBOX_TEST_OPEN_TTY" // PATH: open agent's terminal by path
+	ipcEnv    = "SANDBOX_TEST_IPC"      // "SHMKEY MSGKEY KEYID": reach the host's IPC and keys
 )
 
 // TestMain lets this test binary serve as the sandbox helper and as a
@@ -50,6 +51,9 @@ func TestMain(m *testing.M) {
 	}
 	if path := os.Getenv(ttyEnv); path != "" {
 		syscall.Exit(openTerminal(path))
+	}
+	if ids := os.Getenv(ipcEnv); ids != "" {
+		syscall.Exit(reachIPC(ids))
 	}
 	if mode := os.Getenv(agentEnv); mode != "" {
 		syscall.Exit(actAsAgent(sandbox.Mode(mode)))
@@ -133,6 +137,45 @@ func openTerminal(path string) int {
 	slave.Close()
 	fmt.Printf("new pty: %v\n", err)
 	return 0
+}
+
+// reachIPC tries to reach the host's SysV shared memory segment and
+// message queue by their keys and to read a key of the host's keyring by
+// its id, as given in ids, and to add a key of its own. It prints one line
+// per attempt ("shm: ok" or "shm: ERROR") and exits 0.
+func reachIPC(ids string) int {
+	var shmKey, msgKey, keyID int
+	if _, err := fmt.Sscan(ids, &shmKey, &msgKey, &keyID); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	report := func(what string, err error) {
+		if err == nil {
+			fmt.Printf("%s: ok\n", what)
+			return
+		}
+		fmt.Printf("%s: %v\n", what, err)
+	}
+	_, err := unix.SysvShmGet(shmKey, 0, 0)
+	report("shm", err)
+	_, _, e := unix.Syscall(unix.SYS_MSGGET, uintptr(msgKey), 0, 0)
+	report("msg", errnoErr(e))
+	buf := make([]byte, 64)
+	_, err = unix.KeyctlBuffer(unix.KEYCTL_READ, keyID, buf, 0)
+	report("keyctl read", err)
+	_, err = unix.AddKey("user", "agent-test-sandboxed", []byte("x"), unix.KEY_SPEC_PROCESS_KEYRING)
+	report("add_key", err)
+	_, err = unix.RequestKey("user", "agent-test-none", "", unix.KEY_SPEC_PROCESS_KEYRING)
+	report("request_key", err)
+	return 0
+}
+
+// errnoErr is e as an error, nil for 0.
+func errnoErr(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
 }
 
 // actAsAgent is agent on its terminal (standard input, its controlling

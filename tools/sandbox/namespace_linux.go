@@ -21,6 +21,7 @@ type nsNeed struct {
 	mount bool // for the read-only mounts and the private devpts
 	net   bool // for a network without interfaces
 	pid   bool // so that no process the command starts outlives it; needs mount
+	ipc   bool // SysV IPC and POSIX message queues of its own
 }
 
 // flags returns the clone flags for n, without CLONE_NEWUSER.
@@ -34,6 +35,9 @@ func (n nsNeed) flags() uintptr {
 	}
 	if n.pid {
 		f |= syscall.CLONE_NEWPID
+	}
+	if n.ipc {
+		f |= syscall.CLONE_NEWIPC
 	}
 	return f
 }
@@ -100,6 +104,9 @@ func (n nsNeed) describe() string {
 	if n.pid {
 		parts = append(parts, "a PID namespace (so nothing the command starts outlives it)")
 	}
+	if n.ipc {
+		parts = append(parts, "an IPC namespace (to keep the host's SysV IPC out of reach)")
+	}
 	return strings.Join(parts, " and ")
 }
 
@@ -137,6 +144,7 @@ func cloneFlagNames(f uintptr) string {
 		{syscall.CLONE_NEWNS, "CLONE_NEWNS"},
 		{syscall.CLONE_NEWNET, "CLONE_NEWNET"},
 		{syscall.CLONE_NEWPID, "CLONE_NEWPID"},
+		{syscall.CLONE_NEWIPC, "CLONE_NEWIPC"},
 	} {
 		if f&c.flag != 0 {
 			names = append(names, c.name)

@@ -70,6 +70,9 @@ var (
 //   - ioctl TIOCSTI and TIOCLINUX fail with EPERM, so no command can push
 //     input into a terminal (the one agent runs in included);
 //   - io_uring is off (EPERM): its operations bypass seccomp;
+//   - keyctl, add_key and request_key fail with EPERM, as under container
+//     runtimes: the kernel's keyrings (root's included) are not
+//     namespaced;
 //   - with noNetwork, socket() fails with EPERM for every address family
 //     but AF_INET, AF_INET6 (cut by the network namespace and Landlock)
 //     and AF_NETLINK (confined to the namespace), so no UNIX socket,
@@ -102,7 +105,10 @@ func seccompFilter(arch uint32, noNetwork bool) []bpf.Instruction {
 		retAllow,
 		retDeny,
 	)
-	for _, nr := range []uintptr{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER} {
+	for _, nr := range []uintptr{
+		unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
+		unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	} {
 		block(nr, retDeny)
 	}
 	if noNetwork {
