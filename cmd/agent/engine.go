@@ -339,8 +339,11 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		ws.freeformPatch = p.CustomTools
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there
-		// would run its MCP servers unsandboxed at the next start.
+		// would run its MCP servers unsandboxed at the next start. The
+		// commands do not even see it: its credentials, sessions and
+		// locks are none of their business.
 		ws.sandbox.ReadOnlyPaths = []string{e.home}
+		ws.sandbox.HiddenPaths = []string{e.home}
 		return ws, nil
 	}
 	if e.ws, err = e.workspaceFor(o.cd); err != nil {

@@ -92,7 +92,8 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		BestEffort:          f.bestEffort,
 	}
 	if home, err := config.FindHome(env.Getenv); err == nil {
-		p.ReadOnlyPaths = []string{home.Dir} // as for the agent's own commands
+		// As for the agent's own commands: unreadable, hence unwritable.
+		p.ReadOnlyPaths, p.HiddenPaths = []string{home.Dir}, []string{home.Dir}
 	}
 	cmd, err := sandbox.Command(ctx, p, args[0], args[1:]...)
 	if errors.Is(err, sandbox.ErrUnavailable) {

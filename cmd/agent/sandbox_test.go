@@ -66,12 +66,21 @@ func TestSandboxFullAccessInProcess(t *testing.T) {
 // and returns its exit code and output; it skips without Landlock.
 func sandboxE2E(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return sandboxE2EEnv(t, dir, nil, args...)
+}
+
+// sandboxE2EEnv is sandboxE2E with env added to agent's environment.
+func sandboxE2EEnv(t *testing.T, dir string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("no Landlock on this kernel: %v", err)
 	}
 	bin := buildAgent(t)
 	cmd := exec.Command(bin, append([]string{"sandbox"}, args...)...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -135,4 +144,35 @@ func TestE2ESandbox(t *testing.T) {
 			t.Errorf(".git/x exists: %v", err)
 		}
 	})
+}
+
+// TestE2ESandboxHidesAgentHome checks that no restricted mode lets a
+// command read $AGENT_HOME (credentials, sessions) or take its locks,
+// even where the home lies inside the workspace's writable tree.
+func TestE2ESandboxHidesAgentHome(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"auth.json": `{"OPENAI_API_KEY":"sk-test-hidden"}`, "sessions/index.lock": ""} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `cat "$AGENT_HOME/auth.json"; ls -A "$AGENT_HOME"; flock -n "$AGENT_HOME/sessions/index.lock" echo locked`
+	for _, args := range [][]string{
+		{"--mode", "read-only"},
+		{"--mode", "workspace-write", "--writable", dir},
+	} {
+		_, stdout, stderr := sandboxE2EEnv(t, ws, []string{"AGENT_HOME=" + home}, append(args, "--", "sh", "-c", script)...)
+		if strings.Contains(stdout, "sk-test-hidden") || strings.Contains(stdout, "sessions") || strings.Contains(stdout, "locked") {
+			t.Errorf("%v: the command reached $AGENT_HOME: stdout %q, stderr %q", args, stdout, stderr)
+		}
+	}
 }

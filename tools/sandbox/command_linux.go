@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,9 @@ type spec struct {
 	// ReadOnly are bind-mounted read-only in the helper's mount namespace,
 	// over the writable hierarchies.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Hidden get an empty read-only tmpfs mounted over them in the
+	// helper's mount namespace, after the other mounts.
+	Hidden []string `json:"hidden,omitempty"`
 	// Seccomp loads the filter of [seccompFilter].
 	Seccomp bool `json:"seccomp,omitempty"`
 	// NoNetwork cuts TCP and abstract UNIX sockets with Landlock and
@@ -90,6 +94,9 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	if s.ReadOnly, err = protectedPaths(s.Writable, extra); err != nil {
 		return nil, err
 	}
+	if s.Hidden, err = hiddenPaths(p); err != nil {
+		return nil, err
+	}
 	s.ReadOnlyRoot = !slices.Contains(s.Writable, "/")
 	if err := mountAPIAvailable(); err != nil && s.ReadOnlyRoot {
 		if !p.BestEffort {
@@ -110,7 +117,7 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 			return nil, err
 		}
 		// Best effort: go on with Landlock and seccomp alone.
-		s.ReadOnlyRoot, s.ReadOnly, s.PrivatePts, s.NewPID, need = false, nil, false, false, nsNeed{}
+		s.ReadOnlyRoot, s.ReadOnly, s.Hidden, s.PrivatePts, s.NewPID, need = false, nil, nil, false, false, nsNeed{}
 	}
 	if s.HostNS, err = hostNamespaces(need); err != nil {
 		return nil, err
@@ -140,6 +147,30 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	cmd.Dir = p.Workspace
 	cmd.SysProcAttr = attr
 	return cmd, nil
+}
+
+// hiddenPaths returns p.HiddenPaths that exist, absolute with symlinks
+// resolved, but those holding the workspace.
+func hiddenPaths(p Policy) ([]string, error) {
+	var out []string
+	for _, h := range p.HiddenPaths {
+		if !filepath.IsAbs(h) {
+			h = filepath.Join(p.Workspace, h)
+		}
+		real, err := filepath.EvalSymlinks(h)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("sandbox: hidden path: %w", err)
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() || within(p.Workspace, []string{real}) {
+			continue
+		}
+		out = append(out, real)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // mountAPIAvailable reports whether the kernel has open_tree, move_mount

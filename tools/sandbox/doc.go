@@ -31,7 +31,9 @@
 //     (mode, owner, times, extended attributes) included, even for root;
 //     and in which <root>/.git, the target of a "gitdir:" file and each
 //     of [Policy.ReadOnlyPaths] (the agent's home) are bind-mounted
-//     read-only inside the writable roots; and a new devpts instance is
+//     read-only inside the writable roots; an empty read-only tmpfs
+//     hides each of [Policy.HiddenPaths] (the agent's home again, so
+//     its credentials, sessions and locks are out of reach); and a new devpts instance is
 //     mounted over /dev/pts, so the command can open no terminal by path
 //     (agent's or the user's others) but the ones it creates through
 //     /dev/ptmx. Landlock alone can do neither:

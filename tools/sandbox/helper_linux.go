@@ -100,7 +100,7 @@ func enforce(s spec) error {
 	if sid, err := unix.Getsid(0); err != nil || sid != unix.Getpid() {
 		return fmt.Errorf("not in a new session, so the command would keep the terminal (was the command's SysProcAttr replaced?)")
 	}
-	mounts := s.ReadOnlyRoot || len(s.ReadOnly) > 0 || s.PrivatePts || s.NewPID
+	mounts := s.ReadOnlyRoot || len(s.ReadOnly) > 0 || len(s.Hidden) > 0 || s.PrivatePts || s.NewPID
 	if mounts {
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 			return fmt.Errorf("make mounts private: %w", err)
@@ -114,6 +114,11 @@ func enforce(s spec) error {
 	if len(s.ReadOnly) > 0 {
 		if err := mountReadOnly(s.ReadOnly); err != nil {
 			return err
+		}
+	}
+	for _, h := range s.Hidden {
+		if err := unix.Mount("tmpfs", h, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555"); err != nil {
+			return fmt.Errorf("hide %s: %w", h, err)
 		}
 	}
 	if s.PrivatePts {

@@ -55,6 +55,15 @@ type Policy struct {
 	// belongs here. Relative paths are resolved against the workspace;
 	// missing ones are skipped.
 	ReadOnlyPaths []string
+	// HiddenPaths are out of reach in a restricted mode, for reading too:
+	// an empty read-only directory is mounted over each, so a command
+	// sees neither the files in them nor their locks. The homes of the
+	// agent and of any client it shares state with (Codex's) belong here:
+	// their credentials, sessions and locks are no command's business.
+	// Relative paths are resolved against the workspace; missing ones are
+	// skipped, and so is one holding the workspace, which the command
+	// needs.
+	HiddenPaths []string
 	// NetworkAccess leaves the network on in a restricted mode.
 	NetworkAccess bool
 	// ExcludeTmpdirEnvVar keeps $TMPDIR (as the calling process sees it)
