@@ -214,14 +214,15 @@ func (p *JSON) toolEnd(ev session.ToolCallEnd) {
 	}
 	switch ev.Call.Name {
 	case "exec_command", "write_stdin":
-		id := p.callID(ev.Call.ID)
 		command := r.Command
 		if len(r.Argv) > 0 {
 			command = tools.ShellJoin(r.Argv)
 		}
 		if command == "" {
-			return // an invalid call: nothing ran
+			delete(p.calls, ev.Call.ID)
+			return // an invalid call: nothing ran, and no item id is spent
 		}
+		id := p.callID(ev.Call.ID)
 		p.emit(jsonEvent{Type: "item.completed", Item: &jsonCommandItem{ID: id, Type: "command_execution",
 			Command: command, AggregatedOutput: r.CommandOutput, ExitCode: r.ExitCode, Status: status}})
 	case "apply_patch":
