@@ -72,7 +72,8 @@ type Session interface {
 // returns nil when the turn completed and was saved, else an
 // [*exitcode.Error]: the turn's failure with its code
 // ([exitcode.ForTurn]), exitcode.Failed when -o cannot be written, or
-// exitcode.NotSaved when the turn completed but the session was not saved.
+// exitcode.NotSaved when the turn completed but the session was not saved,
+// exitcode.Refused when its answer is the model's refusal.
 func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error {
 	now, sleep := o.Now, o.Sleep
 	if now == nil {
@@ -82,6 +83,7 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 		sleep = retry.Sleep
 	}
 	var last string
+	refused := false
 	streaming := false
 	handle := func(ev session.Event) {
 		switch ev := ev.(type) {
@@ -93,7 +95,7 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 				}
 			}
 		case session.MessageDone:
-			last = ev.Text
+			last, refused = ev.Text, ev.Refused
 		}
 	}
 	var err error
@@ -148,6 +150,9 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 	}
 	if saveErr != nil {
 		return &exitcode.Error{Code: exitcode.NotSaved, Err: fmt.Errorf("the turn completed, but the session was not saved: %w", saveErr)}
+	}
+	if refused {
+		return &exitcode.Error{Code: exitcode.Refused, Err: errors.New("the model refused to answer (its refusal is the answer printed)")}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"html"
 	"net"
 	"net/http"
 	"regexp"
@@ -64,6 +65,9 @@ type Failure struct {
 	Code string
 	// Message is the server's human message, if any.
 	Message string
+	// Advice says what to change, for a failure the same input reproduces
+	// (from the code's [CodeRule]); "" when there is nothing to say.
+	Advice string
 	// RequestID is the server's request id, if known.
 	RequestID string
 	// ResetsAt is when a usage limit resets, zero when unknown.
@@ -123,6 +127,8 @@ func (f Failure) Reason() string {
 		return "cannot connect to the server: " + ce.Err.Error()
 	case errors.As(f.Err, &re):
 		return "stream disconnected before completion: " + re.Err.Error()
+	case f.Status != 0 && strings.HasPrefix(f.Message, strconv.Itoa(f.Status)+" "):
+		return f.Message // an error page's title ("502 Bad Gateway") names its status
 	case f.Status != 0 && f.Message != "":
 		return strconv.Itoa(f.Status) + " " + f.Message
 	case f.Status != 0:
@@ -214,7 +220,10 @@ func Classify(err error) Failure {
 		return retryable(KindTransient, provider.ClassTransport, err)
 	case errors.As(err, &incomplete):
 		f := retryable(KindTransient, provider.ClassServerError, err)
-		f.Message = incomplete.Error()
+		if r, ok := ruleFor(incomplete.Reason); ok {
+			f = r.apply(f) // a cut the same input reproduces
+		}
+		f.Code, f.Message = incomplete.Reason, incomplete.Error()
 		return f
 	case errors.As(err, &decodeErr):
 		return retryable(KindTransient, provider.ClassServerError, err)
@@ -226,7 +235,8 @@ func Classify(err error) Failure {
 	return Failure{Kind: KindPermanent, Err: err}
 }
 
-// apiBody is the OpenAI error body shape.
+// apiBody is the OpenAI error body shape, with the top-level message of
+// older vLLM ({"object":"error","message":...}) and FastAPI's "detail".
 type apiBody struct {
 	Error struct {
 		Type     string          `json:"type"`
@@ -235,6 +245,23 @@ type apiBody struct {
 		ResetsAt int64           `json:"resets_at"`
 		ResetsIn int64           `json:"resets_in_seconds"`
 	} `json:"error"`
+	Message json.RawMessage `json:"message"`
+	Detail  json.RawMessage `json:"detail"`
+}
+
+// message is the body's human message: the error's, else a top-level
+// string message or detail.
+func (b apiBody) message() string {
+	if b.Error.Message != "" {
+		return b.Error.Message
+	}
+	for _, raw := range []json.RawMessage{b.Message, b.Detail} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
 }
 
 func classifyHTTP(e *transport.HTTPError, err error) Failure {
@@ -244,12 +271,9 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 	if code == "null" {
 		code = ""
 	}
-	msg := body.Error.Message
+	msg := body.message()
 	if msg == "" {
-		msg = strings.TrimSpace(string(e.Body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		msg = bodyText(e.Body)
 	}
 	f := Failure{Status: e.StatusCode, Code: code, Message: msg, RequestID: e.RequestID(), Err: err}
 	if d, ok := headerDelay(e.Header, time.Now()); ok {
@@ -258,13 +282,13 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 		f.Delay = d
 	}
 	typ := body.Error.Type
+	final, isFinal := ruleFor(code)
+	isFinal = isFinal && !final.Retryable()
 	switch s := e.StatusCode; {
 	case s == http.StatusUnauthorized:
 		f.Kind = KindAuth
 	case s == http.StatusUpgradeRequired:
 		f.Kind = KindUpgradeRequired
-	case isContextWindow(code):
-		f.Kind = KindContextWindow
 	case s == http.StatusTooManyRequests && (typ == "usage_limit_reached" || code == "usage_limit_reached"):
 		f.Kind = KindUsageLimit
 		switch {
@@ -273,7 +297,9 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 		case body.Error.ResetsIn > 0:
 			f.ResetsAt = time.Now().Add(time.Duration(body.Error.ResetsIn) * time.Second)
 		}
-	case isQuota(typ) || isQuota(code):
+	case isFinal:
+		f = final.apply(f) // what the input reproduces, whatever the status
+	case typ == "insufficient_quota" || typ == "usage_not_included":
 		f.Kind = KindQuota
 	case isOverloaded(s, code, msg):
 		f.Kind, f.Class, f.Retryable = KindOverloaded, provider.ClassOverloaded, true
@@ -287,55 +313,192 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 		f.Kind = KindInvalidRequest
 	default: // 403, 404, 405, 413, ...: asking again cannot help
 		f.Kind = KindPermanent
+		if s == http.StatusNotFound && strings.TrimSpace(string(e.Body)) == "404 page not found" {
+			f.Message, f.Advice = "page not found", adviceNoResponsesAPI
+		}
 	}
 	return f
 }
 
-func classifyAPI(e *transport.APIError, err error) Failure {
-	if e.Code == "websocket_connection_limit_reached" || e.Code == "previous_response_not_found" {
-		// The connection (and its response chain) is gone: a fresh
-		// connection with the full request will do.
-		f := retryable(KindTransient, provider.ClassTransport, err)
-		f.Code, f.Message, f.Status = e.Code, e.Message, e.Status
-		return f
+// adviceNoResponsesAPI explains a plain-text 404 from the server's router
+// (an Ollama before its Responses API, any Go server).
+const adviceNoResponsesAPI = "this server does not serve the Responses API at base_url " +
+	"(Ollama serves it from 0.13.3: upgrade it, or check base_url)"
+
+// bodyText is a non-JSON body as one line fit for a notice: an HTML
+// page's title (else its first line of text), else the body's first
+// line, at most 200 bytes.
+func bodyText(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if low := strings.ToLower(s); strings.HasPrefix(low, "<") {
+		if i := strings.Index(low, "<title"); i >= 0 {
+			if j := strings.IndexByte(low[i:], '>'); j >= 0 {
+				rest := s[i+j+1:]
+				if k := strings.Index(strings.ToLower(rest), "</title"); k >= 0 {
+					s = rest[:k]
+				}
+			}
+		}
+		s = htmlText(s)
 	}
-	if e.Status != 0 {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			s = line
+			break
+		}
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// htmlText drops the tags of an HTML fragment and decodes its entities.
+func htmlText(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+			b.WriteByte('\n')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return html.UnescapeString(b.String())
+}
+
+func classifyAPI(e *transport.APIError, err error) Failure {
+	status := e.Status
+	if n, convErr := strconv.Atoi(e.Code); convErr == nil && status == 0 && n >= 400 && n <= 599 {
+		status = n // an older vLLM sends its HTTP status as the code
+	}
+	if r, ok := ruleFor(e.Code); ok && (r.Kind == KindTransient && r.Class == provider.ClassTransport) {
+		// The connection (and its response chain) is gone: a fresh
+		// connection with the full request will do, whatever the status.
+		return r.apply(Failure{Code: e.Code, Message: e.Message, Status: e.Status, Err: err})
+	}
+	if status != 0 {
 		// A WebSocket-wrapped HTTP error: judge it like the HTTP answer.
 		body, _ := json.Marshal(map[string]any{"error": map[string]string{
 			"type": e.Type, "code": e.Code, "message": e.Message,
 		}})
-		return classifyHTTP(&transport.HTTPError{StatusCode: e.Status, Header: http.Header{}, Body: body}, err)
+		return classifyHTTP(&transport.HTTPError{StatusCode: status, Header: http.Header{}, Body: body}, err)
 	}
 	f := Failure{Code: e.Code, Message: e.Message, Err: err}
 	if d, ok := bodyDelay(e.Message); ok {
 		f.Delay = d
 	}
-	switch c := e.Code; {
-	case isContextWindow(c):
-		f.Kind = KindContextWindow
-	case c == "usage_limit_reached" || e.Type == "usage_limit_reached":
-		f.Kind = KindUsageLimit
-	case isQuota(c) || isQuota(e.Type):
-		f.Kind = KindQuota
-	case c == "cyber_policy" || c == "misalignment_policy_violation" || c == "invalid_prompt" ||
-		c == "bio_policy" || c == "invalid_request_error" || e.Type == "invalid_request_error":
-		f.Kind = KindInvalidRequest
-	case isOverloaded(0, c, e.Message):
-		f.Kind, f.Class, f.Retryable = KindOverloaded, provider.ClassOverloaded, true
-	case c == "rate_limit_exceeded" || e.Type == "rate_limit_exceeded":
-		f.Kind, f.Class, f.Retryable = KindRateLimited, provider.ClassRateLimit, true
-	default:
-		// server_error, websocket_connection_limit_reached,
-		// previous_response_not_found and unknown codes: the reference
-		// client retries them, and so do we.
-		f.Kind, f.Class, f.Retryable = KindTransient, provider.ClassServerError, true
+	r, ok := ruleFor(e.Code)
+	if !ok {
+		r, ok = ruleFor(e.Type)
 	}
+	if ok && !r.Retryable() {
+		return r.apply(f)
+	}
+	if isOverloaded(0, e.Code, e.Message) {
+		return rule(e.Code, KindOverloaded, provider.ClassOverloaded, "").apply(f)
+	}
+	if ok {
+		return r.apply(f)
+	}
+	// Unknown codes: the reference client retries them, and so do we.
+	return rule(e.Code, KindTransient, provider.ClassServerError, "").apply(f)
+}
+
+// CodeRule is what one API error code means wherever it arrives: an HTTP
+// error body, an error event (either form), response.failed, or the reason
+// of response.incomplete. A rule with a retry class is retried on that
+// class's schedule; one without is final: the same input reproduces it,
+// so the turn ends at once with the server's message and the advice.
+type CodeRule struct {
+	Code  string
+	Kind  Kind
+	Class string // the retry class; "" is final
+	// Advice says what to change, "" when the message says it all.
+	Advice string
+}
+
+// Retryable reports whether the rule's failures are retried.
+func (r CodeRule) Retryable() bool { return r.Class != "" }
+
+func rule(code string, k Kind, class, advice string) CodeRule {
+	return CodeRule{Code: code, Kind: k, Class: class, Advice: advice}
+}
+
+// apply gives f the rule's verdict.
+func (r CodeRule) apply(f Failure) Failure {
+	f.Kind, f.Class, f.Retryable, f.Advice = r.Kind, r.Class, r.Class != "", r.Advice
 	return f
 }
 
-func isContextWindow(code string) bool { return code == "context_length_exceeded" }
+// The advice of the codes that come from the input itself.
+const (
+	adviceImage = "an attached image was refused: remove it or attach it again as PNG, JPEG, WEBP or non-animated GIF " +
+		"under 50 MB (`-i FILE`)"
+	adviceImageURL  = "an image URL could not be fetched by the provider: attach the file itself (`-i FILE`) or use a public https URL"
+	advicePolicy    = "the provider's usage policy refused the request: rephrase it; sending it again gets the same answer"
+	adviceResidency = "the project's data residency does not allow this endpoint: use the base_url of the project's region"
+	adviceFilter    = "the provider's content filter stopped the response: rephrase the request"
+	adviceMaxTokens = "the response reached the server's output token limit before it answered: ask for less at a time"
+)
 
-func isQuota(s string) bool { return s == "insufficient_quota" || s == "usage_not_included" }
+// CodeRules is the one table of error codes: every code agent knows, its
+// kind and whether it is retried. Codes not in it are retried as server
+// errors, as the reference client does. docs/failure-behaviour.md lists it.
+func CodeRules() []CodeRule {
+	const (
+		inv   = KindInvalidRequest
+		srv   = provider.ClassServerError
+		trans = provider.ClassTransport
+	)
+	rules := []CodeRule{
+		rule("server_error", KindTransient, srv, ""),
+		rule("vector_store_timeout", KindTransient, srv, ""),
+		rule("rate_limit_exceeded", KindRateLimited, provider.ClassRateLimit, ""),
+		rule("server_is_overloaded", KindOverloaded, provider.ClassOverloaded, ""),
+		rule("slow_down", KindOverloaded, provider.ClassOverloaded, ""),
+		rule("websocket_connection_limit_reached", KindTransient, trans, ""),
+		rule("previous_response_not_found", KindTransient, trans, ""),
+		rule("context_length_exceeded", KindContextWindow, "", ""),
+		rule("insufficient_quota", KindQuota, "", ""),
+		rule("usage_not_included", KindQuota, "", ""),
+		rule("usage_limit_reached", KindUsageLimit, "", ""),
+		rule("invalid_request_error", inv, "", ""),
+		rule("invalid_prompt", inv, "", advicePolicy),
+		rule("bio_policy", inv, "", advicePolicy),
+		rule("cyber_policy", inv, "", advicePolicy),
+		rule("misalignment_policy_violation", inv, "", advicePolicy),
+		rule("data_residency_mismatch", inv, "", adviceResidency),
+		rule("failed_to_download_image", inv, "", adviceImageURL),
+		rule("invalid_image_url", inv, "", adviceImageURL),
+		rule("image_file_not_found", inv, "", adviceImageURL),
+		rule("content_filter", KindPermanent, "", adviceFilter),
+		rule("max_output_tokens", KindPermanent, "", adviceMaxTokens),
+	}
+	for _, c := range []string{"invalid_image", "invalid_image_format", "invalid_base64_image", "image_too_large",
+		"image_too_small", "image_parse_error", "image_content_policy_violation", "invalid_image_mode",
+		"image_file_too_large", "unsupported_image_media_type", "empty_image_file"} {
+		rules = append(rules, rule(c, inv, "", adviceImage))
+	}
+	return rules
+}
+
+// ruleFor returns the rule of code, if the table has one.
+func ruleFor(code string) (CodeRule, bool) {
+	if code == "" {
+		return CodeRule{}, false
+	}
+	for _, r := range CodeRules() {
+		if r.Code == code {
+			return r, true
+		}
+	}
+	return CodeRule{}, false
+}
 
 func isOverloaded(status int, code, msg string) bool {
 	if status == 529 || code == "server_is_overloaded" || code == "slow_down" {

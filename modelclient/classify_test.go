@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,6 +137,59 @@ func TestWebSocketUnavailable(t *testing.T) {
 	} {
 		if got := modelclient.Classify(c.err).WebSocketUnavailable(); got != c.want {
 			t.Errorf("%s: WebSocketUnavailable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCodeRulesEverywhere: a code means the same in an HTTP error body,
+// either form of an error event and response.failed; what the input
+// reproduces is final, with advice.
+func TestCodeRulesEverywhere(t *testing.T) {
+	for _, r := range modelclient.CodeRules() {
+		if r.Code == "max_output_tokens" || r.Code == "content_filter" {
+			f := modelclient.Classify(&transport.IncompleteError{Reason: r.Code})
+			if f.Retryable || f.Advice == "" {
+				t.Errorf("incomplete %s: retryable %v advice %q; want final with advice", r.Code, f.Retryable, f.Advice)
+			}
+			continue
+		}
+		forms := map[string]error{
+			"response.failed": apiErr(r.Code, "m"),
+			"error event":     &transport.APIError{Event: "error", Code: r.Code, Message: "m"},
+			"http 400":        httpErr(400, `{"error":{"code":"`+r.Code+`","message":"m"}}`),
+		}
+		for form, err := range forms {
+			f := modelclient.Classify(err)
+			if form == "http 400" && r.Retryable() {
+				continue // a 400 is judged by its status unless the code is final
+			}
+			if f.Kind != r.Kind || f.Retryable != r.Retryable() || f.Advice != r.Advice {
+				t.Errorf("%s %s = %v retryable %v advice %q; want %v %v %q", form, r.Code, f.Kind, f.Retryable, f.Advice, r.Kind, r.Retryable(), r.Advice)
+			}
+		}
+	}
+	for _, c := range []string{"invalid_image", "image_too_large", "data_residency_mismatch", "bio_policy", "invalid_prompt"} {
+		if f := modelclient.Classify(apiErr(c, "m")); f.Retryable || f.Advice == "" {
+			t.Errorf("%s: retryable %v advice %q; want final, with advice", c, f.Retryable, f.Advice)
+		}
+	}
+	if f := modelclient.Classify(&transport.IncompleteError{Reason: "other"}); !f.Retryable {
+		t.Error("an incomplete response for another reason is retried")
+	}
+}
+
+// TestHTTPMessages: what a notice quotes of a body that is not OpenAI's.
+func TestHTTPMessages(t *testing.T) {
+	for _, tt := range []struct{ name, body, msg, advice string }{
+		{"an HTML error page: its title", "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway &amp; co</title></head><body><h1>nginx</h1></body></html>", "502 Bad Gateway & co", ""},
+		{"an HTML page without a title: its first text", "<html><body>\n<h1>Service Unavailable</h1><p>later</p></body></html>", "Service Unavailable", ""},
+		{"older vLLM: a top-level message", "{\n  \"object\": \"error\",\n  \"message\": \"The model `x` does not exist.\",\n  \"type\": \"NotFoundError\",\n  \"param\": null,\n  \"code\": 404\n}", "The model `x` does not exist.", ""},
+		{"FastAPI's detail", `{"detail":"Not Found"}`, "Not Found", ""},
+		{"an Ollama before its Responses API", "404 page not found", "page not found", "Ollama"},
+	} {
+		f := modelclient.Classify(httpErr(404, tt.body))
+		if f.Message != tt.msg || !strings.Contains(f.Advice, tt.advice) || (tt.advice == "") != (f.Advice == "") {
+			t.Errorf("%s: message %q advice %q; want %q, advice with %q", tt.name, f.Message, f.Advice, tt.msg, tt.advice)
 		}
 	}
 }

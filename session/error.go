@@ -44,8 +44,16 @@ func (e *TurnError) Paused() bool {
 func (e *TurnError) Unwrap() error { return e.Failure.Err }
 
 // Describe turns a classified failure into the words a user reads. This is
-// the only place kinds become text.
+// the only place kinds become text. The classifier's advice (what to
+// change) follows the description.
 func Describe(f modelclient.Failure, exhausted bool) string {
+	if f.Advice != "" {
+		return describe(f, exhausted) + ": " + f.Advice
+	}
+	return describe(f, exhausted)
+}
+
+func describe(f modelclient.Failure, exhausted bool) string {
 	switch f.Kind {
 	case modelclient.KindCanceled:
 		return "interrupted"

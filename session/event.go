@@ -43,6 +43,9 @@ type Retracted struct {
 type MessageDone struct {
 	ItemID string
 	Text   string
+	// Refused says the message is the model's refusal (a refusal part):
+	// Text says why; it is the answer all the same.
+	Refused bool
 }
 
 // ResponseCompleted says the attempt in progress ended with

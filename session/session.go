@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -123,6 +124,7 @@ type Session struct {
 	approved   map[string]bool // approve-for-session keys
 	lastTotal  int64           // total tokens of the last response
 	images     []string        // attached to the next turn's message
+	wentOn     int             // responses in a row followed up for end_turn false
 	chain      *chain          // the fallback chain; nil: none
 
 	saveMu     sync.Mutex
@@ -525,23 +527,80 @@ func (s *Session) sample(ctx context.Context, mc *modelclient.Turn, emit func(Ev
 	return usage, ran, nil
 }
 
-// attempt consumes one stream. Each completed item is recorded into
-// history at once (as the reference client does), so a retry replays it
-// instead of repeating it; deltas of unfinished items are retracted when
-// the attempt fails.
+// attempt consumes one stream. The completed items of an attempt are
+// recorded into history when it ends: all of them when it succeeds (or
+// was cut at the output limit after answering), and when it failed only if
+// it completed tool calls, which run and whose outputs the retry must
+// carry; otherwise a retry carries nothing of the failed attempt (its
+// reasoning included). ran counts the calls that ran, plus one when the
+// server asked to go on (end_turn false): either way the turn samples
+// again.
 func (s *Session) attempt(ctx context.Context, stream transport.Stream, emit func(Event)) (_ transport.Usage, ran int, _ error) {
-	usage, calls, err := s.consume(stream, emit)
+	var a streamed
+	usage, err := s.consume(stream, &a, emit)
+	if err == nil || len(a.calls) > 0 {
+		s.appendItems(a.items...)
+	}
 	// Completed calls run whether the stream finished or not: they are
 	// recorded, and the retry (or follow-up) must carry their outputs.
-	ran, abort := s.runCalls(ctx, calls, emit)
+	ran, abort := s.runCalls(ctx, a.calls, emit)
 	if abort && err == nil {
 		err = errAborted
+	}
+	if err == nil && ran == 0 && s.goOn(a.endTurn, emit) {
+		ran = 1
 	}
 	return usage, ran, err
 }
 
-// consume reads one stream, recording completed items.
-func (s *Session) consume(stream transport.Stream, emit func(Event)) (_ transport.Usage, calls []transport.Item, _ error) {
+// maxGoOn bounds the requests in a row a server's end_turn false makes
+// without a tool call.
+const maxGoOn = 8
+
+// goOn reports whether a response without tool calls is followed up: the
+// server said end_turn false, as the reference client honours, at most
+// [maxGoOn] times in a row.
+func (s *Session) goOn(endTurn *bool, emit func(Event)) bool {
+	if endTurn == nil || *endTurn {
+		s.wentOn = 0
+		return false
+	}
+	if s.wentOn >= maxGoOn {
+		s.wentOn = 0
+		emit(Warning{Message: fmt.Sprintf("the server asked to go on (end_turn false) %d times in a row without a tool call; the turn ends here", maxGoOn)})
+		return false
+	}
+	s.wentOn++
+	return true
+}
+
+// streamed is what one attempt's stream delivered.
+type streamed struct {
+	items    []transport.Item // completed items, in order
+	seen     map[string]bool  // their keys ([itemKey])
+	calls    []transport.Item // the tool calls among them not yet run
+	answered bool             // an assistant message with text
+	endTurn  *bool            // response.completed's end_turn
+}
+
+// itemKey identifies an item across the events of one response: its id,
+// else its call id, else its type and text.
+func itemKey(it transport.Item) string {
+	switch {
+	case it.ID != "":
+		return "id:" + it.ID
+	case it.CallID != "":
+		return "call:" + it.Type + ":" + it.CallID
+	}
+	return "text:" + it.Type + ":" + it.Text()
+}
+
+// cutAnswer is the warning of a response cut at its output limit after it
+// answered: the partial answer stands.
+const cutAnswer = "the answer was cut short: the response reached the server's output token limit (max_output_tokens)"
+
+// consume reads one stream into a.
+func (s *Session) consume(stream transport.Stream, a *streamed, emit func(Event)) (transport.Usage, error) {
 	open := map[string]bool{} // items with streamed deltas but not yet done
 	var order []string
 	for ev := range stream.Events() {
@@ -560,25 +619,30 @@ func (s *Session) consume(stream transport.Stream, emit func(Event)) (_ transpor
 			emit(ReasoningDelta{ItemID: ev.ItemID, Delta: ev.Delta})
 		case transport.OutputItemDone:
 			delete(open, ev.Item.ID)
-			s.record(ev.Item, emit)
-			if ev.Item.IsCall() && s.ledger.State(ev.Item.CallID) == "" {
-				_ = s.ledger.set(ev.Item.CallID, ev.Item.Name, CallRequested)
-				calls = append(calls, ev.Item)
-			}
+			s.take(a, ev.Item, emit)
 		case transport.Completed:
-			var u transport.Usage
-			if ev.Usage != nil {
-				u = *ev.Usage
-				s.total.Add(u)
-				s.lastTotal = u.TotalTokens
+			// A gateway (LiteLLM) may deliver an item only in the final
+			// response: take what the stream did not.
+			for _, it := range ev.Output {
+				if !a.seen[itemKey(it)] {
+					delete(open, it.ID)
+					s.take(a, it, emit)
+				}
 			}
-			emit(ResponseCompleted{Usage: u})
-			return u, calls, nil
+			a.endTurn = ev.EndTurn
+			return s.completed(ev.Usage, emit), nil
 		}
 	}
 	err := stream.Err()
 	if err == nil {
 		err = transport.ErrIncomplete // a stream must end with response.completed
+	}
+	var inc *transport.IncompleteError
+	if errors.As(err, &inc) && inc.Reason == "max_output_tokens" && (a.answered || len(a.calls) > 0) {
+		// Cut at the output limit after it answered: the partial answer
+		// is the answer, said to be cut; asking again gets the same cut.
+		emit(Warning{Message: cutAnswer})
+		return s.completed(nil, emit), nil
 	}
 	var retract []string
 	for _, id := range order {
@@ -589,16 +653,45 @@ func (s *Session) consume(stream transport.Stream, emit func(Event)) (_ transpor
 	if len(retract) > 0 {
 		emit(Retracted{ItemIDs: retract})
 	}
-	return transport.Usage{}, calls, err
+	return transport.Usage{}, err
 }
 
-// record appends a completed item to history and announces it.
-func (s *Session) record(it transport.Item, emit func(Event)) {
-	s.appendItems(it)
+// completed accounts a response's usage and announces its end.
+func (s *Session) completed(usage *transport.Usage, emit func(Event)) transport.Usage {
+	var u transport.Usage
+	if usage != nil {
+		u = *usage
+		s.total.Add(u)
+		s.lastTotal = u.TotalTokens
+	}
+	emit(ResponseCompleted{Usage: u})
+	return u
+}
+
+// take adds a completed item to the attempt and announces it. An empty
+// assistant message (a gateway opens one before a tool call) is dropped:
+// nothing to show, nothing to send back.
+func (s *Session) take(a *streamed, it transport.Item, emit func(Event)) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	a.seen[itemKey(it)] = true
 	switch {
 	case it.Type == "message" && it.Role == "assistant":
-		emit(MessageDone{ItemID: it.ID, Text: it.Text()})
+		text := it.Text()
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		a.answered = true
+		a.items = append(a.items, it)
+		emit(MessageDone{ItemID: it.ID, Text: text, Refused: it.Refused()})
+		return
 	case it.Type == "reasoning":
 		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})
+	}
+	a.items = append(a.items, it)
+	if it.IsCall() && s.ledger.State(it.CallID) == "" {
+		_ = s.ledger.set(it.CallID, it.Name, CallRequested)
+		a.calls = append(a.calls, it)
 	}
 }

@@ -181,7 +181,9 @@ func TestStreamCutRetractsPartialText(t *testing.T) {
 	}
 }
 
-func TestDoneItemBeforeCutIsReplayedNotRepeated(t *testing.T) {
+// TestDoneItemBeforeCutIsNotCarried: a message the failed attempt
+// completed is shown, but the retry carries nothing of that attempt.
+func TestDoneItemBeforeCutIsNotCarried(t *testing.T) {
 	h := newHarness(t, responsestest.Script{
 		responsestest.Stream(
 			responsestest.Created("r1"),
@@ -197,8 +199,8 @@ func TestDoneItemBeforeCutIsReplayedNotRepeated(t *testing.T) {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
 	reqs := h.srv.Requests()
-	if n := len(reqs[1].JSON["input"].([]any)); n != 2 {
-		t.Errorf("retry input has %d items; want 2 (user message + recorded assistant message)", n)
+	if n := len(reqs[1].JSON["input"].([]any)); n != 1 {
+		t.Errorf("retry input has %d items; want 1 (the user message only)", n)
 	}
 }
 
@@ -262,8 +264,8 @@ func TestRetryTable(t *testing.T) {
 			script: responsestest.Script{st(503), reply},
 			opt:    func(p *provider.Info, _ *session.Options) { p.RequestMaxRetries = 0 },
 			ok:     true, sleeps: []time.Duration{200 * ms}, layers: []string{"stream"}},
-		{name: "response.incomplete retried", script: responsestest.Script{
-			responsestest.Stream(responsestest.Created("r"), responsestest.Incomplete("r", "max_output_tokens")), reply},
+		{name: "response.incomplete for an unknown reason retried", script: responsestest.Script{
+			responsestest.Stream(responsestest.Created("r"), responsestest.Incomplete("r", "")), reply},
 			ok: true, sleeps: []time.Duration{200 * ms}, layers: []string{"stream"}},
 		{name: "response.failed server_error retried", script: responsestest.Script{failed("server_error", "boom"), reply},
 			ok: true, sleeps: []time.Duration{200 * ms}, layers: []string{"stream"}},

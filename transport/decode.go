@@ -8,25 +8,167 @@ import (
 	"strings"
 )
 
-// wireEvent is the union of the fields any Responses stream event carries.
-type wireEvent struct {
-	Type         string          `json:"type"`
-	Response     json.RawMessage `json:"response"`
-	Item         json.RawMessage `json:"item"`
-	ItemID       string          `json:"item_id"`
-	CallID       string          `json:"call_id"`
-	Delta        string          `json:"delta"`
-	SummaryIndex int             `json:"summary_index"`
-	ContentIndex int             `json:"content_index"`
-	// Top-level error events (and WebSocket-wrapped errors).
-	Error  *wireError `json:"error"`
-	Status int        `json:"status"`
+// The wire forms below are decoded per event type: each event reads only
+// the fields its type has, and every field is lenient ([text], [number],
+// [flag]): a value of another type than expected decodes as absent rather
+// than breaking a known event (a top-level string "status" on
+// response.completed, an object "delta" on an event that has none).
+
+// wireHead is what every event carries: its type.
+type wireHead struct {
+	Type text `json:"type"`
+	// Error is read only when the payload has no type: a gateway's bare
+	// {"error": {...}} (LiteLLM) is an error event.
+	Error json.RawMessage `json:"error"`
 }
 
-type wireError struct {
-	Type    string `json:"type"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
+// wireDelta is the fields of the delta and part events.
+type wireDelta struct {
+	ItemID       text   `json:"item_id"`
+	CallID       text   `json:"call_id"`
+	Delta        text   `json:"delta"`
+	SummaryIndex number `json:"summary_index"`
+	ContentIndex number `json:"content_index"`
+}
+
+// wireErrorEvent is an error event: the spec's form carries code, message
+// and param at the top level; the WebSocket form (and gateways) nest them
+// in "error", with the HTTP status beside it.
+type wireErrorEvent struct {
+	Code    code     `json:"code"`
+	Message text     `json:"message"`
+	Param   text     `json:"param"`
+	Type    text     `json:"type"`
+	Status  number   `json:"status"`
+	Error   errorObj `json:"error"`
+}
+
+// errorObj is an error object ({type, code, message, param}); a bare
+// string is its message, anything else is empty.
+type errorObj struct {
+	Type    text `json:"type"`
+	Code    code `json:"code"`
+	Message text `json:"message"`
+	Param   text `json:"param"`
+}
+
+func (e *errorObj) UnmarshalJSON(b []byte) error {
+	type plain errorObj
+	switch first(b) {
+	case '{':
+		var p plain
+		if json.Unmarshal(b, &p) == nil {
+			*e = errorObj(p)
+		}
+	case '"':
+		var s text
+		_ = s.UnmarshalJSON(b)
+		*e = errorObj{Message: s}
+	}
+	return nil
+}
+
+// text is a string field read leniently: a JSON string, else "".
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	if first(b) == '"' {
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			*t = text(s)
+		}
+	}
+	return nil
+}
+
+// code is an error code: a string, or a number as some servers send it
+// (vLLM's "code": 400); anything else is "".
+type code string
+
+func (c *code) UnmarshalJSON(b []byte) error {
+	switch f := first(b); {
+	case f == '"':
+		var s text
+		_ = s.UnmarshalJSON(b)
+		*c = code(s)
+	case f == '-' || f >= '0' && f <= '9':
+		var n json.Number
+		if json.Unmarshal(b, &n) == nil {
+			*c = code(n)
+		}
+	}
+	return nil
+}
+
+// number is an integer field read leniently: anything else is 0.
+type number int
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	var i int
+	if json.Unmarshal(b, &i) == nil {
+		*n = number(i)
+	}
+	return nil
+}
+
+// flag is an optional boolean: set only by true or false.
+type flag struct{ set, v bool }
+
+func (f *flag) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*f = flag{true, true}
+	case "false":
+		*f = flag{true, false}
+	}
+	return nil
+}
+
+func (f flag) ptr() *bool {
+	if !f.set {
+		return nil
+	}
+	v := f.v
+	return &v
+}
+
+// rawList is a JSON array's elements, kept raw; anything else is empty.
+type rawList []json.RawMessage
+
+func (l *rawList) UnmarshalJSON(b []byte) error {
+	if first(b) == '[' {
+		var v []json.RawMessage
+		if json.Unmarshal(b, &v) == nil {
+			*l = v
+		}
+	}
+	return nil
+}
+
+// incompleteDetails is a response's incomplete_details.
+type incompleteDetails struct {
+	Reason text `json:"reason"`
+}
+
+func (d *incompleteDetails) UnmarshalJSON(b []byte) error {
+	type plain incompleteDetails
+	var p plain
+	if first(b) == '{' && json.Unmarshal(b, &p) == nil {
+		*d = incompleteDetails(p)
+	}
+	return nil
+}
+
+// first is the first byte of a JSON value, 0 for none.
+func first(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
 }
 
 // wireUsage is the usage object of response.completed.
@@ -77,23 +219,28 @@ func decodeUsage(raw json.RawMessage) *Usage {
 }
 
 type wireResponse struct {
-	ID                string     `json:"id"`
-	Error             *wireError `json:"error"`
-	IncompleteDetails *struct {
-		Reason string `json:"reason"`
-	} `json:"incomplete_details"`
+	ID                text              `json:"id"`
+	Status            text              `json:"status"`
+	Error             errorObj          `json:"error"`
+	IncompleteDetails incompleteDetails `json:"incomplete_details"`
 	// Usage is decoded on its own (see [decodeUsage]): a usage object a
 	// gateway spells oddly must not cost the answer.
 	Usage   json.RawMessage `json:"usage"`
-	EndTurn *bool           `json:"end_turn"`
+	EndTurn flag            `json:"end_turn"`
+	Output  rawList         `json:"output"`
 }
 
 // Decode turns one event payload into an [Event]. The event type is taken
 // from the payload's "type" field; typ (the SSE event name, may be empty) is
-// used only when the payload has none. A response.failed or error event is
-// returned as an [*APIError], response.incomplete as an [*IncompleteError];
-// both end the stream. Unknown types yield [Unknown]. Malformed JSON yields
-// a [*DecodeError], which callers may skip for non-terminal events.
+// used only when the payload has none. A response.failed or error event (or
+// a payload with no type and an "error" member, as gateways send one
+// mid-stream) is returned as an [*APIError]; response.incomplete, and a
+// response.completed whose status is "incomplete" (vLLM), as an
+// [*IncompleteError]; both end the stream. Unknown types yield [Unknown].
+// Each type reads only its own fields, leniently: a field of another type
+// than expected is absent, never an error. Malformed JSON, or a
+// response.completed whose response is not an object, yields a
+// [*DecodeError], which callers may skip for non-terminal events.
 func Decode(typ string, data []byte) (Event, error) {
 	if ev, ok := decodeDelta(string(data)); ok {
 		return ev, nil
@@ -103,68 +250,126 @@ func Decode(typ string, data []byte) (Event, error) {
 
 // decodeGeneral is Decode by way of encoding/json.
 func decodeGeneral(typ string, data []byte) (Event, error) {
-	var w wireEvent
-	if err := json.Unmarshal(data, &w); err != nil {
+	var h wireHead
+	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, &DecodeError{Type: typ, Err: err}
 	}
-	if w.Type == "" {
-		w.Type = typ
+	t := string(h.Type)
+	if t == "" {
+		t = typ
 	}
-	switch w.Type {
+	if t == "" && len(h.Error) > 0 && string(h.Error) != "null" {
+		t = "error"
+	}
+	switch t {
 	case "response.created":
-		var r wireResponse
-		_ = json.Unmarshal(w.Response, &r) // the id is informational
-		return Created{ResponseID: r.ID}, nil
+		var r struct {
+			Response struct {
+				ID text `json:"id"`
+			} `json:"response"`
+		}
+		_ = json.Unmarshal(data, &r) // the id is informational
+		return Created{ResponseID: string(r.Response.ID)}, nil
 	case "response.output_item.added", "response.output_item.done":
-		it, err := parseItem(w.Item) // w.Item is already a copy of data
-		if err != nil || it.Type == "" {
-			return nil, &DecodeError{Type: w.Type, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
-		}
-		if w.Type == "response.output_item.added" {
-			return OutputItemAdded{Item: it}, nil
-		}
-		return OutputItemDone{Item: it}, nil
-	case "response.output_text.delta":
-		return TextDelta{ItemID: w.ItemID, Delta: w.Delta}, nil
-	case "response.reasoning_summary_text.delta":
-		return ReasoningSummaryDelta{ItemID: w.ItemID, Delta: w.Delta, SummaryIndex: w.SummaryIndex}, nil
-	case "response.reasoning_summary_part.added":
-		return ReasoningSummaryPartAdded{ItemID: w.ItemID, SummaryIndex: w.SummaryIndex}, nil
-	case "response.reasoning_text.delta":
-		return ReasoningContentDelta{ItemID: w.ItemID, Delta: w.Delta, ContentIndex: w.ContentIndex}, nil
-	case "response.custom_tool_call_input.delta":
-		return ToolCallInputDelta{ItemID: w.ItemID, CallID: w.CallID, Delta: w.Delta}, nil
-	case "response.completed":
-		var r wireResponse
-		if err := json.Unmarshal(w.Response, &r); err != nil {
-			return nil, &DecodeError{Type: w.Type, Err: err}
-		}
-		c := Completed{ResponseID: r.ID, EndTurn: r.EndTurn, Usage: decodeUsage(r.Usage)}
-		return c, nil
-	case "response.failed":
-		var r wireResponse
-		_ = json.Unmarshal(w.Response, &r)
-		e := &APIError{Event: w.Type, ResponseID: r.ID}
-		if r.Error != nil {
-			e.Code, e.Type, e.Message = r.Error.Code, r.Error.Type, r.Error.Message
-		}
-		return nil, e
-	case "response.incomplete":
-		var r wireResponse
-		_ = json.Unmarshal(w.Response, &r)
-		e := &IncompleteError{ResponseID: r.ID}
-		if r.IncompleteDetails != nil {
-			e.Reason = r.IncompleteDetails.Reason
-		}
-		return nil, e
+		return decodeItemEvent(t, data)
+	case "response.output_text.delta", "response.refusal.delta", "response.reasoning_summary_text.delta",
+		"response.reasoning_summary_part.added", "response.reasoning_text.delta", "response.custom_tool_call_input.delta":
+		var w wireDelta
+		_ = json.Unmarshal(data, &w) // lenient fields: it cannot fail once the head decoded
+		return deltaEvent(t, w), nil
+	case "response.completed", "response.failed", "response.incomplete":
+		return decodeResponseEvent(t, data)
 	case "error":
-		e := &APIError{Event: w.Type, Status: w.Status}
-		if w.Error != nil {
-			e.Code, e.Type, e.Message = w.Error.Code, w.Error.Type, w.Error.Message
-		}
-		return nil, e
+		var w wireErrorEvent
+		_ = json.Unmarshal(data, &w)
+		return nil, errorEvent(w)
 	}
-	return Unknown{Type: w.Type, Raw: append(json.RawMessage(nil), data...)}, nil
+	return Unknown{Type: t, Raw: append(json.RawMessage(nil), data...)}, nil
+}
+
+// deltaEvent is the event of a delta or part type. A refusal's deltas are
+// its message's text, shown as it streams like an answer's.
+func deltaEvent(t string, w wireDelta) Event {
+	id, delta := string(w.ItemID), string(w.Delta)
+	switch t {
+	case "response.reasoning_summary_text.delta":
+		return ReasoningSummaryDelta{ItemID: id, Delta: delta, SummaryIndex: int(w.SummaryIndex)}
+	case "response.reasoning_summary_part.added":
+		return ReasoningSummaryPartAdded{ItemID: id, SummaryIndex: int(w.SummaryIndex)}
+	case "response.reasoning_text.delta":
+		return ReasoningContentDelta{ItemID: id, Delta: delta, ContentIndex: int(w.ContentIndex)}
+	case "response.custom_tool_call_input.delta":
+		return ToolCallInputDelta{ItemID: id, CallID: string(w.CallID), Delta: delta}
+	}
+	return TextDelta{ItemID: id, Delta: delta}
+}
+
+// decodeItemEvent decodes response.output_item.added or .done.
+func decodeItemEvent(t string, data []byte) (Event, error) {
+	var w struct {
+		Item json.RawMessage `json:"item"`
+	}
+	_ = json.Unmarshal(data, &w)
+	it, err := parseItem(w.Item) // w.Item is already a copy of data
+	if err != nil || it.Type == "" {
+		return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
+	}
+	if t == "response.output_item.added" {
+		return OutputItemAdded{Item: it}, nil
+	}
+	return OutputItemDone{Item: it}, nil
+}
+
+// decodeResponseEvent decodes the events that end a response.
+func decodeResponseEvent(t string, data []byte) (Event, error) {
+	var w struct {
+		Response json.RawMessage `json:"response"`
+	}
+	_ = json.Unmarshal(data, &w)
+	var r wireResponse
+	if err := json.Unmarshal(w.Response, &r); err != nil && t == "response.completed" {
+		if len(w.Response) == 0 {
+			err = errors.New("no response object")
+		}
+		return nil, &DecodeError{Type: t, Err: err}
+	}
+	switch {
+	case t == "response.failed":
+		e := r.Error
+		return nil, &APIError{Event: t, ResponseID: string(r.ID), Code: string(e.Code), Type: string(e.Type), Message: string(e.Message)}
+	case t == "response.incomplete" || r.Status == "incomplete":
+		return nil, &IncompleteError{ResponseID: string(r.ID), Reason: string(r.IncompleteDetails.Reason)}
+	}
+	c := Completed{ResponseID: string(r.ID), EndTurn: r.EndTurn.ptr(), Usage: decodeUsage(r.Usage)}
+	for _, raw := range r.Output {
+		if it, err := parseItem(raw); err == nil && it.Type != "" {
+			c.Output = append(c.Output, it)
+		}
+	}
+	return c, nil
+}
+
+// errorEvent is the [*APIError] of an error event, whichever form it
+// took: the nested error's fields win over the top-level ones.
+func errorEvent(w wireErrorEvent) *APIError {
+	e := &APIError{Event: "error", Status: int(w.Status), Code: string(w.Code), Type: string(w.Type), Message: string(w.Message), Param: string(w.Param)}
+	if e.Type == "error" {
+		e.Type = "" // the event's own type, as a typeless payload's SSE name
+	}
+	n := w.Error
+	if n.Code != "" {
+		e.Code = string(n.Code)
+	}
+	if n.Type != "" {
+		e.Type = string(n.Type)
+	}
+	if n.Message != "" {
+		e.Message = string(n.Message)
+	}
+	if n.Param != "" {
+		e.Param = string(n.Param)
+	}
+	return e
 }
 
 func truncate(b []byte) string {
@@ -194,8 +399,19 @@ func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
 		return ev, false, nil
 	}
 	var de *DecodeError
-	if errors.As(err, &de) && de.Type != "response.completed" {
+	if errors.As(err, &de) && !finalEvent(de.Type, data) {
 		return nil, true, nil
 	}
 	return ev, false, err
+}
+
+// finalEvent reports whether an undecodable frame is a response.completed:
+// its type says so, or, over WebSocket (no event name) when the JSON is too
+// broken to read a type from, its text names it. A final event must not be
+// skipped: the stream would wait for another that never comes.
+func finalEvent(typ, data string) bool {
+	if typ == "response.completed" {
+		return true
+	}
+	return typ == "" && strings.Contains(data, `"response.completed"`)
 }

@@ -194,3 +194,120 @@ func TestDecodeDeltaCaseFolding(t *testing.T) {
 		t.Errorf("Decode = %#v, %v; want the case-folded delta, as encoding/json reads it", ev, err)
 	}
 }
+
+// TestDecodeErrorShapes: every form an error event takes is read, and
+// its code is the code.
+func TestDecodeErrorShapes(t *testing.T) {
+	tests := []struct {
+		name, typ, data string
+		want            transport.APIError
+	}{
+		{"the spec's form: code, message and param at the top level", "",
+			`{"type":"error","code":"context_length_exceeded","message":"too long","param":"input","sequence_number":3}`,
+			transport.APIError{Event: "error", Code: "context_length_exceeded", Message: "too long", Param: "input"}},
+		{"the nested form, with the WebSocket's status", "",
+			`{"type":"error","status":400,"error":{"type":"invalid_request_error","code":"invalid_prompt","message":"nope"}}`,
+			transport.APIError{Event: "error", Status: 400, Type: "invalid_request_error", Code: "invalid_prompt", Message: "nope"}},
+		{"a gateway's bare error, no type (LiteLLM)", "",
+			`{"error":{"message":"upstream said no","type":"invalid_request_error","code":"invalid_prompt"}}`,
+			transport.APIError{Event: "error", Type: "invalid_request_error", Code: "invalid_prompt", Message: "upstream said no"}},
+		{"a bare error with a numeric code and a string error", "",
+			`{"error":"boom","code":500}`,
+			transport.APIError{Event: "error", Code: "500", Message: "boom"}},
+		{"an SSE event named error, no type", "error",
+			`{"code":"server_error","message":"oops"}`,
+			transport.APIError{Event: "error", Code: "server_error", Message: "oops"}},
+		{"response.failed with a null message and a numeric code", "",
+			`{"type":"response.failed","response":{"id":"r","error":{"code":429,"message":null}}}`,
+			transport.APIError{Event: "response.failed", ResponseID: "r", Code: "429"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := transport.Decode(tt.typ, []byte(tt.data))
+			var ae *transport.APIError
+			if !errors.As(err, &ae) {
+				t.Fatalf("Decode = %v; want an APIError", err)
+			}
+			if diff := cmp.Diff(tt.want, *ae); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodePerType: a field typed otherwise than agent expects never
+// breaks a known event.
+func TestDecodePerType(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want transport.Event
+	}{
+		{"a top-level string status on response.completed", `{"type":"response.completed","status":"completed","response":{"id":"r","status":"completed"}}`,
+			transport.Completed{ResponseID: "r"}},
+		{"an object delta", `{"type":"response.output_text.delta","item_id":"m","delta":{"text":"x"}}`,
+			transport.TextDelta{ItemID: "m"}},
+		{"a string summary_index and a string status", `{"type":"response.reasoning_summary_part.added","item_id":"rs","summary_index":"1","status":"in_progress"}`,
+			transport.ReasoningSummaryPartAdded{ItemID: "rs"}},
+		{"end_turn as a string, an id as a number", `{"type":"response.completed","response":{"id":7,"end_turn":"no","incomplete_details":"n/a","error":{},"output":{}}}`,
+			transport.Completed{}},
+		{"a refusal delta is the message's text", `{"type":"response.refusal.delta","item_id":"m","delta":"I can't"}`,
+			transport.TextDelta{ItemID: "m", Delta: "I can't"}},
+		{"unknown events with object deltas stay unknown", `{"type":"response.audio.delta","delta":{"b":1}}`,
+			transport.Unknown{Type: "response.audio.delta", Raw: json.RawMessage(`{"type":"response.audio.delta","delta":{"b":1}}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := transport.Decode("", []byte(tt.data))
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDecodeCompletedOutput: the output response.completed lists is
+// kept, and vLLM's completed-but-incomplete is incomplete.
+func TestDecodeCompletedOutput(t *testing.T) {
+	ev, err := transport.Decode("", []byte(`{"type":"response.completed","response":{"id":"r","output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},7,{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}]}}`))
+	c, ok := ev.(transport.Completed)
+	if err != nil || !ok || len(c.Output) != 2 || c.Output[0].CallID != "c" || c.Output[1].Text() != "hi" {
+		t.Fatalf("Decode = %#v, %v; want the two items", ev, err)
+	}
+	_, err = transport.Decode("", []byte(`{"type":"response.completed","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`))
+	var ie *transport.IncompleteError
+	if !errors.As(err, &ie) || ie.Reason != "max_output_tokens" {
+		t.Errorf("a completed response with status incomplete = %v; want an IncompleteError", err)
+	}
+}
+
+// TestDecodeFrameFinal: over WebSocket (no event name) an undecodable
+// response.completed is an error, never skipped; other broken frames are.
+func TestDecodeFrameFinal(t *testing.T) {
+	for data, wantErr := range map[string]bool{
+		`{"type":"response.completed","response":"garbage"}`:       true,
+		`{"type":"response.completed","response":{"id":"r"`:        true,
+		`{"type":"response.completed"}`:                            true,
+		`{"type":"response.output_item.done","item":"garbage"}`:    false,
+		`{"type":"response.output_text.delta","delta":"x"` + "\x00": false,
+	} {
+		_, skip, err := transport.DecodeFrame("", data)
+		if (err != nil) != wantErr || skip == wantErr {
+			t.Errorf("DecodeFrame(%s) = skip %v, err %v; want an error: %v", data, skip, err, wantErr)
+		}
+	}
+}
+
+// TestRefusal: a refusal part is the message's text, and says it refused.
+func TestRefusal(t *testing.T) {
+	it, err := transport.ParseItem([]byte(`{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":"I can't help with that."}]}`))
+	if err != nil || it.Text() != "I can't help with that." || !it.Refused() {
+		t.Errorf("Text %q Refused %v err %v", it.Text(), it.Refused(), err)
+	}
+	if it, _ := transport.ParseItem([]byte(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}`)); it.Refused() {
+		t.Error("an answer is not a refusal")
+	}
+}

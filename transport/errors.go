@@ -76,6 +76,8 @@ type APIError struct {
 	Code       string
 	Type       string
 	Message    string
+	// Param is the request parameter the error is about, if any.
+	Param string
 	// Status is the HTTP status a wrapped WebSocket error carried, or 0.
 	Status int
 }

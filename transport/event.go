@@ -59,6 +59,10 @@ type Completed struct {
 	Usage      *Usage
 	// EndTurn is the server's end_turn flag, nil when absent.
 	EndTurn *bool
+	// Output is the response's output items as response.completed lists
+	// them. OpenAI lists again what the stream delivered; a gateway
+	// (LiteLLM) may deliver an item only here.
+	Output []Item
 }
 
 // Unknown is any event type this client does not model. It is never an
@@ -146,8 +150,9 @@ type wireItem struct {
 	Arguments string `json:"arguments"`
 	Input     string `json:"input"`
 	Content   []struct {
-		Type string       `json:"type"`
-		Text stringShaped `json:"text"`
+		Type    string       `json:"type"`
+		Text    stringShaped `json:"text"`
+		Refusal stringShaped `json:"refusal"`
 	} `json:"content"`
 }
 
@@ -165,8 +170,9 @@ func (*stringShaped) UnmarshalJSON(b []byte) error {
 // wireContent is a message item's content parts, as [Item.Text] reads them.
 type wireContent struct {
 	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
 	} `json:"content"`
 }
 
@@ -202,20 +208,41 @@ func parseItem(raw json.RawMessage) (Item, error) {
 	}, nil
 }
 
-// Text returns the concatenated text parts of a message item.
+// Text returns the concatenated text parts of a message item. A refusal
+// part (the model declined) is text too: it is the answer.
 func (it Item) Text() string {
 	var w wireContent
 	if json.Unmarshal(it.Raw, &w) != nil {
 		return ""
 	}
 	if len(w.Content) == 1 {
-		return w.Content[0].Text
+		return w.Content[0].Text + w.Content[0].Refusal
 	}
 	var b strings.Builder
 	for _, c := range w.Content {
 		b.WriteString(c.Text)
+		b.WriteString(c.Refusal)
 	}
 	return b.String()
+}
+
+// Refused reports whether a message item holds a refusal part: the model
+// declined to answer, and its text says why.
+func (it Item) Refused() bool {
+	var w struct {
+		Content []struct {
+			Type string `json:"type"`
+		} `json:"content"`
+	}
+	if it.Type != "message" || json.Unmarshal(it.Raw, &w) != nil {
+		return false
+	}
+	for _, c := range w.Content {
+		if c.Type == "refusal" {
+			return true
+		}
+	}
+	return false
 }
 
 // MarshalJSON encodes the item as its raw JSON.
@@ -283,14 +310,15 @@ func UserMessage(text string) Item {
 }
 
 // UserMessageWithImages builds a user message with the text and then one
-// input_image part per image URL (https: or data: URLs).
+// input_image part per image URL (https: or data: URLs), each with the
+// detail the spec requires: "auto", its default.
 func UserMessageWithImages(text string, imageURLs []string) Item {
 	if len(imageURLs) == 0 {
 		return UserMessage(text)
 	}
 	parts := []map[string]string{{"type": "input_text", "text": text}}
 	for _, u := range imageURLs {
-		parts = append(parts, map[string]string{"type": "input_image", "image_url": u})
+		parts = append(parts, map[string]string{"type": "input_image", "image_url": u, "detail": "auto"})
 	}
 	raw, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": parts})
 	return Item{Type: "message", Role: "user", Raw: raw}

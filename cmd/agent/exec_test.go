@@ -439,7 +439,7 @@ func TestExecImage(t *testing.T) {
 	}
 	in := srv.Requests()[0].JSON["input"].([]any)
 	content := in[len(in)-1].(map[string]any)["content"].([]any)
-	if len(content) != 2 || content[1].(map[string]any)["type"] != "input_image" ||
+	if len(content) != 2 || content[1].(map[string]any)["type"] != "input_image" || content[1].(map[string]any)["detail"] != "auto" ||
 		!strings.HasPrefix(content[1].(map[string]any)["image_url"].(string), "data:image/png;base64,") {
 		t.Errorf("user message content = %v", content)
 	}

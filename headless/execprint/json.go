@@ -51,6 +51,8 @@ type jsonItem struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// Refusal marks an agent_message that is the model's refusal.
+	Refusal bool `json:"refusal,omitempty"`
 }
 
 type jsonCommandItem struct {
@@ -126,7 +128,10 @@ type JSON struct {
 	pending []pendingItem
 }
 
-type pendingItem struct{ typ, text string }
+type pendingItem struct {
+	typ, text string
+	refusal   bool
+}
 
 // NewJSON returns a printer of session events as JSONL on w, and writes
 // the thread.started line with threadID. A write error stops the output:
@@ -145,8 +150,8 @@ func (p *JSON) emit(e jsonEvent) {
 	}
 }
 
-func (p *JSON) item(typ, text string) {
-	p.emit(jsonEvent{Type: "item.completed", Item: &jsonItem{ID: p.newID(), Type: typ, Text: text}})
+func (p *JSON) item(it pendingItem) {
+	p.emit(jsonEvent{Type: "item.completed", Item: &jsonItem{ID: p.newID(), Type: it.typ, Text: it.text, Refusal: it.refusal}})
 }
 
 func (p *JSON) newID() string {
@@ -314,12 +319,12 @@ func (p *JSON) Handle(ev session.Event) {
 	case session.TurnStarted:
 		p.emit(jsonEvent{Type: "turn.started"})
 	case session.MessageDone:
-		p.pending = append(p.pending, pendingItem{"agent_message", ev.Text})
+		p.pending = append(p.pending, pendingItem{"agent_message", ev.Text, ev.Refused})
 	case session.ReasoningDone:
-		p.pending = append(p.pending, pendingItem{"reasoning", ev.Text})
+		p.pending = append(p.pending, pendingItem{typ: "reasoning", text: ev.Text})
 	case session.ResponseCompleted:
 		for _, it := range p.pending {
-			p.item(it.typ, it.text)
+			p.item(it)
 		}
 		p.pending = nil
 	case session.ToolCallBegin:

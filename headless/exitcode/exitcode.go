@@ -19,6 +19,7 @@ const (
 	Quota       = 4   // quota or usage limit
 	Exhausted   = 5   // transient failures outlasted every retry budget
 	NotSaved    = 6   // the turn completed, but the session could not be saved
+	Refused     = 7   // the turn completed with the model's refusal as its answer
 	Interrupted = 130 // Ctrl-C
 )
 

@@ -293,3 +293,82 @@ func sendableCloseCode(code websocket.StatusCode) bool {
 	return code >= websocket.StatusNormalClosure && code <= websocket.StatusBadGateway ||
 		code >= 3000 && code <= 4999
 }
+
+// EventData writes one event whose data is data verbatim (a JSON payload
+// a builder does not make), without an SSE event name: a payload without
+// a "type" field is then untyped, as gateways send a bare
+// {"error": {...}}. Over WebSocket it is one text message.
+func EventData(data string) Step {
+	return Step{kind: stepEvent, data: data}
+}
+
+// ErrorEvent writes the spec's error event: code, message and param at
+// the top level ({"type":"error","code":...,"message":...,"param":...}).
+// Empty code and param are sent as null.
+func ErrorEvent(code, message, param string) Step {
+	null := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return Event("error", map[string]any{"code": null(code), "message": message, "param": null(param), "sequence_number": 1})
+}
+
+// BareError writes a gateway's mid-stream error without a type (LiteLLM):
+// data {"error":{"message":message,"type":errType,"param":null,"code":errCode}}
+// and no event name.
+func BareError(errType, errCode, message string) Step {
+	return EventData(errorBody(errType, errCode, message))
+}
+
+// RefusalDone writes response.output_item.done for an assistant message
+// itemID whose single content part is a refusal.
+func RefusalDone(itemID, refusal string) Step {
+	return OutputItemDone(map[string]any{
+		"type": "message", "id": itemID, "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "refusal", "refusal": refusal}},
+	})
+}
+
+// RefusalDelta writes response.refusal.delta for the message itemID.
+func RefusalDelta(itemID, delta string) Step {
+	return Event("response.refusal.delta", map[string]any{
+		"item_id": itemID, "output_index": 0, "content_index": 0, "delta": delta,
+	})
+}
+
+// CompletedOutput writes response.completed for respID with the usage of
+// [Completed] and output as its response's output items, as servers list
+// the whole response in it (a gateway may deliver items only there).
+func CompletedOutput(respID string, output ...map[string]any) Step {
+	items := make([]any, len(output))
+	for i, o := range output {
+		items[i] = o
+	}
+	return Event("response.completed", map[string]any{
+		"response": map[string]any{
+			"id": respID, "status": "completed", "output": items,
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+		},
+	})
+}
+
+// MessageItem is an assistant message item with one output_text part, for
+// [OutputItemDone], [OutputItemAdded] and [CompletedOutput]; status is
+// "completed" or "incomplete".
+func MessageItem(itemID, text, status string) map[string]any {
+	return map[string]any{
+		"type": "message", "id": itemID, "role": "assistant", "status": status,
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}},
+	}
+}
+
+// FunctionCallItem is a completed function_call item, for [OutputItemDone]
+// and [CompletedOutput].
+func FunctionCallItem(itemID, callID, name, arguments string) map[string]any {
+	return map[string]any{
+		"type": "function_call", "id": itemID, "call_id": callID, "name": name,
+		"arguments": arguments, "status": "completed",
+	}
+}
