@@ -288,10 +288,10 @@ func TestDecodeCompletedOutput(t *testing.T) {
 // response.completed is an error, never skipped; other broken frames are.
 func TestDecodeFrameFinal(t *testing.T) {
 	for data, wantErr := range map[string]bool{
-		`{"type":"response.completed","response":"garbage"}`:       true,
-		`{"type":"response.completed","response":{"id":"r"`:        true,
-		`{"type":"response.completed"}`:                            true,
-		`{"type":"response.output_item.done","item":"garbage"}`:    false,
+		`{"type":"response.completed","response":"garbage"}`:        true,
+		`{"type":"response.completed","response":{"id":"r"`:         true,
+		`{"type":"response.completed"}`:                             true,
+		`{"type":"response.output_item.done","item":"garbage"}`:     false,
 		`{"type":"response.output_text.delta","delta":"x"` + "\x00": false,
 	} {
 		_, skip, err := transport.DecodeFrame("", data)

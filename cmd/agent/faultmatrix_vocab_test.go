@@ -18,7 +18,9 @@ import (
 func errorEventRows() []faultRow {
 	ok := "answer\n"
 	ms := time.Millisecond
-	one := func(st rt.Step) func() rt.Script { return func() rt.Script { return rt.Script{rt.Stream(rt.Created("r"), st)} } }
+	one := func(st rt.Step) func() rt.Script {
+		return func() rt.Script { return rt.Script{rt.Stream(rt.Created("r"), st)} }
+	}
 	return []faultRow{
 		{group: "error event", name: "the spec's form (code at the top level): context_length_exceeded", script: one(rt.ErrorEvent("context_length_exceeded", "too long", "input")),
 			requests: 1, exit: exitcode.Failed, stderr: "context window is full"},
