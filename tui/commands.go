@@ -14,27 +14,6 @@ import (
 	"github.com/agentcli/agent/transport"
 )
 
-// slashCommand is one entry of /help.
-type slashCommand struct {
-	name, args, help string
-}
-
-// slashCommands lists the commands, in /help order.
-func slashCommands() []slashCommand {
-	return []slashCommand{
-		{"/new", "", "start a new conversation"},
-		{"/model", "[NAME]", "show or switch the model"},
-		{"/status", "", "configuration, provider, transport, tokens and retries"},
-		{"/compact", "", "summarize the conversation to free context"},
-		{"/resume", "[ID]", "continue a saved conversation"},
-		{"/diff", "", "show the git diff of the working tree"},
-		{"/approvals", "[POLICY]", "show or change the approval policy"},
-		{"/mcp", "", "MCP servers, their state and tools"},
-		{"/help", "", "this list"},
-		{"/quit", "", "leave (also /exit)"},
-	}
-}
-
 // keyHelp lists the key bindings for /help.
 func keyHelp() []string {
 	return []string{
@@ -63,75 +42,123 @@ type commandMsg struct {
 	engine Engine   // replaces the engine when non-nil
 	reset  bool     // the conversation starts over
 	model  string   // the model now in use, when it changed
+	effort string   // the reasoning effort now in use, when it changed
 	resume []Message
 	diff   *diffBlock // /diff's result
 }
 
-// slash runs a slash command line.
-func (m *Model) slash(line string) tea.Cmd {
-	fields := strings.Fields(line)
-	name, arg := fields[0], strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+// modelCmd is /model [NAME].
+func (m *Model) modelCmd(arg string) tea.Cmd {
 	c := m.opts.Commands
-	switch name {
-	case "/quit", "/exit":
-		return m.quit()
-	case "/help":
-		m.showHelp()
-		return nil
-	case "/status":
-		m.showStatus()
-		return nil
-	case "/diff":
-		return m.diff()
-	case "/mcp":
-		m.showMCP()
-		return nil
-	case "/approvals":
-		if c.Approvals == nil {
-			return m.unavailable(name)
-		}
-		return m.hook(func(ctx context.Context) commandMsg {
-			s, err := c.Approvals(ctx, arg)
-			return commandMsg{info: s, err: err}
-		})
-	case "/model":
-		if arg == "" {
-			m.info("model: "+orNone(m.opts.Model), nil)
-			return nil
-		}
-		if c.Model == nil {
-			return m.unavailable(name)
-		}
-		return m.exclusive("Switching model", func(ctx context.Context) commandMsg {
-			e, err := c.Model(ctx, arg)
-			return commandMsg{engine: e, model: arg, info: "model: " + arg, err: err}
-		})
-	case "/new":
-		if c.New == nil {
-			return m.unavailable(name)
-		}
-		return m.exclusive("Starting over", func(ctx context.Context) commandMsg {
-			e, err := c.New(ctx)
-			return commandMsg{engine: e, reset: true, info: "Started a new conversation.", err: err}
-		})
-	case "/compact":
-		if c.Compact == nil {
-			return m.unavailable(name)
-		}
-		return m.exclusive("Compacting", func(ctx context.Context) commandMsg {
-			s, err := c.Compact(ctx)
-			return commandMsg{info: s, err: err}
-		})
-	case "/resume":
-		if c.Resume == nil {
-			return m.unavailable(name)
-		}
-		return m.exclusive("Resuming", func(ctx context.Context) commandMsg {
-			r, err := c.Resume(ctx, arg)
-			return commandMsg{engine: r.Engine, reset: true, resume: r.Messages, err: err}
-		})
+	if arg == "" {
+		return m.openModelPicker()
 	}
-	m.tr.add(&notice{level: levelWarn, text: "unknown command " + name + "; /help lists the commands"})
+	if c.Model == nil {
+		return m.unavailable("/model")
+	}
+	return m.switchModel(arg, "")
+}
+
+// switchModel switches to model name (and reasoning effort, when not
+// empty) from the next turn on.
+func (m *Model) switchModel(name, effort string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Model == nil {
+		return m.unavailable("/model")
+	}
+	return m.exclusive("Switching model", func(ctx context.Context) commandMsg {
+		e, err := c.Model(ctx, name, effort)
+		info := "model: " + name
+		if effort != "" {
+			info += " · reasoning effort: " + effort
+		}
+		return commandMsg{engine: e, model: name, effort: effort, info: info, err: err}
+	})
+}
+
+// permissionsCmd is /permissions [PRESET|POLICY] (also /approvals).
+func (m *Model) permissionsCmd(arg string) tea.Cmd {
+	if m.opts.Commands.Approvals == nil {
+		return m.unavailable("/permissions")
+	}
+	if arg == "" {
+		return m.openPermissionsPicker()
+	}
+	return m.setPermissions(arg)
+}
+
+// setPermissions applies a preset or an approval policy.
+func (m *Model) setPermissions(arg string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Approvals == nil {
+		return m.unavailable("/permissions")
+	}
+	return m.hook(func(ctx context.Context) commandMsg {
+		s, err := c.Approvals(ctx, arg)
+		return commandMsg{info: s, err: err}
+	})
+}
+
+// newCmd is /new and /clear.
+func (m *Model) newCmd(string) tea.Cmd {
+	c := m.opts.Commands
+	if c.New == nil {
+		return m.unavailable("/new")
+	}
+	return m.exclusive("Starting over", func(ctx context.Context) commandMsg {
+		e, err := c.New(ctx)
+		return commandMsg{engine: e, reset: true, info: "Started a new conversation.", err: err}
+	})
+}
+
+// compactCmd is /compact.
+func (m *Model) compactCmd(string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Compact == nil {
+		return m.unavailable("/compact")
+	}
+	return m.exclusive("Compacting", func(ctx context.Context) commandMsg {
+		s, err := c.Compact(ctx)
+		return commandMsg{info: s, err: err}
+	})
+}
+
+// resumeCmd is /resume [ID]: with no id, the picker of this directory's
+// sessions.
+func (m *Model) resumeCmd(arg string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Resume == nil {
+		return m.unavailable("/resume")
+	}
+	if arg == "" && c.Sessions != nil {
+		return m.openResumePicker(false)
+	}
+	return m.resumeID(arg)
+}
+
+// resumeID loads session id (a unique prefix will do).
+func (m *Model) resumeID(id string) tea.Cmd {
+	c := m.opts.Commands
+	return m.exclusive("Resuming", func(ctx context.Context) commandMsg {
+		r, err := c.Resume(ctx, id)
+		return commandMsg{engine: r.Engine, reset: true, resume: r.Messages, err: err}
+	})
+}
+
+// mentionCmd is /mention: the composer gets an @, which opens the file
+// search.
+func (m *Model) mentionCmd(string) tea.Cmd {
+	m.setComposer("@")
+	return nil
+}
+
+// pwdCmd is /pwd.
+func (m *Model) pwdCmd(string) tea.Cmd {
+	dir := m.opts.Dir
+	if dir == "" {
+		dir = "(the directory agent was started in)"
+	}
+	m.info("directory: "+dir, nil)
 	return nil
 }
 
@@ -203,7 +230,7 @@ func (m *Model) applyCommand(msg commandMsg) {
 		m.engine = msg.engine
 	}
 	if msg.model != "" {
-		m.opts.Model = msg.model
+		m.opts.Model, m.effort = msg.model, msg.effort
 	}
 	if msg.reset {
 		m.tr.reset()
@@ -234,8 +261,12 @@ func (m *Model) applyCommand(msg commandMsg) {
 // showHelp lists the commands and keys.
 func (m *Model) showHelp() {
 	var body []string
-	for _, c := range slashCommands() {
-		body = append(body, fmt.Sprintf("  %-11s %-9s %s", c.name, c.args, c.help))
+	for _, c := range m.commands() {
+		name := c.name
+		if len(c.aliases) > 0 {
+			name += " (" + strings.Join(c.aliases, ", ") + ")"
+		}
+		body = append(body, fmt.Sprintf("  %-26s %-16s %s", name, c.args, c.help))
 	}
 	m.tr.add(&notice{level: levelInfo, text: "Commands and keys", body: body, hint: keyHelp()})
 	m.follow = true

@@ -53,7 +53,7 @@ func TestSlashCommands(t *testing.T) {
 	t.Parallel()
 	hooks := Commands{
 		New: func(context.Context) (Engine, error) { return namedEngine{name: "fresh"}, nil },
-		Model: func(_ context.Context, name string) (Engine, error) {
+		Model: func(_ context.Context, name, _ string) (Engine, error) {
 			if name == "bad" {
 				return nil, errors.New("unknown model bad")
 			}
@@ -76,11 +76,11 @@ func TestSlashCommands(t *testing.T) {
 		check  func(t *testing.T, m *Model)
 	}{
 		{name: "help lists commands and keys", lines: []string{"/help"},
-			want: []string{"/new", "/model", "/diff", "/quit", "alt+enter", "twice within 1s quit"}},
+			want: []string{"/model", "/permissions (/approvals)", "/new", "/diff", "/quit (/exit)", "alt+enter", "twice within 1s quit"}},
 		{name: "unknown command", lines: []string{"/frobnicate now"}, want: []string{"unknown command /frobnicate"}},
 		{name: "missing hooks say so", lines: []string{"/new", "/compact", "/resume", "/approvals"},
 			want: []string{"/new is not available", "/compact is not available", "/resume is not available",
-				"/approvals is not available"}},
+				"/permissions is not available"}},
 		{name: "status without a hook", lines: []string{"/status"},
 			want: []string{"provider: (not set)", "model: gpt-x", "retries this session: 2"}},
 		{name: "status with the hook, tokens and retries", hooks: hooks, lines: []string{"/status"},
@@ -94,7 +94,7 @@ func TestSlashCommands(t *testing.T) {
 				}
 			}},
 		{name: "model switches", hooks: hooks, lines: []string{"/model gpt-y", "/model"},
-			want: []string{"model: gpt-y", "model: gpt-y"},
+			want: []string{"model: gpt-y", "Choose a model", "› gpt-y  current · configured"},
 			check: func(t *testing.T, m *Model) {
 				if m.opts.Model != "gpt-y" {
 					t.Errorf("model = %q", m.opts.Model)

@@ -118,7 +118,8 @@ func press(s string) tea.KeyMsg {
 	names := map[string]tea.KeyType{
 		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "ctrl+c": tea.KeyCtrlC, "ctrl+d": tea.KeyCtrlD,
 		"ctrl+j": tea.KeyCtrlJ, "up": tea.KeyUp, "down": tea.KeyDown, "pgup": tea.KeyPgUp,
-		"pgdown": tea.KeyPgDown, "backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR,
+		"pgdown": tea.KeyPgDown, "backspace": tea.KeyBackspace, "ctrl+r": tea.KeyCtrlR, "tab": tea.KeyTab,
+		"ctrl+t": tea.KeyCtrlT,
 	}
 	if s == "alt+enter" {
 		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}

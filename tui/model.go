@@ -86,6 +86,12 @@ type Model struct {
 	retries   int             // retries seen this session
 
 	composerRows int // screen rows of the composer's text at the last fit
+
+	pop     popup   // the / and @ popup under the composer
+	picker  *picker // a picker shown in place of the composer
+	pickSeq int     // the last picker opened
+	prompts []customPrompt
+	effort  string // the reasoning effort chosen with /model
 }
 
 // newModel returns the model for opts; Run owns j.
@@ -145,7 +151,10 @@ func newComposer(l *look) textarea.Model {
 
 // Init loads the composer history and starts listening for approvals.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadHistory(), m.listenApprovals(), m.listenNotices()}
+	cmds := []tea.Cmd{m.loadHistory(), m.listenApprovals(), m.listenNotices(), m.loadPrompts()}
+	if m.opts.OpenResume {
+		cmds = append(cmds, m.resumeCmd(""))
+	}
 	if m.opts.Prompt != "" {
 		cmds = append(cmds, m.startTurn(m.opts.Prompt))
 	}
@@ -160,6 +169,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if p := m.placeholder(); p != m.composer.Placeholder {
 		m.composer.Placeholder = p
 		m.fitComposer()
+	}
+	if pc := m.refreshPopup(); pc != nil {
+		cmd = tea.Batch(cmd, pc)
 	}
 	return m, cmd
 }
@@ -199,6 +211,15 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.historySaved(msg)
 	case commandMsg:
 		return m.commandDone(msg)
+	case pickerItemsMsg:
+		return m.pickerItems(msg)
+	case filesMsg:
+		return m.filesIndexed(msg)
+	case mentionMsg:
+		m.mentioned(msg)
+		return nil
+	case promptsMsg:
+		return m.promptsLoaded(msg)
 	}
 	var cmd tea.Cmd
 	m.composer, cmd = m.composer.Update(msg) // paste results and the like
@@ -335,10 +356,14 @@ func (m *Model) bottomPane() []string {
 		return append(out, m.approvalView()...)
 	}
 	out = append(out, m.statusLine())
+	if m.picker != nil {
+		return append(out, m.picker.Render(m.width, m.look)...)
+	}
 	if m.composerView == "" {
 		m.composerView = m.composer.View()
 	}
-	return append(out, strings.Split(m.composerView, "\n")...)
+	out = append(out, strings.Split(m.composerView, "\n")...)
+	return append(out, m.popupView()...)
 }
 
 // queueLines shows the messages waiting for the running turn to end.

@@ -66,8 +66,15 @@ type Options struct {
 	NoColor bool
 	// LightBackground picks the light markdown theme; the default is dark.
 	LightBackground bool
-	// Dir is where /diff runs git; empty means the current directory.
+	// Dir is where /diff runs git and @ searches files; empty means the
+	// current directory.
 	Dir string
+	// PromptDirs hold the custom prompts (NAME.md, /prompts:NAME), in
+	// order: a later directory's NAME wins.
+	PromptDirs []string
+	// OpenResume opens the /resume picker at start (`agent resume`
+	// without an id).
+	OpenResume bool
 	// Input and Output default to the terminal (os.Stdin, os.Stdout).
 	Input  io.Reader
 	Output io.Writer
@@ -83,9 +90,16 @@ type Options struct {
 type Commands struct {
 	// New starts a fresh conversation (/new) and returns its engine.
 	New func(ctx context.Context) (Engine, error)
-	// Model switches to the model called name (/model NAME); it may return
-	// a new engine, or nil to keep the current one.
-	Model func(ctx context.Context, name string) (Engine, error)
+	// Model switches to the model called name (/model NAME, or the
+	// picker), with reasoning effort effort when it is not empty; it may
+	// return a new engine, or nil to keep the current one.
+	Model func(ctx context.Context, name, effort string) (Engine, error)
+	// Models lists the models /model offers (the provider's list when it
+	// answers, else the known ones); nil offers the current model only.
+	Models func(ctx context.Context) ([]ModelChoice, error)
+	// Sessions lists the recorded sessions /resume offers, newest first:
+	// this directory's, or every one when all is set.
+	Sessions func(ctx context.Context, all bool) ([]SessionInfo, error)
 	// Status returns lines for /status: config file, provider, transport in
 	// use, and anything else worth knowing. The chat adds tokens and retries.
 	Status func() []string
@@ -95,12 +109,59 @@ type Commands struct {
 	// Resume loads a saved conversation (/resume [ID]; empty ID means the
 	// most recent one).
 	Resume func(ctx context.Context, id string) (Resumed, error)
-	// Approvals shows (policy "") or changes the approval policy
-	// (/approvals [POLICY]) and returns the line to show.
+	// Approvals shows (policy "") or changes the approval policy, or
+	// applies a permission preset (/permissions [PRESET|POLICY], alias
+	// /approvals; the presets are [Presets]' names) and returns the line
+	// to show.
 	Approvals func(ctx context.Context, policy string) (string, error)
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer
+}
+
+// ModelChoice is one model /model offers.
+type ModelChoice struct {
+	// Name is the model's slug.
+	Name string
+	// Description is a few words about it ("" for none).
+	Description string
+	// Efforts are the reasoning efforts it takes, in order; none means
+	// it has no reasoning effort to choose.
+	Efforts []string
+}
+
+// SessionInfo is one recorded session /resume offers.
+type SessionInfo struct {
+	// ID is the session's id.
+	ID string
+	// Title is its name or first prompt.
+	Title string
+	// Cwd is the directory it started in.
+	Cwd string
+	// Updated is when it was last used.
+	Updated time.Time
+}
+
+// Preset is one choice of /permissions: a sandbox and an approval policy.
+type Preset struct {
+	// Name is what /permissions NAME takes.
+	Name string
+	// Label and Allows describe it in the picker.
+	Label, Allows string
+	// Sandbox and Policy are what it sets.
+	Sandbox, Policy string
+}
+
+// Presets are the /permissions presets, in the picker's order.
+func Presets() []Preset {
+	return []Preset{
+		{Name: "read-only", Label: "Read only", Sandbox: "read-only", Policy: "on-request",
+			Allows: "reads files and runs read-only commands; asks before anything else"},
+		{Name: "auto", Label: "Auto", Sandbox: "workspace-write", Policy: "on-request",
+			Allows: "edits files and runs commands in the workspace; asks to go beyond it or use the network"},
+		{Name: "full-access", Label: "Full access", Sandbox: "danger-full-access", Policy: "never",
+			Allows: "edits anything and runs any command, network included, without asking"},
+	}
 }
 
 // Resumed is a conversation loaded by [Commands.Resume].

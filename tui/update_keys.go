@@ -16,6 +16,12 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if len(m.approvals) > 0 {
 		return m.approvalKey(k)
 	}
+	if m.picker != nil {
+		return m.pickerKey(k)
+	}
+	if cmd, ok := m.popupKey(k); ok {
+		return cmd
+	}
 	// Keys are matched by type: text that arrives as one chunk ("enter",
 	// "up") is text, never a key.
 	if k.Paste {
@@ -169,11 +175,16 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return tea.Batch(save, m.slash(text))
 	}
+	return tea.Batch(save, m.sendMessage(text))
+}
+
+// sendMessage starts a turn with text, or queues it while one runs.
+func (m *Model) sendMessage(text string) tea.Cmd {
 	if m.turn != nil || m.busy != nil {
 		m.queue = append(m.queue, text)
-		return save
+		return nil
 	}
-	return tea.Batch(save, m.startTurn(text))
+	return m.startTurn(text)
 }
 
 // restoreQueue moves the queued messages back into the composer, before

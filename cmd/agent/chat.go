@@ -26,6 +26,7 @@ type chatFlags struct {
 	sandbox, cd, approval string
 	images                []string
 	prompt                string // the first message, sent at once
+	pickResume            bool   // open the /resume picker at start
 	codex                 codexFlags
 }
 
@@ -100,7 +101,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	first.AttachImages(images...)
 	sw := newSwitchboard(e, first, id)
 	screen := redactedTTY{secrets: env.Secrets, f: os.Stdout}
-	err = tui.Run(ctx, tui.Options{
+	opts := tui.Options{
 		Output:        screen,
 		Engine:        sw,
 		Prompt:        f.prompt,
@@ -129,8 +130,8 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 				}
 				return sw.use(sess, id), nil
 			},
-			Model: func(_ context.Context, name string) (tui.Engine, error) {
-				if err := sw.setModel(name); err != nil {
+			Model: func(_ context.Context, name, effort string) (tui.Engine, error) {
+				if err := sw.setModel(name, effort); err != nil {
 					return nil, err
 				}
 				return sw, nil
@@ -167,7 +168,10 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 			MCP:    func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
 			Status: sw.status,
 		},
-	})
+		OpenResume: f.pickResume,
+	}
+	sw.pickerHooks(&opts.Commands, &opts)
+	err = tui.Run(ctx, opts)
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
 	}
@@ -215,6 +219,9 @@ func newSwitchboard(e *engine, first *session.Session, id string) *switchboard {
 // use makes sess (whose id is id) the session of the next turns.
 func (s *switchboard) use(sess *session.Session, id string) *switchboard {
 	s.mu.Lock()
+	if s.id != id {
+		s.e.release(s.id) // no turn runs: the chat leaves it for good
+	}
 	s.cur, s.id = sess, id
 	s.mu.Unlock()
 	return s
@@ -244,7 +251,7 @@ func (s *switchboard) Turn(ctx context.Context, input string, emit func(session.
 
 // setModel switches the model: a client for it, used from the session's
 // next turn on (and by later sessions).
-func (s *switchboard) setModel(name string) error {
+func (s *switchboard) setModel(name, effort string) error {
 	if name == "" {
 		return errors.New("usage: /model NAME")
 	}
@@ -252,6 +259,9 @@ func (s *switchboard) setModel(name string) error {
 	defer s.mu.Unlock()
 	co := s.e.clientOpts
 	co.Model = name
+	if effort != "" {
+		co.ReasoningEffort = effort
+	}
 	c := modelclient.New(co)
 	s.e.closers = append(s.e.closers, func() { c.Close() })
 	s.e.cfg.Model, s.e.clientOpts, s.e.opts.Client, s.e.client = name, co, c, c
@@ -267,6 +277,18 @@ func (s *switchboard) setApprovals(policy string) (string, error) {
 	if policy == "" {
 		return fmt.Sprintf("approval policy: %s (sandbox: %s)", s.cur.Settings().ApprovalPolicy, s.e.ws.sandbox.Mode), nil
 	}
+	note := ""
+	for _, p := range tui.Presets() {
+		if p.Name != policy {
+			continue
+		}
+		// The sandbox is set when the session's tools are made: a preset
+		// with another one changes the policy and says how to get it.
+		policy = p.Policy
+		if p.Sandbox != string(s.e.ws.sandbox.Mode) {
+			note = fmt.Sprintf("; the sandbox stays %s in this chat: start agent with -s %s for %s", s.e.ws.sandbox.Mode, p.Sandbox, p.Label)
+		}
+	}
 	switch policy {
 	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
 	default:
@@ -274,7 +296,7 @@ func (s *switchboard) setApprovals(policy string) (string, error) {
 	}
 	s.e.ws.policy, s.e.opts.ApprovalPolicy = policy, policy
 	s.cur.Configure(func(st *session.Settings) { st.ApprovalPolicy = policy })
-	return "approval policy: " + policy, nil
+	return "approval policy: " + policy + note, nil
 }
 
 // status is /status: what the session in use runs with.

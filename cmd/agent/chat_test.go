@@ -60,7 +60,7 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 		}
 	})
 	wg.Go(func() {
-		if err := sw.setModel("model-b"); err != nil {
+		if err := sw.setModel("model-b", ""); err != nil {
 			t.Error(err)
 		}
 	})

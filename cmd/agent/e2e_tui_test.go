@@ -20,6 +20,12 @@ type tmuxChat struct {
 
 func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
 	t.Helper()
+	return startChatShowing(t, "Ask anything", bin, home, dir, args...)
+}
+
+// startChatShowing is startChat, ready when the screen shows ready.
+func startChatShowing(t *testing.T, ready, bin, home, dir string, args ...string) *tmuxChat {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -32,7 +38,7 @@ func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
 	}
 	c.name = sock
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
-	c.waitFor("Ask anything")
+	c.waitFor(ready)
 	return c
 }
 

@@ -230,6 +230,9 @@ type engine struct {
 	// one) under the engine's flags.
 	workspaceFor func(dir string) (workspace, error)
 	closers      []func()
+	// open closes each session's rollout by id, for the chat to let go of
+	// one it leaves (/new, /resume) so it can be resumed again.
+	open map[string]func()
 }
 
 // newEngine loads config, resolves the provider and its credentials, and

@@ -19,7 +19,25 @@ func (e *engine) record(opts *session.Options) error {
 		return err
 	}
 	e.closers = append(e.closers, closeRec)
+	e.keepOpen(e.sessionID, closeRec)
 	return nil
+}
+
+// keepOpen remembers how to close session id's rollout.
+func (e *engine) keepOpen(id string, closeRec func()) {
+	if e.open == nil {
+		e.open = map[string]func(){}
+	}
+	e.open[id] = closeRec
+}
+
+// release closes session id's rollout (the chat left it); closing it
+// again at exit does nothing.
+func (e *engine) release(id string) {
+	if f := e.open[id]; f != nil {
+		f()
+		delete(e.open, id)
+	}
 }
 
 // recordAs starts persisting session id, working in cwd, into opts
@@ -55,6 +73,7 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 		return nil, nil, err
 	}
 	e.closers = append(e.closers, func() { r.Close() })
+	e.keepOpen(ro.Meta.ID, func() { r.Close() })
 	e.sessionID = ro.Meta.ID
 	opts := e.opts
 	opts.Recorder = recording.New(r, e.secrets)

@@ -89,7 +89,7 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 	p := &pickFlags{}
 	cmd := &cobra.Command{
 		Use:   "resume [--last | ID] [PROMPT]",
-		Short: "Open the chat on a recorded session",
+		Short: "Open the chat on a recorded session (no id: a picker of them)",
 		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)
@@ -105,8 +105,14 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 					cf.prompt = args[1]
 				}
 			}
+			if id == "" && !p.last {
+				// No id: the chat opens on a new session with the picker of
+				// this directory's sessions.
+				cf.pickResume = true
+				return runChat(ctx, env, g, cf)
+			}
 			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
-				path, err := e.findSession(id, p.last || id == "", p.all)
+				path, err := e.findSession(id, p.last, p.all)
 				if err != nil {
 					return nil, "", nil, usageError(err)
 				}
