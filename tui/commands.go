@@ -19,6 +19,7 @@ func keyHelp() []string {
 	return []string{
 		"enter send · alt+enter or ctrl+j new line · ↑/↓ history (on the first/last line)",
 		"esc interrupt the turn · ctrl-c interrupt, twice within 1s quit · ctrl-d quit (empty composer)",
+		"esc esc (empty composer) edit an earlier message · ctrl+t the transcript in a pager",
 		"pgup/pgdn or the mouse wheel scroll the transcript (hold shift to select text)",
 		"messages sent during a turn are queued and sent when it ends",
 	}
@@ -45,6 +46,7 @@ type commandMsg struct {
 	effort string   // the reasoning effort now in use, when it changed
 	resume []Message
 	diff   *diffBlock // /diff's result
+	edit   string     // text to put in the composer (a message to edit)
 }
 
 // modelCmd is /model [NAME].
@@ -255,6 +257,9 @@ func (m *Model) applyCommand(msg commandMsg) {
 	if msg.diff != nil {
 		m.tr.add(msg.diff)
 		m.follow = true
+	}
+	if msg.edit != "" {
+		m.setComposer(msg.edit)
 	}
 }
 

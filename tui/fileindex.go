@@ -17,6 +17,7 @@ const maxIndexed = 1_000_000
 // as slash-separated paths relative to it, in walk order.
 type fileIndex struct {
 	paths []string
+	lower []string // paths in lower case, for matching
 }
 
 // buildFileIndex walks root and lists its files, leaving out .git, what
@@ -64,6 +65,7 @@ func buildFileIndex(ctx context.Context, root string) (*fileIndex, error) {
 			return filepath.SkipAll
 		}
 		ix.paths = append(ix.paths, rel)
+		ix.lower = append(ix.lower, strings.ToLower(rel))
 		return nil
 	})
 	return ix, err
@@ -95,11 +97,73 @@ func ignored(rules map[string][]*ignore.GitIgnore, rel string, dir bool) bool {
 	}
 }
 
-// search returns up to n paths that match query (prefix, then fuzzy).
+// fuzzyPool caps the subsequence matches the fuzzy scorer orders: scoring
+// every one of 100k paths takes seconds, scanning them milliseconds.
+const fuzzyPool = 1000
+
+// search returns up to n paths that match query, ignoring case: those
+// whose file name starts with it, then those whose name holds it, then
+// those whose path does, each in walk order; then paths that hold its
+// characters in order, the first fuzzyPool of them ordered by
+// github.com/sahilm/fuzzy's score. One pass over the index, no allocation
+// per path: a few milliseconds for 100k paths.
 func (ix *fileIndex) search(query string, n int) []string {
+	q := strings.ToLower(query)
+	var tiers [3][]int
+	var pool []string
+	for i, lp := range ix.lower {
+		name := lp[strings.LastIndexByte(lp, '/')+1:]
+		switch {
+		case strings.HasPrefix(name, q):
+			if tiers[0] = appendCapped(tiers[0], i, n); len(tiers[0]) == n {
+				return ix.pick(tiers[0])
+			}
+		case strings.Contains(name, q):
+			tiers[1] = appendCapped(tiers[1], i, n)
+		case strings.Contains(lp, q):
+			tiers[2] = appendCapped(tiers[2], i, n)
+		case len(pool) < fuzzyPool && subsequence(lp, q):
+			pool = append(pool, ix.paths[i])
+		}
+	}
 	var out []string
-	for _, i := range rank(query, ix.paths, n) {
-		out = append(out, ix.paths[i])
+	for _, t := range tiers {
+		for _, i := range t {
+			if len(out) == n {
+				return out
+			}
+			out = append(out, ix.paths[i])
+		}
+	}
+	for _, i := range rank(query, pool, n-len(out)) {
+		out = append(out, pool[i])
 	}
 	return out
+}
+
+// pick returns the paths at indexes is.
+func (ix *fileIndex) pick(is []int) []string {
+	out := make([]string, len(is))
+	for k, i := range is {
+		out[k] = ix.paths[i]
+	}
+	return out
+}
+
+func appendCapped(s []int, i, n int) []int {
+	if len(s) < n {
+		s = append(s, i)
+	}
+	return s
+}
+
+// subsequence reports whether s holds q's bytes in order.
+func subsequence(s, q string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(q); i++ {
+		if s[i] == q[j] {
+			j++
+		}
+	}
+	return j == len(q)
 }

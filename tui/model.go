@@ -92,6 +92,10 @@ type Model struct {
 	pickSeq int     // the last picker opened
 	prompts []customPrompt
 	effort  string // the reasoning effort chosen with /model
+
+	escArmed time.Time // the first Esc on an empty composer
+	pager    bool      // the transcript pager (Ctrl+T) is open
+	pagerTop int       // its first line
 }
 
 // newModel returns the model for opts; Run owns j.
@@ -232,6 +236,9 @@ func (m *Model) placeholder() string {
 	if m.turn != nil || m.busy != nil {
 		return "Type a message to queue it for after this turn"
 	}
+	if !m.escArmed.IsZero() && m.now().Sub(m.escArmed) <= escWindow && m.opts.Commands.Fork != nil && len(m.userMessages()) > 0 {
+		return "Press esc again to edit an earlier message"
+	}
 	return "Ask anything · /help for commands"
 }
 
@@ -319,6 +326,9 @@ func wrappedRows(line []rune, w int) int {
 // status line, composer or approval prompt). Only the visible transcript
 // lines are assembled.
 func (m *Model) View() string {
+	if m.pager {
+		return m.pagerView()
+	}
 	bottom := m.bottomPane()
 	h := m.height - len(bottom)
 	if h < 0 {

@@ -137,9 +137,3 @@ func ago(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
-
-// forkCmd is /fork: a picker of this session's messages (the latest
-// first); the new session holds the conversation up to the one chosen.
-func (m *Model) forkCmd(string) tea.Cmd {
-	return m.unavailable("/fork")
-}

@@ -97,6 +97,10 @@ type Commands struct {
 	// Models lists the models /model offers (the provider's list when it
 	// answers, else the known ones); nil offers the current model only.
 	Models func(ctx context.Context) ([]ModelChoice, error)
+	// Fork starts a new session holding the first keep turns of this one
+	// (every turn for -1), recorded as forked from it, and returns it
+	// (/fork, and Esc Esc to edit an earlier message).
+	Fork func(ctx context.Context, keep int) (Resumed, error)
 	// Sessions lists the recorded sessions /resume offers, newest first:
 	// this directory's, or every one when all is set.
 	Sessions func(ctx context.Context, all bool) ([]SessionInfo, error)

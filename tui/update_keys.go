@@ -16,6 +16,9 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if len(m.approvals) > 0 {
 		return m.approvalKey(k)
 	}
+	if m.pager {
+		return m.pagerKey(k)
+	}
 	if m.picker != nil {
 		return m.pickerKey(k)
 	}
@@ -42,6 +45,9 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		return m.ctrlC()
 	case tea.KeyEsc:
 		return m.esc()
+	case tea.KeyCtrlT:
+		m.openPager()
+		return nil
 	case tea.KeyCtrlD:
 		if m.composer.Value() == "" {
 			return m.quit()
@@ -143,6 +149,9 @@ func (m *Model) esc() tea.Cmd {
 	case !m.resumeAt.IsZero():
 		m.resumeAt = time.Time{} // stop waiting; Ctrl+R still continues
 		m.tr.add(&notice{level: levelInfo, text: "Not waiting for the reset; Ctrl+R continues the turn."})
+	case m.composer.Value() == "":
+		m.follow = true
+		return m.escEmpty()
 	default:
 		m.follow = true
 	}

@@ -171,6 +171,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		OpenResume: f.pickResume,
 	}
 	sw.pickerHooks(&opts.Commands, &opts)
+	opts.Commands.Fork = sw.forkHook(env.now)
 	err = tui.Run(ctx, opts)
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}

@@ -120,3 +120,69 @@ func TestE2EChatPickers(t *testing.T) {
 	c.waitFor("first answer")
 	c.keys("C-d")
 }
+
+// TestE2EChatHistoryForkAndPager: Up recalls the last prompt; Esc Esc on
+// an empty composer opens the earlier messages, and choosing one forks the
+// conversation before it with the message in the composer to edit, so the
+// next request holds neither it nor what came after; Ctrl+T shows the
+// transcript in a pager; /fork at the latest message records a session
+// forked from this one.
+func TestE2EChatHistoryForkAndPager(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r1", "m1", "alpha answer"), rt.Reply("r2", "m2", "beta answer"), rt.Reply("r3", "m3", "edited answer"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	c.send("alpha question")
+	c.waitFor("alpha answer")
+	c.waitIdle()
+	c.send("beta question")
+	c.waitFor("beta answer")
+	c.waitIdle()
+	c.keys("Up")
+	c.waitFor("› beta question\n")
+	c.keys("Down")
+	c.waitFor("Ask anything")
+
+	c.keys("Escape")
+	c.waitFor("Press esc again to edit an earlier message")
+	c.keys("Escape")
+	c.waitFor("› beta question")
+	c.keys("Down", "Enter")
+	c.waitFor("Forked before that message")
+	c.waitFor("› alpha question")
+	c.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace")
+	c.keys("-l", "edited")
+	c.waitFor("› alpha edited")
+	c.keys("Enter")
+	c.waitFor("edited answer")
+	c.waitIdle()
+	body := string(srv.Requests()[2].Body)
+	if !strings.Contains(body, "alpha edited") || strings.Contains(body, "alpha question") || strings.Contains(body, "beta") {
+		t.Errorf("the request after the edit does not hold just the edited message:\n%s", body)
+	}
+
+	c.keys("C-t")
+	c.waitFor("q or esc close")
+	c.keys("q")
+	c.waitFor("Ask anything")
+
+	c.keys("/fork", "Enter")
+	c.waitFor("› at the latest message")
+	c.keys("Enter")
+	c.waitFor("Forked into a new session.")
+	c.keys("C-d")
+	var forked int
+	_ = filepath.WalkDir(filepath.Join(home, "sessions"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), `"forked_from_id"`) {
+				forked++
+			}
+		}
+		return nil
+	})
+	if forked != 2 {
+		t.Errorf("%d forked sessions recorded, want 2 (the edit and /fork)", forked)
+	}
+}
