@@ -28,4 +28,13 @@
 // inserted whole and nothing is sent. A terminal's bracketed paste is a
 // paste, and an Enter after it submits. Keys are matched by type, never by
 // text: the word "enter" typed is text.
+//
+// Slash commands live in one registry (registry.go): builtinCommands are
+// run, comingCommands answer that they are not in agent yet (move one to
+// builtinCommands with its run func to implement it), absentCommands say
+// in one line what to use instead. The / popup, /help and lookup read the
+// registry, custom prompts (/prompts:NAME) included. A command that lets
+// the user choose opens a picker (picker.go: a title, items filtered by
+// typing, Enter chooses, Esc closes, Tab optional; loadPicker fills one
+// from a goroutine); list.go is the scrolling list both draw with.
 package tui
