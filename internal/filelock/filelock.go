@@ -1,11 +1,17 @@
-// Package filelock takes exclusive advisory locks (flock) on open files,
-// shared by every process on the machine: the auth store's refresh lock,
-// a rollout's single writer and the session index, the chat's history
-// file. A lock belongs to the open file: closing it, or the death of the
-// process holding it, releases it, so a crashed holder never blocks
-// anyone. On platforms without flock there is no cross-process lock:
-// every call succeeds and callers rely on their in-process guards.
+// Package filelock is agent's one cross-process lock: exclusive advisory
+// locks shared by every process on the machine. A lock belongs to an open
+// file: closing it, or the death of the process holding it, releases it,
+// so a crashed holder never blocks anyone.
 //
-// Locks on a path rather than an open file (the retry gate's slots) use
-// github.com/gofrs/flock.
+// [Lock], [TryLock] and [Unlock] lock a file the caller has open and
+// writes (the auth store's refresh lock, a rollout's single writer and
+// the session index, the chat's history file): flock on unix; elsewhere
+// there is no such lock, every call succeeds and callers rely on their
+// in-process guards (Windows' LockFileEx would stop writes through the
+// caller's other handles).
+//
+// [LockPath] and [TryLockPath] lock a path: a lock file of its own,
+// created if needed, that records the holder's pid ([Holder]) (the retry
+// gate's slots and time files): flock on unix, LockFileEx on Windows.
+// LockPath's wait ends with its context.
 package filelock

@@ -37,3 +37,12 @@ func TryLock(f *os.File) (ok bool, err error) {
 
 // Unlock releases the lock on f; closing f releases it too.
 func Unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// lockPath locks a path's lock file: the same flock as [Lock] and
+// [TryLock], waiting when block is set.
+func lockPath(f *os.File, block bool) (ok bool, err error) {
+	if block {
+		return true, Lock(f)
+	}
+	return TryLock(f)
+}

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 // Options configure a gate made by [Open].
@@ -139,8 +138,8 @@ func ExtendDeadline(path string, until time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	l := flock.New(path + ".lock")
-	if err := l.Lock(); err != nil {
+	l, err := filelock.LockPath(context.Background(), path+".lock")
+	if err != nil {
 		return err
 	}
 	defer l.Unlock()
@@ -170,14 +169,13 @@ func (m *machine) waitCooldown(ctx context.Context, block func()) error {
 func (m *machine) takeSlot(ctx context.Context, block func()) (release func(), err error) {
 	for {
 		for i := range m.slots {
-			l := flock.New(filepath.Join(m.dir, "slot-"+strconv.Itoa(i)))
-			ok, err := l.TryLock()
+			l, err := filelock.TryLockPath(filepath.Join(m.dir, "slot-"+strconv.Itoa(i)))
 			if err != nil {
 				return nil, fmt.Errorf("retry gate: %w", err)
 			}
-			if ok {
+			if l != nil {
 				var once sync.Once
-				return func() { once.Do(func() { l.Close() }) }, nil
+				return func() { once.Do(func() { l.Unlock() }) }, nil
 			}
 		}
 		block()
