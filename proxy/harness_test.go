@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/proxy"
 )
 
@@ -25,31 +25,13 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger and the test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // harness is a proxy under test, served on loopback, with a recording
 // Sleeper (no test waits for real) and a captured log.
 type harness struct {
 	p      *proxy.Proxy
 	url    string // the proxy's base URL, ending in /v1
 	client *http.Client
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 
 	mu     sync.Mutex
 	sleeps []time.Duration
@@ -64,7 +46,7 @@ func newHarness(t *testing.T, upstream string, set func(*proxy.Options)) *harnes
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{logs: &syncBuffer{}}
+	h := &harness{logs: &syncbuf.Buffer{}}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	opts := proxy.Options{
 		Upstream:  u,

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -15,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/transport"
 )
@@ -81,24 +81,6 @@ func (k *keyScript) Read(p []byte) (int, error) {
 	return copy(p, st.keys), nil
 }
 
-// lockedBuffer is the program's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Len()
-}
-
 // TestChatEndToEnd runs the real program loop: keys come through a pipe,
 // the engine runs on the chat's goroutine, and the final model is checked.
 // "hello" and "bye" are typed one read after the other (each Enter a read
@@ -108,7 +90,7 @@ func (b *lockedBuffer) Len() int {
 func TestChatEndToEnd(t *testing.T) {
 	t.Parallel()
 	eng := &scriptEngine{started: make(chan struct{}), returned: make(chan struct{})}
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	histPath := filepath.Join(t.TempDir(), "home", "history.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails, not blocks
 	defer cancel()
@@ -177,7 +159,7 @@ func TestRunEndsWithContext(t *testing.T) {
 	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "wait"}, {keys: "\r"}}}
 	res := make(chan error, 1)
 	go func() {
-		_, err := run(ctx, Options{Engine: eng, Input: in, Output: &lockedBuffer{}, NoColor: true},
+		_, err := run(ctx, Options{Engine: eng, Input: in, Output: &syncbuf.Buffer{}, NoColor: true},
 			tea.WithoutSignalHandler())
 		res <- err
 	}()

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/tools"
 )
 
@@ -163,7 +164,7 @@ func TestUnbracketedPasteThroughTheProgram(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "first\renter\rup"}, {keys: "\r"}, {after: eng.started, keys: "\x04"}}}
-	_, err := run(ctx, Options{Engine: eng, Input: in, Output: &lockedBuffer{}, NoColor: true, Now: newClock().now},
+	_, err := run(ctx, Options{Engine: eng, Input: in, Output: &syncbuf.Buffer{}, NoColor: true, Now: newClock().now},
 		tea.WithoutSignalHandler())
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -184,7 +185,7 @@ func TestTextAndEnterInOneChunkSubmits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	in := &keyScript{ctx: ctx, steps: []keyStep{{keys: "say enter, then up\r"}, {after: eng.started, keys: "\x04"}}}
-	_, err := run(ctx, Options{Engine: eng, Input: in, Output: &lockedBuffer{}, NoColor: true, Now: newClock().now},
+	_, err := run(ctx, Options{Engine: eng, Input: in, Output: &syncbuf.Buffer{}, NoColor: true, Now: newClock().now},
 		tea.WithoutSignalHandler())
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // TestE2EMachineWideCooldown: four agent processes share an AGENT_HOME.
@@ -65,7 +66,7 @@ func TestE2EMachineWideCooldown(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
-	outs := make([]*syncBuffer, 3)
+	outs := make([]*syncbuf.Buffer, 3)
 	for i := range 3 {
 		cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "other")
 		outs[i] = stdout

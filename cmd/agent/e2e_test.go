@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // built says agentBinary ran (TestMain then removes what it built).
@@ -48,32 +48,12 @@ func buildAgent(t *testing.T) string {
 	return bin
 }
 
-// syncBuffer is a bytes.Buffer safe to read while the child writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func (b *syncBuffer) Len() int { return len(b.String()) }
-
-func agentCmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
+func agentCmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = t.TempDir() // any directory works: no git repo needed
 	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	return cmd, stdout, stderr
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // Every fake token below carries "LEAKCHECK", which assertNoSecret looks
@@ -419,7 +420,7 @@ func TestE2EConcurrentRefresh(t *testing.T) {
 	}
 	type proc struct {
 		cmd            *exec.Cmd
-		stdout, stderr *syncBuffer
+		stdout, stderr *syncbuf.Buffer
 		done           chan error
 	}
 	var procs []proc

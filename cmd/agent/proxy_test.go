@@ -21,6 +21,7 @@ import (
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
 )
@@ -28,7 +29,7 @@ import (
 // agentProxy is `agent proxy` running in-process on a loopback port.
 type agentProxy struct {
 	url    string // base URL clients use, ending in /v1
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	stop   func() int // cancels the run and returns its exit code
 
 	mu     sync.Mutex
@@ -53,7 +54,7 @@ func startAgentProxy(t *testing.T, home string, environ map[string]string, args 
 	for k, v := range environ {
 		env[k] = v
 	}
-	p := &agentProxy{stderr: &syncBuffer{}}
+	p := &agentProxy{stderr: &syncbuf.Buffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -239,7 +240,7 @@ func TestProxyCommandUsageErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var stderr syncBuffer
+			var stderr syncbuf.Buffer
 			code := run(t.Context(), append([]string{"proxy"}, tt.args...), Env{
 				Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr,
 				Getenv: func(k string) string { return map[string]string{"AGENT_HOME": home}[k] },
@@ -375,7 +376,7 @@ supports_websockets = false
 		"CODEX_HOME=" + codexHome, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 		"AGENT_PROXY_TEST_KEY=" + fakeKey,
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s\nproxy:\n%s", err, &stdout, &stderr, p.stderr)

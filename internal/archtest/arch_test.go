@@ -83,6 +83,7 @@ func allowedImports() map[string][]string {
 		"internal/archtest":           {},
 		"internal/filelock":           {},
 		"internal/atomicfile":         {},
+		"internal/syncbuf":            {},
 		"rollout":                     {"transport", "internal/filelock", "internal/atomicfile"},
 		"rollout/recording":           {"modelclient", "internal/redact", "rollout", "session", "transport"},
 		"headless/execprint":          {"session", "internal/termtext", "tools", "transport"},

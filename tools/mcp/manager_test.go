@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentcli/agent/internal/mcptest"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 )
@@ -27,7 +27,7 @@ const testTimeout = 20 * time.Second
 type harness struct {
 	m       *mcp.Manager
 	notices chan mcp.Notice
-	log     *syncBuffer
+	log     *syncbuf.Buffer
 	ctx     context.Context
 }
 
@@ -36,7 +36,7 @@ func start(t *testing.T, opts mcp.Options) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
-	h := &harness{notices: make(chan mcp.Notice, 16), log: &syncBuffer{}, ctx: ctx}
+	h := &harness{notices: make(chan mcp.Notice, 16), log: &syncbuf.Buffer{}, ctx: ctx}
 	opts.OnNotice = func(n mcp.Notice) { h.notices <- n }
 	opts.Logger = slog.New(slog.NewTextHandler(h.log, nil))
 	if opts.Getenv == nil {
@@ -408,22 +408,4 @@ func TestCloseWithoutStart(t *testing.T) {
 	if err := errors.Join(m.Close()); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -6,27 +6,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/agentcli/agent/internal/syncbuf"
 )
-
-// syncBuffer is a strings.Builder safe to read while serve writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 func TestServeDeltasAndLog(t *testing.T) {
 	c, err := parseFlags([]string{"--deltas", "3", "--delta", "lorem ", "--repeat", "2"}, io.Discard)
@@ -37,7 +20,7 @@ func TestServeDeltasAndLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
