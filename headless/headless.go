@@ -24,6 +24,10 @@ import (
 // DefaultWaitForReset is how long --wait-for-reset alone waits at most.
 const DefaultWaitForReset = 24 * time.Hour
 
+// LayerWaitForReset is the retry layer of --wait-for-reset: its budget
+// has no count, and each of its waits is bounded by the limit.
+const LayerWaitForReset = "wait-for-reset"
+
 // Options say how [RunTurn] prints a turn and what it does after it.
 type Options struct {
 	// Stdout and Stderr are where the turn is printed: the final message
@@ -113,29 +117,29 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 			Width: o.Width, Tools: o.Tools, Answer: o.Answer,
 		})
 	}
-	for {
+	turn := func(prompt string) error {
 		if jp != nil {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.Handle(ev) })
-		} else {
-			err = sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.Handle(ev) })
-			out.Finish()
+			return sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); jp.Handle(ev) })
 		}
-		wait, ok := waitForReset(err, o.WaitForReset, now())
-		if !ok {
-			break
-		}
-		msg := fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
-			now().Add(wait).Local().Format("15:04:05"), session.RetryDelay(wait))
+		defer out.Finish()
+		return sess.Turn(ctx, prompt, func(ev session.Event) { handle(ev); out.Handle(ev) })
+	}
+	say := func(msg string) {
 		if jp != nil {
 			jp.Handle(session.Warning{Message: msg})
 		} else {
 			fmt.Fprintln(o.Stderr, "agent: "+msg)
 		}
-		if serr := sleep(ctx, wait); serr != nil {
-			break // interrupted: the paused turn's error stands
-		}
-		prompt = o.Continue()
 	}
+	// A wait cut short (an interrupt) leaves the paused turn's error
+	// standing.
+	_, _ = retry.Do(ctx, resetLayer(o.WaitForReset, now, sleep, say), func(ctx context.Context, n int) (struct{}, error) {
+		if n > 1 {
+			prompt = o.Continue()
+		}
+		err = turn(prompt)
+		return struct{}{}, err
+	})
 	saveErr := sess.SaveError()
 	if err != nil {
 		if saveErr != nil {
@@ -155,6 +159,28 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 		return &exitcode.Error{Code: exitcode.Refused, Err: errors.New("the model refused to answer (its refusal is the answer printed)")}
 	}
 	return nil
+}
+
+// resetLayer is --wait-for-reset as a layer of the one retry driver: a
+// turn paused until a time within limit is continued once that time
+// comes, after say announced the wait. Each wait is bounded by limit; the
+// number of waits is not (each follows a new pause the server gave).
+func resetLayer(limit time.Duration, now func() time.Time, sleep retry.Sleeper, say func(string)) retry.Driver {
+	budget := retry.NewBudget(LayerWaitForReset, -1, 0)
+	return retry.Driver{
+		Sleep: sleep,
+		Decide: func(err error) retry.Decision {
+			wait, ok := waitForReset(err, limit, now())
+			if !ok {
+				return retry.Decision{}
+			}
+			return retry.Decision{Budget: budget, Delay: wait}
+		},
+		Notify: func(w retry.Wait) {
+			say(fmt.Sprintf("waiting until %s (in %s) for the limit to reset (--wait-for-reset), then continuing the turn",
+				now().Add(w.Delay).Local().Format("15:04:05"), session.RetryDelay(w.Delay)))
+		},
+	}
 }
 
 // waitForReset reports how long to wait before continuing a turn that err

@@ -194,3 +194,32 @@ func TestRunTurnExitErrors(t *testing.T) {
 		t.Errorf("not saved: exit %d (%v), stdout %q; want %d, the answer", got, err, stdout.String(), exitcode.NotSaved)
 	}
 }
+
+// TestRunTurnWaitForResetLayer: --wait-for-reset waits once per pause
+// the server gives (each within the limit), and an interrupt during a
+// wait leaves the paused turn's error standing, with no further request.
+func TestRunTurnWaitForResetLayer(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	pause := func(d time.Duration) fakeTurn {
+		return fakeTurn{err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: now.Add(d)}}}
+	}
+	run := func(sess *fakeSession, sleep func(context.Context, time.Duration) error) error {
+		return RunTurn(context.Background(), sess, "hi", Options{
+			Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, WaitForReset: time.Hour,
+			Continue: func() string { return "continue" }, Now: func() time.Time { return now }, Sleep: sleep,
+		})
+	}
+	var sleeps []time.Duration
+	sess := &fakeSession{turns: []fakeTurn{pause(time.Minute), pause(time.Hour), answer("done")}}
+	err := run(sess, func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil })
+	if err != nil || !cmp.Equal(sleeps, []time.Duration{time.Minute, time.Hour}) || len(sess.prompts) != 3 {
+		t.Errorf("two pauses: err %v, waits %v, prompts %v; want nil, [1m 1h], 3", err, sleeps, sess.prompts)
+	}
+	sess = &fakeSession{turns: []fakeTurn{pause(time.Minute), answer("never sent")}}
+	err = run(sess, func(context.Context, time.Duration) error { return context.Canceled })
+	var te *session.TurnError
+	if !errors.As(err, &te) || te.End != modelclient.EndWait || exitcode.Of(err) != exitcode.Exhausted || len(sess.prompts) != 1 {
+		t.Errorf("interrupted wait: err %v (exit %d), prompts %v; want the paused turn's error, exit 5, one prompt",
+			err, exitcode.Of(err), sess.prompts)
+	}
+}

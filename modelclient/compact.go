@@ -50,7 +50,7 @@ func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, erro
 	l := &httpLayer{c: c, budget: retry.NewBudget(LayerHTTP, c.opts.Provider.RequestMaxRetries, 0), rateLimit: true}
 	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "compact", nil), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) ([]transport.Item, error) {
-		release, err := c.enterGate(ctx, n > 1)
+		release, err := c.opts.Gate.Enter(ctx, n > 1)
 		if err != nil {
 			return nil, err
 		}

@@ -125,27 +125,21 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 	}
 }
 
-// enterGate passes [Options].Gate before an attempt: a re-send takes a
-// slot, to give back once the attempt is decided; a first attempt only
-// waits out cooldowns. Without a gate it returns at once.
-func (c *Client) enterGate(ctx context.Context, resend bool) (release func(), err error) {
-	if resend {
-		return c.opts.Gate.Acquire(ctx)
-	}
-	return func() {}, c.opts.Gate.Wait(ctx)
+// wait makes the wait before a retry, honouring ctx. With an
+// [Options].Gate and a failure that asks the account to slow down
+// ([Failure.Cooldown]) the wait is a cooldown of the whole gate: no client
+// sharing it sends anything until the wait ends, so parallel jobs honour
+// the provider's delay together.
+func (c *Client) wait(ctx context.Context, w retry.Wait) error {
+	return c.opts.Gate.Backoff(ctx, w.Delay, Classify(w.Err).Cooldown(), c.opts.Sleep)
 }
 
-// wait makes the wait before a retry, honouring ctx. With an
-// [Options].Gate and a rate_limit or overloaded failure the wait is a
-// cooldown of the whole gate: no client sharing it sends anything until
-// the wait ends, so parallel jobs honour the provider's delay together.
-func (c *Client) wait(ctx context.Context, w retry.Wait) error {
-	if c.opts.Gate != nil {
-		if cl := Classify(w.Err).Class; cl == provider.ClassRateLimit || cl == provider.ClassOverloaded {
-			return c.opts.Gate.Cooldown(ctx, w.Delay, c.opts.Sleep)
-		}
-	}
-	return c.opts.Sleep(ctx, w.Delay)
+// Cooldown reports whether f asks the whole account to slow down (a rate
+// limit, an overloaded model): its retry wait is a cooldown of the retry
+// gate, which no person's "retry now" cuts short.
+func (f Failure) Cooldown() bool {
+	return f.Class == provider.ClassRateLimit || f.Class == provider.ClassOverloaded ||
+		f.Kind == KindRateLimited || f.Kind == KindOverloaded
 }
 
 // Driver returns a [retry.Driver] on the client's clock for a caller's

@@ -203,7 +203,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback}
 	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {
-		release, err := c.enterGate(ctx, resend || n > 1)
+		release, err := c.opts.Gate.Enter(ctx, resend || n > 1)
 		if err != nil {
 			return nil, err
 		}

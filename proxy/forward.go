@@ -16,7 +16,6 @@ import (
 	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
@@ -84,10 +83,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		// every client sharing it (with a machine-wide gate, every agent
 		// process of this AGENT_HOME) waits it out too.
 		Wait: func(ctx context.Context, w retry.Wait) error {
-			if c := last.failure.Class; c == provider.ClassRateLimit || c == provider.ClassOverloaded {
-				return p.gate.Cooldown(ctx, w.Delay, p.opts.Sleep)
-			}
-			return p.opts.Sleep(ctx, w.Delay)
+			return p.gate.Backoff(ctx, w.Delay, last.failure.Cooldown(), p.opts.Sleep)
 		},
 		Decide: func(error) retry.Decision {
 			f := last.failure
@@ -108,14 +104,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 	}
 	_, err = retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
 		res.attempts, waiting = n, false
-		release := func() {}
-		if n > 1 {
-			var err error
-			if release, err = p.gate.Acquire(ctx); err != nil {
-				stopped = err
-				return struct{}{}, nil
-			}
-		} else if err := p.gate.Wait(ctx); err != nil { // a first attempt waits out cooldowns
+		release, err := p.gate.Enter(ctx, n > 1) // a re-send takes a slot
+		if err != nil {
 			stopped = err
 			return struct{}{}, nil
 		}

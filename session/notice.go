@@ -70,8 +70,7 @@ type RetryNow = retry.Waker
 // when the server asked for it (rate_limit, overloaded), since every agent
 // process on the machine honours that cooldown.
 func RetryNowAllowed(r modelclient.Retry) bool {
-	return r.Class != provider.ClassRateLimit && r.Class != provider.ClassOverloaded &&
-		r.Failure.Kind != modelclient.KindRateLimited && r.Failure.Kind != modelclient.KindOverloaded
+	return !r.Failure.Cooldown() && r.Class != provider.ClassRateLimit && r.Class != provider.ClassOverloaded
 }
 
 // NewRetryNow returns an armed RetryNow.

@@ -178,6 +178,30 @@ func (g *Gate) Cooldown(ctx context.Context, d time.Duration, sleep func(context
 	return sleep(ctx, d)
 }
 
+// Enter passes the gate before an attempt: a re-send (an attempt that
+// repeats a failed one) takes a slot ([Gate.Acquire]), to give back with
+// release once the attempt is decided; a first attempt only waits out
+// cooldowns ([Gate.Wait]) and its release does nothing. Every retry layer
+// that sends (the model client's, agent proxy's) enters so.
+func (g *Gate) Enter(ctx context.Context, resend bool) (release func(), err error) {
+	if resend {
+		return g.Acquire(ctx)
+	}
+	return func() {}, g.Wait(ctx)
+}
+
+// Backoff makes the wait d before a retry through sleep. When cooldown is
+// set (the provider asked the account to slow down: a rate limit or an
+// overload) the wait is a [Gate.Cooldown] of the whole gate, so every
+// client sharing it honours the provider's delay together; otherwise it
+// is the caller's own sleep and holds nobody back.
+func (g *Gate) Backoff(ctx context.Context, d time.Duration, cooldown bool, sleep func(context.Context, time.Duration) error) error {
+	if cooldown {
+		return g.Cooldown(ctx, d, sleep)
+	}
+	return sleep(ctx, d)
+}
+
 // waiter is one caller's pass through Acquire or Wait.
 type waiter struct {
 	g       *Gate

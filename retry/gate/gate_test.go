@@ -336,3 +336,41 @@ func TestNotBeforeOnTheClock(t *testing.T) {
 		}
 	})
 }
+
+// TestEnterAndBackoff: a re-send takes one of the slots, a first attempt
+// takes none; a cooldown wait holds every entry back until it ends, a
+// plain wait holds nobody.
+func TestEnterAndBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := gate.New(1)
+		ctx := t.Context()
+		release, err := g.Enter(ctx, true)
+		if err != nil || g.Stats().Resending != 1 {
+			t.Fatalf("a re-send: err %v, %d slots taken; want one", err, g.Stats().Resending)
+		}
+		first, err := g.Enter(ctx, false)
+		if err != nil || g.Stats().Resending != 1 {
+			t.Fatalf("a first attempt beside it: err %v, %d slots taken; want still one", err, g.Stats().Resending)
+		}
+		first()
+		release()
+		if err := g.Backoff(ctx, time.Minute, false, retry.Sleep); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		go func() { _ = g.Backoff(ctx, time.Minute, true, retry.Sleep) }()
+		synctest.Wait()
+		if !g.Stats().CoolingDown {
+			t.Fatal("a cooldown wait does not cool the gate down")
+		}
+		if _, err := g.Enter(ctx, false); err != nil || time.Since(start) != time.Minute {
+			t.Errorf("a first attempt during the cooldown passed after %v (err %v); want 1m0s", time.Since(start), err)
+		}
+	})
+	var none *gate.Gate // no gate: nothing to wait for, nothing shared
+	if release, err := none.Enter(context.Background(), true); err != nil {
+		t.Error(err)
+	} else {
+		release()
+	}
+}
