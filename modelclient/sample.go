@@ -131,7 +131,12 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 // sharing it sends anything until the wait ends, so parallel jobs honour
 // the provider's delay together.
 func (c *Client) wait(ctx context.Context, w retry.Wait) error {
-	return c.opts.Gate.Backoff(ctx, w.Delay, Classify(w.Err).Cooldown(), c.opts.Sleep)
+	return c.backoff(ctx, w, c.opts.Sleep)
+}
+
+// backoff is wait on sleep.
+func (c *Client) backoff(ctx context.Context, w retry.Wait, sleep retry.Sleeper) error {
+	return c.opts.Gate.Backoff(ctx, w.Delay, Classify(w.Err).Cooldown(), sleep)
 }
 
 // Cooldown reports whether f asks the whole account to slow down (a rate

@@ -25,6 +25,9 @@ type TurnOptions struct {
 	// Header holds turn-scoped headers, sent with every request of the
 	// turn after the client's own; nil sends none.
 	Header http.Header
+	// Wake ends a retry wait of the turn early (a person asked to retry
+	// now: the chat's Ctrl+R); nil: no wait is cut short.
+	Wake *retry.Waker
 }
 
 // Turn is one turn's use of a [Client]: the per-turn session the client
@@ -37,6 +40,8 @@ type TurnOptions struct {
 type Turn struct {
 	c    *Client
 	opts TurnOptions
+	// sleep is the client's sleep, woken by opts.Wake.
+	sleep retry.Sleeper
 
 	stream, overload, connection *retry.Budget
 	byClass                      map[string]int
@@ -57,6 +62,7 @@ func (c *Client) NewTurn(o TurnOptions) *Turn {
 	t := &Turn{
 		c:        c,
 		opts:     o,
+		sleep:    o.Wake.Sleeper(c.opts.Sleep),
 		stream:   retry.NewBudget(LayerStream, c.opts.Provider.StreamMaxRetries, 0),
 		overload: retry.NewBudget(LayerOverload, c.Policy(provider.ClassOverloaded).MaxRetries, 0),
 		byClass:  map[string]int{},
@@ -115,7 +121,7 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 	single := t.spent // a continuation of requests whose budgets ran out
 	d := retry.Driver{
 		Decide: func(err error) retry.Decision { return t.decideStream(ctx, single, err, s.Fallback) },
-		Wait:   c.wait,
+		Wait:   t.wait,
 		Notify: c.notify(ctx, "sampling", s.Retry),
 	}
 	_, err := retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
@@ -201,7 +207,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 	p := s.Prompt()
 	var body []byte
 	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback}
-	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
+	d := retry.Driver{Wait: t.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {
 		release, err := c.opts.Gate.Enter(ctx, resend || n > 1)
 		if err != nil {
@@ -227,6 +233,12 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 		}
 		return st, nil
 	})
+}
+
+// wait is the client's wait before a retry ([Client.wait]) on the
+// turn's wakeable sleep.
+func (t *Turn) wait(ctx context.Context, w retry.Wait) error {
+	return t.c.backoff(ctx, w, t.sleep)
 }
 
 // header is the client's headers for one attempt plus the turn's.

@@ -104,8 +104,7 @@ func ConnectionDelay(n int) time.Duration {
 // Sleeper waits for d or until ctx ends, returning ctx's error in that case.
 type Sleeper func(ctx context.Context, d time.Duration) error
 
-// Sleep is the real [Sleeper]. It also ends, returning nil, when the
-// [Waker] of ctx ([WithWaker]) is woken.
+// Sleep is the real [Sleeper]: a timer that ctx can end.
 func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
@@ -116,8 +115,6 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	case <-t.C:
-		return nil
-	case <-wakeOf(ctx):
 		return nil
 	}
 }

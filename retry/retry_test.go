@@ -95,29 +95,41 @@ func TestSleep(t *testing.T) {
 	})
 }
 
-// TestSleepWakes: Wake ends one wait at once, without an error; the next
-// wait lasts again, and Arm drops a wake nobody used.
-func TestSleepWakes(t *testing.T) {
+// TestSleeperWakes: Wake ends one wait at once, without an error, whether
+// it comes during the wait or before it; the next wait lasts again, Arm
+// drops a wake nobody used, and the wait's own end (ctx) stays an error.
+func TestSleeperWakes(t *testing.T) {
 	w := retry.NewWaker()
-	ctx := retry.WithWaker(context.Background(), w)
+	calls := 0
+	block := func(ctx context.Context, _ time.Duration) error { calls++; <-ctx.Done(); return ctx.Err() }
+	sleep := w.Sleeper(block)
 	done := make(chan error)
-	go func() { done <- retry.Sleep(ctx, time.Hour) }()
+	go func() { done <- sleep(context.Background(), time.Hour) }()
 	w.Wake()
 	if err := <-done; err != nil {
-		t.Errorf("Sleep = %v, want nil", err)
+		t.Errorf("a woken wait = %v, want nil", err)
 	}
-	short, cancel := context.WithTimeout(ctx, time.Millisecond)
-	defer cancel()
-	if err := retry.Sleep(short, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("a second Sleep = %v, want the context's deadline (one wake, one wait)", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("a second wait = %v, want its context's end (one wake, one wait)", err)
 	}
 	w.Wake()
 	w.Arm()
-	short2, cancel2 := context.WithTimeout(ctx, time.Millisecond)
-	defer cancel2()
-	if err := retry.Sleep(short2, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("after Arm, Sleep = %v, want the context's deadline", err)
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("after Arm, the wait = %v, want its context's end", err)
 	}
+	before := calls
+	w.Wake()
+	if err := sleep(context.Background(), time.Hour); err != nil || calls != before {
+		t.Errorf("a wake pending before the wait: %v, slept %d times; want nil without sleeping", err, calls-before)
+	}
+	var none *retry.Waker
+	if none.Sleeper(block) == nil {
+		t.Error("a nil Waker's Sleeper is nil")
+	}
+	none.Wake()
+	none.Arm()
 }
 
 // TestBackoffServerDelayWins: a server delay wins over the schedule (and

@@ -1,14 +1,12 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/retry"
 )
 
 // RetryLabel names a pending retry by the layer that waits, for people:
@@ -59,25 +57,9 @@ func RetryDelay(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-// RetryNow ends a retry's wait early: the chat's "retry now" key. Arm it
-// when a [Retry] event arrives, on the goroutine that receives the turn's
-// events (before the wait starts); Wake it when the person asks. A wait the
-// server asked for ([RetryNowAllowed] false) is shared machine-wide and is
-// not cut short.
-type RetryNow = retry.Waker
-
 // RetryNowAllowed reports whether a person may cut r's wait short: not
 // when the server asked for it (rate_limit, overloaded), since every agent
 // process on the machine honours that cooldown.
 func RetryNowAllowed(r modelclient.Retry) bool {
 	return !r.Failure.Cooldown() && r.Class != provider.ClassRateLimit && r.Class != provider.ClassOverloaded
-}
-
-// NewRetryNow returns an armed RetryNow.
-func NewRetryNow() *RetryNow { return retry.NewWaker() }
-
-// WithRetryNow returns a context for [Session.Turn] whose retry waits r
-// can end.
-func WithRetryNow(ctx context.Context, r *RetryNow) context.Context {
-	return retry.WithWaker(ctx, r)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -127,6 +128,7 @@ type Session struct {
 	images     []string        // attached to the next turn's message
 	wentOn     int             // responses in a row followed up for end_turn false
 	chain      *chain          // the fallback chain; nil: none
+	wake       *retry.Waker    // ends the running turn's retry wait ([Session.RetryNow])
 
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
@@ -164,7 +166,7 @@ func New(opts Options) *Session {
 	if opts.Health == nil {
 		opts.Health = failover.NewHealth("", nil)
 	}
-	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage,
+	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage, wake: retry.NewWaker(),
 		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy}, chain: newChain(opts)}
 	if s.chain != nil {
 		s.client = s.chain.entries[s.chain.at].Client
@@ -348,7 +350,7 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // ([modelclient.EndPaused]), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	s.applySettings() // a turn boundary
-	emit = s.tap(emit)
+	emit = s.armRetryNow(s.tap(emit))
 	emit(TurnStarted{Input: input})
 	s.startOnHealthy(emit)
 	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images}
@@ -363,12 +365,32 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	return nil
 }
 
+// RetryNow ends the wait of the running turn's pending retry (any layer:
+// a request, the stream, a continuation): the next attempt starts at
+// once. It is the chat's Ctrl+R, and safe to call from any goroutine. A
+// call while nothing waits ends the next wait to start, unless a retry is
+// announced first: a press meant for an earlier wait never cuts a later
+// one. Front ends ask [RetryNowAllowed] before offering it.
+func (s *Session) RetryNow() { s.wake.Wake() }
+
+// armRetryNow passes events on to emit, dropping a pending
+// [Session.RetryNow] as each retry is announced (before its wait).
+func (s *Session) armRetryNow(emit func(Event)) func(Event) {
+	return func(ev Event) {
+		if _, ok := ev.(Retry); ok {
+			s.wake.Arm()
+		}
+		emit(ev)
+	}
+}
+
 // newTurn starts the model client's side of a turn on the current
 // provider, with budgets of its own.
 func (s *Session) newTurn() *modelclient.Turn {
 	return s.client.NewTurn(modelclient.TurnOptions{
 		Connection:        s.opts.UnboundedConnectionRetries,
 		ConnectionMaxWait: s.opts.ConnectionMaxWait,
+		Wake:              s.wake,
 	})
 }
 
@@ -384,7 +406,7 @@ func (s *Session) coordinator(ctx context.Context, policy ContinuePolicy, r *tur
 	}
 	return &Coordinator{
 		Policy:      policy,
-		Sleep:       s.client.Sleep,
+		Sleep:       s.wake.Sleeper(s.client.Sleep),
 		Retryable:   func(err error) bool { return modelclient.OutcomeOf(err).Continuable() },
 		CanContinue: func() error { return s.continuable(earlier) },
 		Notify: func(n int, d time.Duration, cause error) {

@@ -29,6 +29,8 @@ type scriptEngine struct {
 	inputs   []string
 }
 
+func (e *scriptEngine) RetryNow() {}
+
 func (e *scriptEngine) Turn(ctx context.Context, input string, emit func(session.Event)) error {
 	e.mu.Lock()
 	e.inputs = append(e.inputs, input)

@@ -56,6 +56,7 @@ func (c *clock) advance(d time.Duration) {
 type nopEngine struct{}
 
 func (nopEngine) Turn(context.Context, string, func(session.Event)) error { return nil }
+func (nopEngine) RetryNow()                                               {}
 
 // newTestModel returns a model that is not attached to a program: the test
 // calls Update and View itself. Its jobs are stopped from the start, so

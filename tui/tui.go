@@ -18,6 +18,10 @@ type Engine interface {
 	// chat calls it from its own goroutine, one turn at a time, and cancels
 	// ctx when the user interrupts.
 	Turn(ctx context.Context, input string, emit func(session.Event)) error
+	// RetryNow ends the wait of the running turn's pending retry (Ctrl+R):
+	// the next attempt starts at once ([session.Session.RetryNow]). The
+	// chat calls it from its own goroutine while Turn runs.
+	RetryNow()
 }
 
 // A *session.Session is an Engine.

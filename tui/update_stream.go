@@ -26,7 +26,6 @@ type turn struct {
 	retry       *modelclient.Retry // the retry being waited for, if any
 	retryAt     time.Time          // when it will be tried
 	retryNow    bool               // the user asked to retry without waiting
-	wake        *session.RetryNow  // ends the retry's wait (ctrl+r)
 	retryNote   *block             // this turn's retry record in the transcript
 	discarded   int                // partial items retracted by retries
 	// retracted are partial items of a failed attempt, marked on screen
@@ -57,10 +56,8 @@ func (m *Model) startTurn(input string) tea.Cmd {
 	m.tr.add(userMsg{text: clean(input)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
-	wake := session.NewRetryNow()
-	ctx = session.WithRetryNow(ctx, wake)
 	m.turnSeq++
-	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now(), wake: wake}
+	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now()}
 	m.turn = t
 	return tea.Batch(m.runTurn(ctx, t, input), m.jobs.receive(t.events), m.startTicking())
 }
@@ -68,7 +65,7 @@ func (m *Model) startTurn(input string) tea.Cmd {
 // runTurn is the command that runs the engine's Turn on a goroutine owned
 // by Run. Events and the end travel t.events, in order.
 func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
-	eng, ch, quit, id, wake := m.engine, t.events, m.jobs.quit, t.id, t.wake
+	eng, ch, quit, id := m.engine, t.events, m.jobs.quit, t.id
 	return m.jobs.cmd(func() tea.Msg {
 		send := func(msg tea.Msg) {
 			select {
@@ -76,12 +73,7 @@ func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
 			case <-quit:
 			}
 		}
-		err := eng.Turn(ctx, input, func(ev session.Event) {
-			if _, ok := ev.(session.Retry); ok {
-				wake.Arm() // here, before the wait starts: a press for the last wait does not cut this one
-			}
-			send(streamMsg{turn: id, ev: ev})
-		})
+		err := eng.Turn(ctx, input, func(ev session.Event) { send(streamMsg{turn: id, ev: ev}) })
 		send(turnDoneMsg{turn: id, err: err})
 		return nil
 	})
@@ -401,5 +393,5 @@ func (m *Model) retryNow() {
 		return
 	}
 	t.retryNow = true
-	t.wake.Wake()
+	m.engine.RetryNow()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -414,21 +414,28 @@ func TestRetryStatusCountsDown(t *testing.T) {
 	}
 }
 
-// TestRetryNowKey: Ctrl+R while a retry waits ends the wait (the engine's
-// sleep wakes) and the status line says the retry is starting.
+// retryNowEngine counts the engine's RetryNow calls.
+type retryNowEngine struct {
+	nopEngine
+	calls atomic.Int32
+}
+
+func (e *retryNowEngine) RetryNow() { e.calls.Add(1) }
+
+// TestRetryNowKey: Ctrl+R while a retry waits asks the engine to retry
+// now, once, and the status line says the retry is starting.
 func TestRetryNowKey(t *testing.T) {
 	t.Parallel()
-	m, _ := newTestModel(t, Options{})
+	eng := &retryNowEngine{}
+	m, _ := newTestModel(t, Options{Engine: eng})
 	submit(m, "hi")
 	emit(t, m, retry503(1, 30*time.Second))
 	if got := plain(m.statusLine()); !strings.Contains(got, "next try in 30s · ctrl+r to retry now") {
 		t.Fatalf("status %q does not offer to retry now", got)
 	}
-	woke := make(chan error, 1)
-	go func() { woke <- retry.Sleep(m.turn.ctx, time.Hour) }()
-	send(m, press("ctrl+r"))
-	if err := <-woke; err != nil {
-		t.Errorf("the wait ended with %v, want nil (retry now)", err)
+	send(m, press("ctrl+r"), press("ctrl+r"))
+	if n := eng.calls.Load(); n != 1 {
+		t.Errorf("ctrl+r twice asked the engine to retry now %d times; want 1", n)
 	}
 	if got := plain(m.statusLine()); !strings.Contains(got, "trying now") {
 		t.Errorf("status after ctrl+r: %q", got)
@@ -443,8 +450,8 @@ func TestRetryNowKey(t *testing.T) {
 		t.Errorf("status for a 429 wait: %q", got)
 	}
 	send(m, press("ctrl+r"))
-	if got := plain(m.statusLine()); strings.Contains(got, "trying now") {
-		t.Errorf("ctrl+r cut a 429 wait: %q", got)
+	if got := plain(m.statusLine()); strings.Contains(got, "trying now") || eng.calls.Load() != 1 {
+		t.Errorf("ctrl+r cut a 429 wait: %q, %d calls", got, eng.calls.Load())
 	}
 }
 

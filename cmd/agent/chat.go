@@ -250,6 +250,12 @@ func (s *switchboard) Turn(ctx context.Context, input string, emit func(session.
 	return cur.Turn(ctx, input, emit)
 }
 
+// RetryNow implements tui.Engine.
+func (s *switchboard) RetryNow() {
+	cur, _ := s.current()
+	cur.RetryNow()
+}
+
 // setModel switches the model: a client for it, used from the session's
 // next turn on (and by later sessions).
 func (s *switchboard) setModel(name, effort string) error {
