@@ -152,21 +152,28 @@ type classifiedError struct{ f Failure }
 func (e *classifiedError) Error() string { return e.f.Err.Error() }
 func (e *classifiedError) Unwrap() error { return e.f.Err }
 
-// classified wraps err with its classification (nil stays nil; an error
-// already classified is returned as it is).
-func classified(err error) error {
+// classified wraps err with its classification on the clock now (nil
+// stays nil; an error already classified is returned as it is).
+func classified(err error, now func() time.Time) error {
 	var ce *classifiedError
 	if err == nil || errors.As(err, &ce) {
 		return err
 	}
-	return &classifiedError{f: Classify(err)}
+	return &classifiedError{f: ClassifyAt(err, now)}
 }
 
 // Classify sorts err into a [Failure]. It never matches error strings of
 // other packages: it reads typed transport errors, status codes, API error
 // codes and server bodies. An error classified where it arose keeps that
-// verdict (a cancellation in its chain still wins).
-func Classify(err error) Failure {
+// verdict (a cancellation in its chain still wins). Server times (an
+// HTTP-date Retry-After, a usage limit's resets_in_seconds) are read on
+// the wall clock; [ClassifyAt] takes the clock.
+func Classify(err error) Failure { return ClassifyAt(err, time.Now) }
+
+// ClassifyAt is [Classify] on the clock now, which turns the server's
+// times into delays and reset times. The model client classifies every
+// error where it arises on its own clock ([Options].Now).
+func ClassifyAt(err error, now func() time.Time) Failure {
 	var (
 		ce         *classifiedError
 		outcome    *Outcome
@@ -228,9 +235,9 @@ func Classify(err error) Failure {
 	case errors.As(err, &decodeErr):
 		return retryable(KindTransient, provider.ClassServerError, err)
 	case errors.As(err, &httpErr):
-		return classifyHTTP(httpErr, err)
+		return classifyHTTP(httpErr, err, now)
 	case errors.As(err, &apiErr):
-		return classifyAPI(apiErr, err)
+		return classifyAPI(apiErr, err, now)
 	}
 	return Failure{Kind: KindPermanent, Err: err}
 }
@@ -264,7 +271,7 @@ func (b apiBody) message() string {
 	return ""
 }
 
-func classifyHTTP(e *transport.HTTPError, err error) Failure {
+func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failure {
 	var body apiBody
 	_ = json.Unmarshal(e.Body, &body) // not every server sends JSON
 	code := strings.Trim(string(body.Error.Code), `"`)
@@ -276,7 +283,7 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 		msg = bodyText(e.Body)
 	}
 	f := Failure{Status: e.StatusCode, Code: code, Message: msg, RequestID: e.RequestID(), Err: err}
-	if d, ok := headerDelay(e.Header, time.Now()); ok {
+	if d, ok := headerDelay(e.Header, now()); ok {
 		f.Delay = d
 	} else if d, ok := bodyDelay(msg); ok {
 		f.Delay = d
@@ -295,7 +302,7 @@ func classifyHTTP(e *transport.HTTPError, err error) Failure {
 		case body.Error.ResetsAt > 0:
 			f.ResetsAt = time.Unix(body.Error.ResetsAt, 0)
 		case body.Error.ResetsIn > 0:
-			f.ResetsAt = time.Now().Add(time.Duration(body.Error.ResetsIn) * time.Second)
+			f.ResetsAt = now().Add(time.Duration(body.Error.ResetsIn) * time.Second)
 		}
 	case isFinal:
 		f = final.apply(f) // what the input reproduces, whatever the status
@@ -371,7 +378,7 @@ func htmlText(s string) string {
 	return html.UnescapeString(b.String())
 }
 
-func classifyAPI(e *transport.APIError, err error) Failure {
+func classifyAPI(e *transport.APIError, err error, now func() time.Time) Failure {
 	status := e.Status
 	if n, convErr := strconv.Atoi(e.Code); convErr == nil && status == 0 && n >= 400 && n <= 599 {
 		status = n // an older vLLM sends its HTTP status as the code
@@ -386,7 +393,7 @@ func classifyAPI(e *transport.APIError, err error) Failure {
 		body, _ := json.Marshal(map[string]any{"error": map[string]string{
 			"type": e.Type, "code": e.Code, "message": e.Message,
 		}})
-		return classifyHTTP(&transport.HTTPError{StatusCode: status, Header: http.Header{}, Body: body}, err)
+		return classifyHTTP(&transport.HTTPError{StatusCode: status, Header: http.Header{}, Body: body}, err, now)
 	}
 	f := Failure{Code: e.Code, Message: e.Message, Err: err}
 	if d, ok := bodyDelay(e.Message); ok {

@@ -57,11 +57,11 @@ func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, erro
 		defer release()
 		h, err := c.header(ctx)
 		if err != nil {
-			return nil, classified(err)
+			return nil, classified(err, c.opts.Now)
 		}
 		l.sent = h
 		items, err := c.compactOnce(ctx, url, h, body)
-		return items, classified(err)
+		return items, classified(err, c.opts.Now)
 	})
 }
 

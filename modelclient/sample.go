@@ -105,7 +105,7 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 		if f.Kind == KindAuth && f.Status == http.StatusUnauthorized && c.opts.Auth != nil {
 			again, aerr := c.recoverAuth(ctx, &l.auth, l.sent, f)
 			if aerr != nil {
-				return retry.Decision{Final: classified(&recoveryError{err: aerr})}
+				return retry.Decision{Final: classified(&recoveryError{err: aerr}, c.opts.Now)}
 			}
 			return retry.Decision{Again: again}
 		}

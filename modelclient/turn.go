@@ -130,7 +130,7 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 			return struct{}{}, err
 		}
 		defer st.Close()
-		return struct{}{}, classified(s.Consume(ctx, st))
+		return struct{}{}, classified(s.Consume(ctx, st), c.opts.Now)
 	})
 	if err == nil {
 		t.renew()
@@ -216,7 +216,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 		defer release() // the attempt is decided: a long stream holds no slot
 		h, err := t.header(ctx)
 		if err != nil {
-			return nil, classified(err)
+			return nil, classified(err, c.opts.Now)
 		}
 		l.sent = h
 		tr, req, wrap, err := t.transportFor(p, h, &body)
@@ -226,7 +226,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 		t.requests++
 		st, err := tr.Open(ctx, req)
 		if err != nil {
-			return nil, classified(err)
+			return nil, classified(err, c.opts.Now)
 		}
 		if wrap != nil {
 			st = wrap(st)
