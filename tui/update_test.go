@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,13 +18,16 @@ import (
 	"github.com/agentcli/agent/transport"
 )
 
-func TestKeys(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name  string
-		run   func(t *testing.T, m *Model, c *clock) bool // reports quit
-		check func(t *testing.T, m *Model, quit bool)
-	}{
+// keyCase is a case of TestKeys.
+type keyCase struct {
+	name  string
+	run   func(t *testing.T, m *Model, c *clock) bool // reports quit
+	check func(t *testing.T, m *Model, quit bool)
+}
+
+// keyCasesComposer are the composer's keys: enter sends, newlines, history.
+func keyCasesComposer() []keyCase {
+	return []keyCase{
 		{
 			name: "enter sends and starts a turn",
 			run:  func(t *testing.T, m *Model, c *clock) bool { return isQuit(submit(m, "hello")) },
@@ -90,6 +94,12 @@ func TestKeys(t *testing.T) {
 				}
 			},
 		},
+	}
+}
+
+// keyCasesQuitAndInterrupt are the keys that quit, delete or interrupt.
+func keyCasesQuitAndInterrupt() []keyCase {
+	return []keyCase{
 		{
 			name: "up inside a multi-line message moves the cursor, not the history",
 			run: func(t *testing.T, m *Model, c *clock) bool {
@@ -161,6 +171,12 @@ func TestKeys(t *testing.T) {
 				}
 			},
 		},
+	}
+}
+
+// keyCasesCtrlCAndScroll are ctrl-c's timing and clearing, and scrolling.
+func keyCasesCtrlCAndScroll() []keyCase {
+	return []keyCase{
 		{
 			name: "ctrl-c twice within a second quits",
 			run: func(t *testing.T, m *Model, c *clock) bool {
@@ -221,6 +237,11 @@ func TestKeys(t *testing.T) {
 			},
 		},
 	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	tests := slices.Concat(keyCasesComposer(), keyCasesQuitAndInterrupt(), keyCasesCtrlCAndScroll())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -231,14 +252,17 @@ func TestKeys(t *testing.T) {
 	}
 }
 
-func TestStreamEvents(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		events []session.Event
-		want   []string // substrings of the view, in order
-		absent []string
-	}{
+// streamCase is a case of TestStreamEvents.
+type streamCase struct {
+	name   string
+	events []session.Event
+	want   []string // substrings of the view, in order
+	absent []string
+}
+
+// streamCasesText are the events of the model's text: deltas, retractions, escapes.
+func streamCasesText() []streamCase {
+	return []streamCase{
 		{
 			name: "deltas stream into one message, markdown when done",
 			events: []session.Event{
@@ -303,6 +327,12 @@ func TestStreamEvents(t *testing.T) {
 			want:   []string{"thought"},
 			absent: []string{"thinking hard"},
 		},
+	}
+}
+
+// streamCasesOutcomes are warnings, tool calls and how a turn ends.
+func streamCasesOutcomes() []streamCase {
+	return []streamCase{
 		{
 			name:   "warnings are shown",
 			events: []session.Event{session.Warning{Message: "Falling back from WebSockets to HTTPS transport: 426"}},
@@ -362,6 +392,11 @@ func TestStreamEvents(t *testing.T) {
 			want: []string{"12.3k / 272k tokens"},
 		},
 	}
+}
+
+func TestStreamEvents(t *testing.T) {
+	t.Parallel()
+	tests := slices.Concat(streamCasesText(), streamCasesOutcomes())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
