@@ -2,8 +2,11 @@
 // requests and runs each sampling request ([Turn.Sample]) under every
 // retry layer through the one retry driver (HTTP, stream, overload,
 // connection, WebSocket fallback, 401 recovery), and classifies every
-// error in one place ([Classify]). A [Client] lives as long as a session and holds what the
-// session's turns share; it is safe for concurrent use.
+// error in one place ([Classify]). A [Client] lives as long as a session
+// and holds what the session's turns share; it is safe for concurrent
+// use. It hands each turn a [Turn] ([Client.NewTurn]) with the turn's own
+// budgets, request count, WebSocket chain and headers, whose
+// [Turn.Sample] ends a failed request in one [Outcome].
 package modelclient
 
 import (

@@ -147,13 +147,6 @@ func (f Failure) Cooldown() bool {
 		f.Kind == KindRateLimited || f.Kind == KindOverloaded
 }
 
-// Driver returns a [retry.Driver] on the client's clock for a caller's
-// own layer (auto-continue): its retries are logged as operation and
-// reported to notify (nil skips).
-func (c *Client) Driver(ctx context.Context, operation string, decide func(error) retry.Decision, notify func(Retry)) retry.Driver {
-	return retry.Driver{Decide: decide, Wait: c.wait, Notify: c.notify(ctx, operation, notify)}
-}
-
 // notify returns the driver's notice hook: one log line, then report.
 func (c *Client) notify(ctx context.Context, operation string, report func(Retry)) func(retry.Wait) {
 	return func(w retry.Wait) {

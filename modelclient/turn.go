@@ -74,9 +74,6 @@ func (c *Client) NewTurn(o TurnOptions) *Turn {
 	return t
 }
 
-// Client returns the client the turn belongs to.
-func (t *Turn) Client() *Client { return t.c }
-
 // Requests is the number of requests (POSTs and WebSocket handshakes or
 // messages) the turn has sent.
 func (t *Turn) Requests() int { return t.requests }
