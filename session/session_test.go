@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -223,31 +224,38 @@ func TestContextWindowExceededIsNotRetried(t *testing.T) {
 	}
 }
 
-// TestRetryTable has one row per error class and layer: exact request
-// counts and exact waits (jitter fixed at ×1.0).
-func TestRetryTable(t *testing.T) {
+// retryRow is a row of TestRetryTable: the server's script, an option,
+// the outcome (kind, or ok), the waits and the layers of the retries.
+type retryRow struct {
+	name   string
+	script responsestest.Script
+	opt    option
+	kind   modelclient.Kind // KindPermanent with ok=true means success
+	ok     bool
+	sleeps []time.Duration
+	layers []string
+}
+
+// failedStream is an attempt whose stream ends in response.failed.
+func failedStream(code, msg string) responsestest.Attempt {
+	return responsestest.Stream(responsestest.Created("r"), responsestest.Failed("r", code, msg))
+}
+
+// fiveOf is a script of a five times.
+func fiveOf(a responsestest.Attempt) responsestest.Script {
+	return responsestest.Script{a, a, a, a, a}
+}
+
+// retriedRows are the failures retried, layer by layer.
+func retriedRows() []retryRow {
 	st := responsestest.Status
 	reply := responsestest.Reply("r", "m", "ok")
 	cut := responsestest.Stream(responsestest.Created("r"), responsestest.TextDelta("m", "x"), responsestest.Drop())
-	failed := func(code, msg string) responsestest.Attempt {
-		return responsestest.Stream(responsestest.Created("r"), responsestest.Failed("r", code, msg))
-	}
-	five := func(a responsestest.Attempt) responsestest.Script {
-		return responsestest.Script{a, a, a, a, a}
-	}
-	tests := []struct {
-		name   string
-		script responsestest.Script
-		opt    option
-		kind   modelclient.Kind // KindPermanent with ok=true means success
-		ok     bool
-		sleeps []time.Duration
-		layers []string
-	}{
+	return []retryRow{
 		{name: "500 once (http layer)", script: responsestest.Script{st(500), reply}, ok: true,
 			sleeps: []time.Duration{200 * ms}, layers: []string{"http"}},
 		{name: "502 nested: http budget spent, then a stream retry with a fresh http budget",
-			script: append(append(five(st(502)), st(502)), reply), ok: true,
+			script: append(append(fiveOf(st(502)), st(502)), reply), ok: true,
 			sleeps: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 200 * ms, 200 * ms},
 			layers: []string{"http", "http", "http", "http", "stream", "http"}},
 		{name: "stream budget exhausted",
@@ -267,7 +275,7 @@ func TestRetryTable(t *testing.T) {
 		{name: "response.incomplete for an unknown reason retried", script: responsestest.Script{
 			responsestest.Stream(responsestest.Created("r"), responsestest.Incomplete("r", "")), reply},
 			ok: true, sleeps: []time.Duration{200 * ms}, layers: []string{"stream"}},
-		{name: "response.failed server_error retried", script: responsestest.Script{failed("server_error", "boom"), reply},
+		{name: "response.failed server_error retried", script: responsestest.Script{failedStream("server_error", "boom"), reply},
 			ok: true, sleeps: []time.Duration{200 * ms}, layers: []string{"stream"}},
 		{name: "429 Retry-After wins over backoff", script: responsestest.Script{st(429, "Retry-After", "2"), reply},
 			ok: true, sleeps: []time.Duration{2 * time.Second}, layers: []string{"stream"}},
@@ -276,15 +284,24 @@ func TestRetryTable(t *testing.T) {
 		{name: "429 without hint uses the rate_limit class backoff", script: responsestest.Script{st(429), st(429), reply},
 			ok: true, sleeps: []time.Duration{time.Second, 2 * time.Second}, layers: []string{"stream", "stream"}},
 		{name: "rate_limit_exceeded try again in 1.5s", script: responsestest.Script{
-			failed("rate_limit_exceeded", "Rate limit reached. Please try again in 1.5s."), reply},
+			failedStream("rate_limit_exceeded", "Rate limit reached. Please try again in 1.5s."), reply},
 			ok: true, sleeps: []time.Duration{1500 * ms}, layers: []string{"stream"}},
 		{name: "503 at capacity uses the overload schedule", script: responsestest.Script{
 			responsestest.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model."), reply},
 			ok: true, sleeps: []time.Duration{1500 * ms}, layers: []string{"overload"}},
-		{name: "overloaded schedule exhausted", script: append(five(failed("server_is_overloaded", "busy")), failed("server_is_overloaded", "busy")),
+		{name: "overloaded schedule exhausted", script: append(fiveOf(failedStream("server_is_overloaded", "busy")), failedStream("server_is_overloaded", "busy")),
 			kind:   modelclient.KindOverloaded,
 			sleeps: []time.Duration{1500 * ms, 7500 * ms, 45 * time.Second, 180 * time.Second, 360 * time.Second},
 			layers: []string{"overload", "overload", "overload", "overload", "overload"}},
+	}
+}
+
+// notRetriedRows are the failures not retried (or capped), each ending
+// the turn with its kind.
+func notRetriedRows() []retryRow {
+	st := responsestest.Status
+	cut := responsestest.Stream(responsestest.Created("r"), responsestest.TextDelta("m", "x"), responsestest.Drop())
+	return []retryRow{
 		{name: "server delay beyond the class cap pauses at once", script: responsestest.Script{st(429, "Retry-After", "86400")},
 			kind: modelclient.KindRateLimited},
 		{name: "per-class cap", script: responsestest.Script{cut, cut},
@@ -303,8 +320,14 @@ func TestRetryTable(t *testing.T) {
 			kind: modelclient.KindQuota},
 		{name: "usage limit not retried", script: responsestest.Script{responsestest.Error(429, "usage_limit_reached", "", "limit")},
 			kind: modelclient.KindUsageLimit},
-		{name: "invalid prompt not retried", script: responsestest.Script{failed("invalid_prompt", "no")}, kind: modelclient.KindInvalidRequest},
+		{name: "invalid prompt not retried", script: responsestest.Script{failedStream("invalid_prompt", "no")}, kind: modelclient.KindInvalidRequest},
 	}
+}
+
+// TestRetryTable has one row per error class and layer: exact request
+// counts and exact waits (jitter fixed at ×1.0).
+func TestRetryTable(t *testing.T) {
+	tests := slices.Concat(retriedRows(), notRetriedRows())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var opts []option
