@@ -87,6 +87,18 @@ var history = []string{
 	`{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"done ✓"}]}`,
 }
 
+// appendLedger appends a ledger entry of the shell tool for each "CALL
+// STATE" of states.
+func appendLedger(r *rollout.Recorder, states ...string) error {
+	for _, st := range states {
+		call, state, _ := strings.Cut(st, " ")
+		if err := r.AppendLedger(rollout.LedgerEntry{CallID: call, Name: "shell", State: state}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func TestRoundTrip(t *testing.T) {
 	home := t.TempDir()
 	r := create(t, home, meta("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/work/p"), t0)
@@ -103,22 +115,9 @@ func TestRoundTrip(t *testing.T) {
 			return r.AppendEvent(rollout.EventMsg{Type: rollout.EventUserMessage, Message: "fix  it\nplease"})
 		},
 		func() error { return r.AppendItems(its[:3]...) },
-		func() error {
-			return r.AppendLedger(rollout.LedgerEntry{CallID: "call-1", Name: "shell", State: "requested"})
-		},
-		func() error {
-			return r.AppendLedger(rollout.LedgerEntry{CallID: "call-2", Name: "shell", State: "requested"})
-		},
-		func() error {
-			return r.AppendLedger(rollout.LedgerEntry{CallID: "call-1", Name: "shell", State: "started"})
-		},
+		func() error { return appendLedger(r, "call-1 requested", "call-2 requested", "call-1 started") },
 		r.Sync,
-		func() error {
-			return r.AppendLedger(rollout.LedgerEntry{CallID: "call-1", Name: "shell", State: "finished"})
-		},
-		func() error {
-			return r.AppendLedger(rollout.LedgerEntry{CallID: "call-2", Name: "shell", State: "declined"})
-		},
+		func() error { return appendLedger(r, "call-1 finished", "call-2 declined") },
 		func() error { return r.AppendItems(its[3:]...) },
 		func() error {
 			return r.AppendEvent(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &u1, Last: &u1})
