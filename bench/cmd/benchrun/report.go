@@ -36,10 +36,8 @@ func (t target) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// report writes the Markdown section: run, machine, the figures table
-// (every client, the curl floor, the ratios and the targets of issue 21)
-// and the paired stream-wall ratios.
-func report(w io.Writer, o options, r *results, load0, load1 string) {
+// runCommand is the bench/run.sh command line that repeats the run.
+func runCommand(o options, r *results) string {
 	cmd := "bench/run.sh"
 	if r.ref != "" {
 		cmd += " --with-reference"
@@ -56,7 +54,14 @@ func report(w io.Writer, o options, r *results, load0, load1 string) {
 	if o.deltas != 50000 {
 		cmd += fmt.Sprintf(" --deltas %d", o.deltas)
 	}
-	fmt.Fprintf(w, "Run %s: `%s`\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), cmd)
+	return cmd
+}
+
+// report writes the Markdown section: run, machine, the figures table
+// (every client, the curl floor, the ratios and the targets of issue 21)
+// and the paired stream-wall ratios.
+func report(w io.Writer, o options, r *results, load0, load1 string) {
+	fmt.Fprintf(w, "Run %s: `%s`\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runCommand(o, r))
 	fmt.Fprintf(w, "Machine: %d CPUs (nproc), %s, Linux %s, %s %s/%s; load average %s at start, %s at end.\n\n",
 		runtime.NumCPU(), cpuModel(), kernel(), goVersion(), runtime.GOOS, runtime.GOARCH, load0, load1)
 	sd := fmt.Sprintf("%d-delta stream", o.deltas)
