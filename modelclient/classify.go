@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentcli/agent/auth"
@@ -68,6 +69,10 @@ type Failure struct {
 	// Advice says what to change, for a failure the same input reproduces
 	// (from the code's [CodeRule]); "" when there is nothing to say.
 	Advice string
+	// Local is the address of a connection refused on this machine (a
+	// loopback port nothing listens on: a local server not running), ""
+	// for any other failure.
+	Local string
 	// RequestID is the server's request id, if known.
 	RequestID string
 	// ResetsAt is when a usage limit resets, zero when unknown.
@@ -222,7 +227,11 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		errors.Is(err, transport.ErrHandshakeTimeout) || errors.As(err, &closeErr):
 		return retryable(KindTransient, provider.ClassTransport, err)
 	case errors.As(err, &connErr):
-		return retryable(KindConnect, provider.ClassTransport, err)
+		f := retryable(KindConnect, provider.ClassTransport, err)
+		if addr, ok := localRefused(err); ok {
+			f.Local, f.Advice = addr, notListening(addr)
+		}
+		return f
 	case errors.As(err, &readErr):
 		return retryable(KindTransient, provider.ClassTransport, err)
 	case errors.As(err, &incomplete):
@@ -505,6 +514,40 @@ func ruleFor(code string) (CodeRule, bool) {
 		}
 	}
 	return CodeRule{}, false
+}
+
+// localRefused returns the address of a connection a loopback address
+// refused, if err is one.
+func localRefused(err error) (string, bool) {
+	var op *net.OpError
+	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.As(err, &op) || op.Addr == nil {
+		return "", false
+	}
+	host, _, splitErr := net.SplitHostPort(op.Addr.String())
+	if ip := net.ParseIP(host); splitErr != nil || ip == nil || !ip.IsLoopback() {
+		return "", false
+	}
+	return op.Addr.String(), true
+}
+
+// notListening says that nothing listens at addr on this machine, and
+// what usually does on its port.
+func notListening(addr string) string {
+	msg := "nothing is listening at " + addr + " on this machine"
+	_, port, _ := net.SplitHostPort(addr)
+	switch port {
+	case "11434":
+		return msg + ": is Ollama running? (start it with `ollama serve`)"
+	case "1234":
+		return msg + ": is LM Studio's server running? (`lms server start`)"
+	case "8000":
+		return msg + ": is vLLM running? (`vllm serve MODEL`)"
+	case "4000":
+		return msg + ": is the LiteLLM proxy running?"
+	case "8787": // agent proxy's default listen address
+		return msg + ": is `agent proxy` running?"
+	}
+	return msg + ": is the server at base_url running?"
 }
 
 func isOverloaded(status int, code, msg string) bool {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,5 +194,24 @@ func TestHTTPMessages(t *testing.T) {
 		if f.Message != tt.msg || !strings.Contains(f.Advice, tt.advice) || (tt.advice == "") != (f.Advice == "") {
 			t.Errorf("%s: message %q advice %q; want %q, advice with %q", tt.name, f.Message, f.Advice, tt.msg, tt.advice)
 		}
+	}
+}
+
+// TestLocalRefused: a loopback port nothing listens on is named, with
+// what usually listens there; a remote host's refusal is not.
+func TestLocalRefused(t *testing.T) {
+	refused := func(ip string, port int) error {
+		return &transport.ConnectError{Err: &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: port},
+			Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	}
+	f := modelclient.Classify(refused("127.0.0.1", 11434))
+	if f.Kind != modelclient.KindConnect || f.Local != "127.0.0.1:11434" || !strings.Contains(f.Advice, "is Ollama running?") {
+		t.Errorf("loopback 11434: %v local %q advice %q", f.Kind, f.Local, f.Advice)
+	}
+	if f := modelclient.Classify(refused("::1", 1234)); !strings.Contains(f.Advice, "LM Studio") {
+		t.Errorf("::1 port 1234: advice %q", f.Advice)
+	}
+	if f := modelclient.Classify(refused("10.1.2.3", 11434)); f.Local != "" || f.Advice != "" {
+		t.Errorf("a remote host: local %q advice %q; want neither", f.Local, f.Advice)
 	}
 }

@@ -96,6 +96,10 @@ type httpLayer struct {
 	// rateLimit retries 429 here too (a request with no stream layer
 	// above it: compaction).
 	rateLimit bool
+	// connection says the connection layer is on above: connect failures
+	// over HTTPS are its alone, so every wait for a connection counts
+	// against connection_max_wait.
+	connection bool
 }
 
 func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
@@ -114,6 +118,9 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 		}
 		if c.behindRetryingProxy(ctx, err) {
 			return retry.Decision{} // the proxy spent its own budget on it
+		}
+		if f.Kind == KindConnect && l.connection && !c.WebSocketActive() {
+			return retry.Decision{}
 		}
 		var he *transport.HandshakeError
 		pol := c.Policy(f.Class)

@@ -154,6 +154,15 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 	if single {
 		return retry.Decision{}
 	}
+	if f.Local != "" {
+		// Nothing listens at this machine's address: a few quick tries
+		// in case it is starting, then say so; waiting for the network
+		// will not start it.
+		if t.stream.Exhausted() {
+			return retry.Decision{Final: gaveUp(err, f.Advice)}
+		}
+		return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
+	}
 	if f.Kind == KindConnect && t.connection != nil && !c.WebSocketActive() {
 		if t.connection.Exhausted() {
 			return retry.Decision{Final: gaveUp(err, gaveUpWaiting(t.connection.Waited()))}
@@ -203,7 +212,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 	}
 	p := s.Prompt()
 	var body []byte
-	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback}
+	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback, connection: t.connection != nil}
 	d := retry.Driver{Wait: t.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {
 		release, err := c.opts.Gate.Enter(ctx, resend || n > 1)

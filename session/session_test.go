@@ -360,15 +360,29 @@ func TestRetryTable(t *testing.T) {
 	}
 }
 
+// TestUnboundedConnectionRetries: a host that is not this machine
+// refuses connections (a loopback refusal ends quickly instead): the
+// connection layer alone retries, unbounded, 5 s doubling.
 func TestUnboundedConnectionRetries(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	var ip string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			ip = n.IP.String()
+			break
+		}
+	}
+	if ip == "" {
+		t.Skip("no non-loopback IPv4 address")
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
 	dead := "http://" + ln.Addr().String() + "/v1"
 	ln.Close() // nothing listens: every connect is refused
 
-	h := &harness{stopAfter: 3 * 5} // three rounds of (4 http + 1 connection) waits
+	h := &harness{stopAfter: 3} // three connection waits
 	p := provider.Custom("offline")
 	p.BaseURL = dead
 	h.sess = session.New(session.Options{
@@ -391,13 +405,14 @@ func TestUnboundedConnectionRetries(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second}, conn); diff != "" {
+	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second}
+	if diff := cmp.Diff(want, conn); diff != "" {
 		t.Errorf("connection waits (-want +got):\n%s", diff)
 	}
-	// Each round first spends the HTTP layer's quick retries.
-	want := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 5 * time.Second}
-	if diff := cmp.Diff(want, h.sleeps[:5]); diff != "" {
-		t.Errorf("first round (-want +got):\n%s", diff)
+	// The HTTP layer leaves connect failures to the connection layer:
+	// every wait is one of its.
+	if diff := cmp.Diff(want, h.sleeps); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
 

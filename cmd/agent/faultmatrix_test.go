@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -415,8 +416,11 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 	b.WriteString("`connection` (exec and batch: up to connection_max_wait_ms in all; the chat waits until Esc) and `continue` (the\n")
 	b.WriteString("turn, continued over its history; each continuation is one request, the nested budgets are not renewed). A server\n")
 	b.WriteString("delay beyond its class's cap pauses the turn at once (exit 5, naming the time); what cannot change is not retried.\n")
-	b.WriteString("Nothing listening on the port is `TestExecStopsAfterConnectionMaxWait` (both transports): the HTTP layer's four waits\n")
-	b.WriteString("inside each connection retry (5 s doubling to 60 s) until those add up to 10 min, then exit 5, not continued.\n")
+	b.WriteString("A remote host refusing connections is `TestExecStopsAfterConnectionMaxWait` (both transports): the connection\n")
+	b.WriteString("layer alone retries it (5 s doubling to 60 s) until its waits add up to connection_max_wait (10 min; a 20 s cap ends\n")
+	b.WriteString("at 20 s), then exit 5, not continued. Nothing listening on this machine's address (`TestExecLocalServerNotRunning`):\n")
+	b.WriteString("five quick tries on the stream budget (6.2 s), then exit 5 naming the address and what usually listens there\n")
+	b.WriteString("(11434: \"is Ollama running?\", 1234: LM Studio, 8000: vLLM, 4000: LiteLLM, 8787: `agent proxy`).\n")
 	group := ""
 	for _, r := range rows {
 		if r.group != group {
@@ -527,44 +531,97 @@ func TestFaultMatrixThroughProxy(t *testing.T) {
 	}
 }
 
-// TestExecStopsAfterConnectionMaxWait: nothing listens on the port. The
-// HTTP layer's four retries run inside each connection retry (5 s doubling
-// to 60 s); exec stops once those waits add up to connection_max_wait
-// (default 10 min), exit 5, and does not continue the turn.
+// deadAddress returns an address of this machine on ip's family where
+// nothing listens (a port just closed).
+func deadAddress(t *testing.T, ip string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", ip, err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// remoteIP returns a non-loopback address of this machine: refused there
+// stands for a remote host that cannot be reached.
+func remoteIP(t *testing.T) string {
+	t.Helper()
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	t.Skip("no non-loopback IPv4 address")
+	return ""
+}
+
+// TestExecStopsAfterConnectionMaxWait: a host that is not this machine
+// refuses connections. The connection layer alone retries them (5 s
+// doubling to 60 s; the HTTP layer leaves connect failures to it), so
+// exec stops once its waits add up to connection_max_wait (default 10
+// min; 20 s when set so), exit 5, and does not continue the turn.
 func TestExecStopsAfterConnectionMaxWait(t *testing.T) {
+	ms := time.Millisecond
+	wsWaits := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms} // handshakes, then HTTPS
+	for _, tt := range []struct {
+		name, extra, says string
+		conn              []time.Duration
+	}{
+		{"default", "", "gave up after waiting 10m0s for a connection",
+			append(append([]time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}, seq(8, time.Minute)...), 45*time.Second)},
+		{"20 s cap", "connection_max_wait_ms = 20000\n", "gave up after waiting 20s for a connection",
+			[]time.Duration{5 * time.Second, 10 * time.Second, 5 * time.Second}},
+	} {
+		for _, tr := range []string{"sse", "ws"} {
+			t.Run(tt.name+"/"+tr, func(t *testing.T) {
+				url := "http://" + deadAddress(t, remoteIP(t))
+				cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + url + "\"\nenv_key = \"FAKE_KEY\"\n" +
+					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + tt.extra
+				r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
+				if r.code != exitcode.Exhausted || r.stdout != "" || !strings.Contains(r.stderr, tt.says) {
+					t.Errorf("exit %d stdout %q; want 5, nothing and %q\n%s", r.code, r.stdout, tt.says, r.stderr)
+				}
+				var want, total []time.Duration
+				if tr == "ws" {
+					want = slices.Clone(wsWaits)
+				}
+				want, total = append(want, tt.conn...), tt.conn
+				var sum time.Duration
+				for _, d := range total {
+					sum += d
+				}
+				if tt.extra != "" && sum != 20*time.Second || tt.extra == "" && sum != 10*time.Minute {
+					t.Fatalf("the expected connection waits add up to %v", sum)
+				}
+				if diff := cmp.Diff(want, r.sleeps); diff != "" {
+					t.Errorf("waits (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestExecLocalServerNotRunning: a loopback address refuses connections
+// (Ollama, LM Studio, agent proxy not started): a few quick tries on the
+// stream budget, then the turn ends naming the address and what usually
+// listens there, instead of waiting for the network.
+func TestExecLocalServerNotRunning(t *testing.T) {
+	ms := time.Millisecond
+	quick := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}
 	for _, tr := range []string{"sse", "ws"} {
 		t.Run(tr, func(t *testing.T) {
-			dead := httptest.NewServer(http.NotFoundHandler())
-			url := dead.URL
-			dead.Close()
-			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + url + "\"\nenv_key = \"FAKE_KEY\"\n" +
+			addr := deadAddress(t, "127.0.0.1")
+			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://" + addr + "/v1\"\nenv_key = \"FAKE_KEY\"\n" +
 				fmt.Sprintf("supports_websockets = %v\n", tr == "ws")
 			r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
-			if r.code != exitcode.Exhausted || r.stdout != "" {
-				t.Errorf("exit %d stdout %q; want 5 and nothing\n%s", r.code, r.stdout, r.stderr)
+			says := "nothing is listening at " + addr + " on this machine: is the server at base_url running?"
+			if r.code != exitcode.Exhausted || r.stdout != "" || !strings.Contains(r.stderr, says) {
+				t.Errorf("exit %d stdout %q; want 5, nothing and %q\n%s", r.code, r.stdout, says, r.stderr)
 			}
-			if !strings.Contains(r.stderr, "gave up after waiting 10m0s for a connection") {
-				t.Errorf("stderr does not say how long it waited:\n%s", r.stderr)
-			}
-			ms := time.Millisecond
-			http4 := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms}
-			conn := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second}
-			conn = append(append(conn, seq(8, time.Minute)...), 45*time.Second) // trimmed to end at 10 min
-			var want []time.Duration
-			if tr == "ws" {
-				// Handshakes spend the stream budget, then HTTPS takes over.
-				want = []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}
-			}
-			want = append(want, http4...)
-			var total time.Duration
-			for _, c := range conn {
-				want = append(append(want, c), http4...)
-				total += c
-			}
-			if total != 10*time.Minute {
-				t.Fatalf("the expected connection waits add up to %v", total)
-			}
-			if diff := cmp.Diff(want, r.sleeps); diff != "" {
+			if diff := cmp.Diff(quick, r.sleeps); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
 			}
 		})
