@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,13 +118,9 @@ func TestE2EDemo(t *testing.T) {
 // unbounded connection retries keep waiting, and SIGINT ends the run at
 // once with exit 130.
 func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
+	// A host that is not this machine: a loopback refusal ends at once.
+	dead := "http://" + deadAddress(t, remoteIP(t)) + "/v1"
 	bin := buildAgent(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
 	home := writeConfig(t, dead, "")
 	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "-c", "model_providers.fake.request_max_retries=0", "hi")
 	if err := cmd.Start(); err != nil {
