@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentcli/agent/internal/review"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -304,26 +305,24 @@ func (m *Model) showStatus() {
 // diffLimit caps the lines /diff shows.
 const diffLimit = 2000
 
-// diff shows `git diff` of the working tree and lists untracked files.
+// diff shows the whole git diff of the working tree: staged, unstaged
+// and untracked files, as a review of the uncommitted changes sees them
+// (package review), coloured and scrollable in the transcript.
 func (m *Model) diff() tea.Cmd {
 	dir := m.opts.Dir
 	return m.hook(func(ctx context.Context) commandMsg {
-		// Outside a repository, git diff compares paths (--no-index): ask first.
-		if _, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree"); err != nil {
-			return commandMsg{err: err}
-		}
-		out, err := git(ctx, dir, "--no-pager", "diff", "--no-color", "--no-ext-diff")
-		if err != nil {
-			return commandMsg{err: err}
-		}
-		untracked, err := git(ctx, dir, "ls-files", "--others", "--exclude-standard")
-		if err != nil {
-			return commandMsg{err: err}
-		}
-		if strings.TrimSpace(out) == "" && strings.TrimSpace(untracked) == "" {
+		c, err := review.Gather(ctx, nil, dir, review.Target{})
+		switch {
+		case errors.Is(err, review.ErrNothing):
 			return commandMsg{info: "No changes."}
+		case err != nil:
+			return commandMsg{err: err}
 		}
-		return commandMsg{diff: &diffBlock{diff: clean(out), untracked: strings.Fields(clean(untracked))}}
+		d := c.Diff
+		if c.Size > len(d) {
+			d += fmt.Sprintf("\n… the diff is cut at %d KiB of %d KiB: `git diff` shows the rest\n", len(d)>>10, c.Size>>10)
+		}
+		return commandMsg{diff: &diffBlock{diff: clean(d)}}
 	})
 }
 

@@ -210,16 +210,18 @@ func TestDiff(t *testing.T) {
 	}
 	write("a.txt", "new\n")
 	write("b.txt", "untracked\n")
+	write("c.txt", "staged\n")
+	gitRun("add", "c.txt")
 	slashRun(m, "/diff")
 	got := plain(m.View())
-	for _, w := range []string{"• git diff", "-old", "+new", "?? b.txt"} {
+	for _, w := range []string{"• git diff", "-old", "+new", "+untracked", "+staged"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("diff view lacks %q:\n%s", w, got)
 		}
 	}
 	m2 := newLiveModel(t, Options{Dir: t.TempDir()})
 	slashRun(m2, "/diff")
-	if !strings.Contains(plain(m2.View()), "✗ git: ") {
+	if !strings.Contains(plain(m2.View()), "not inside a git repository") {
 		t.Errorf("outside a repository:\n%s", plain(m2.View()))
 	}
 }

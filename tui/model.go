@@ -46,7 +46,9 @@ type Model struct {
 	jobs     *jobs
 	engine   Engine
 	now      func() time.Time
-	look     *look
+	// lastAnswer is the model's last finished message (/copy).
+	lastAnswer string
+	look       *look
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for
@@ -121,6 +123,9 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 	m.composer = newComposer(m.look)
 	m.composer.SetWidth(m.width)
 	m.applyCommand(commandMsg{resume: opts.Messages})
+	if line := warningSummary(opts.Warnings); line != "" {
+		m.tr.add(&notice{level: levelWarn, text: line})
+	}
 	return m
 }
 
@@ -215,6 +220,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.historySaved(msg)
 	case commandMsg:
 		return m.commandDone(msg)
+	case reviewReadyMsg:
+		return m.reviewReady(msg)
 	case pickerItemsMsg:
 		return m.pickerItems(msg)
 	case filesMsg:

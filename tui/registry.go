@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -48,14 +49,10 @@ func comingCommands() []command {
 		return command{name: name, help: help, absent: name + " is not in agent yet; " + instead}
 	}
 	return []command{
-		soon("/review", "review the changes", "run `agent review` in a shell, or ask for a review"),
 		soon("/init", "write an AGENTS.md for this repository", "ask the model to write AGENTS.md"),
 		soon("/rename", "name this session", "sessions are listed by their first prompt"),
-		soon("/copy", "copy the last answer", "select it with the mouse while holding shift"),
-		soon("/export", "write the conversation as Markdown", "the session's JSONL rollout is under $AGENT_HOME/sessions"),
 		soon("/ps", "list background terminals", "ask the model what it left running"),
 		soon("/stop", "stop background terminals", "ask the model to stop what it started"),
-		soon("/warnings", "list configuration warnings", "`agent doctor` lists them"),
 		soon("/logout", "remove the stored credentials", "run `agent logout` in a shell"),
 	}
 }
@@ -102,7 +99,7 @@ func absentCommands() []command {
 // commands are the commands the popup offers: the builtin ones, then the
 // custom prompts.
 func (m *Model) commands() []command {
-	return append(builtinCommands(), m.promptCommands()...)
+	return slices.Concat(builtinCommands(), sessionCommands(), m.promptCommands())
 }
 
 // lookup finds the command called name (or an alias of it), among every

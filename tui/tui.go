@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/transport"
 )
 
 // Engine runs turns. *session.Session satisfies it.
@@ -84,6 +85,12 @@ type Options struct {
 	Output io.Writer
 	// Now is the clock; nil means time.Now. Tests inject a fake one.
 	Now func() time.Time
+	// Warnings are the configuration's warnings (settings agent ignores):
+	// the chat opens with a one-line count, /warnings lists them.
+	Warnings []string
+	// InTmux says the chat runs inside tmux ($TMUX): /copy also sends
+	// its OSC 52 as tmux passthrough.
+	InTmux bool
 }
 
 // Commands are the hooks slash commands need from the outside world. Hooks
@@ -125,6 +132,9 @@ type Commands struct {
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer
+	// History returns the conversation's history (/export); it is called
+	// while no turn runs.
+	History func() []transport.Item
 }
 
 // ModelChoice is one model /model offers.

@@ -52,19 +52,30 @@ const eventBuffer = 64
 
 // startTurn shows input and runs it as a turn.
 func (m *Model) startTurn(input string) tea.Cmd {
+	return m.startTurnAs(input, input, nil)
+}
+
+// startTurnAs starts a turn on input that the transcript shows as shown;
+// run, when set, runs it instead of the engine's Turn (a review).
+func (m *Model) startTurnAs(shown, input string, run func(ctx context.Context, eng Engine, emit func(session.Event)) error) tea.Cmd {
 	m.resumeAt, m.paused = time.Time{}, false
-	m.tr.add(userMsg{text: clean(input)})
+	m.tr.add(userMsg{text: clean(shown)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.turnSeq++
 	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now()}
 	m.turn = t
-	return tea.Batch(m.runTurn(ctx, t, input), m.jobs.receive(t.events), m.startTicking())
+	if run == nil {
+		run = func(ctx context.Context, eng Engine, emit func(session.Event)) error {
+			return eng.Turn(ctx, input, emit)
+		}
+	}
+	return tea.Batch(m.runTurn(ctx, t, run), m.jobs.receive(t.events), m.startTicking())
 }
 
 // runTurn is the command that runs the engine's Turn on a goroutine owned
 // by Run. Events and the end travel t.events, in order.
-func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
+func (m *Model) runTurn(ctx context.Context, t *turn, run func(ctx context.Context, eng Engine, emit func(session.Event)) error) tea.Cmd {
 	eng, ch, quit, id := m.engine, t.events, m.jobs.quit, t.id
 	return m.jobs.cmd(func() tea.Msg {
 		send := func(msg tea.Msg) {
@@ -73,7 +84,7 @@ func (m *Model) runTurn(ctx context.Context, t *turn, input string) tea.Cmd {
 			case <-quit:
 			}
 		}
-		err := eng.Turn(ctx, input, func(ev session.Event) { send(streamMsg{turn: id, ev: ev}) })
+		err := run(ctx, eng, func(ev session.Event) { send(streamMsg{turn: id, ev: ev}) })
 		send(turnDoneMsg{turn: id, err: err})
 		return nil
 	})
@@ -152,6 +163,7 @@ func (m *Model) applyText(ev session.Event) {
 			m.tr.touch(b)
 		}
 	case session.MessageDone:
+		m.lastAnswer = ev.Text
 		b := m.item(ev.ItemID, func() component { return &agentMsg{} })
 		b.c = &agentMsg{done: true, text: clean(ev.Text)}
 		m.tr.touch(b)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
+	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -120,8 +121,10 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 			_, id := sw.current()
 			return id
 		},
-		NoColor: env.Getenv("NO_COLOR") != "",
-		Dir:     e.ws.cwd,
+		NoColor:  env.Getenv("NO_COLOR") != "",
+		Warnings: warningLines(e.cfg.Warnings),
+		InTmux:   env.Getenv("TMUX") != "",
+		Dir:      e.ws.cwd,
 		Commands: tui.Commands{
 			New: func(context.Context) (tui.Engine, error) {
 				sess, id, err := sw.startNew()
@@ -165,7 +168,11 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 				}
 				return tui.Resumed{Engine: sw.use(sess, ro.Meta.ID), Messages: transcript(ro)}, nil
 			},
-			MCP:    func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
+			MCP: func() []tui.MCPServer { return mcpStatus(e.mcpServers) },
+			History: func() []transport.Item {
+				s, _ := sw.current()
+				return s.History()
+			},
 			Status: sw.status,
 		},
 		OpenResume: f.pickResume,

@@ -91,7 +91,7 @@ func allowedImports() map[string][]string {
 		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                    {"headless/execprint", "headless/exitcode", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session"},
 		"headless/mcpserver":          {"session", "tools"},
-		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "tui/highlight"},
+		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight"},
 		"internal/termtext":           {},
 		"internal/redact":             {},
 

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestE2EChatReviewAndSessionCommands drives the chat in tmux on a
+// repository with an uncommitted change: the warning summary is on screen
+// at start; /review (the menu's first row: uncommitted changes) sends a
+// review turn covering the change and shows its findings; /diff shows the
+// changed line; /copy puts the answer on tmux's clipboard through OSC 52;
+// /export writes a Markdown file holding the prompt and the answer.
+func TestE2EChatReviewAndSessionCommands(t *testing.T) {
+	bin := buildAgent(t)
+	dir := gitRepo(t) // calc.go: a + b became a / b, uncommitted
+	findings := "[P0] calc.go:3 - Division by zero\n  b == 0 panics.\n\nVerdict: needs changes"
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", findings)})
+	home := writeConfig(t, srv.URL, "show_raw_agent_reasoning = true\nhooks = {}\n")
+	c := startChat(t, bin, home, dir)
+	if _, err := exec.Command("tmux", "-S", c.name, "set", "-g", "set-clipboard", "on").CombinedOutput(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("2 settings ignored · /warnings")
+
+	c.send("/review")
+	c.waitFor("Uncommitted changes")
+	c.keys("Enter")
+	c.waitFor("Division by zero")
+	c.waitIdle()
+	s := c.screen()
+	for _, want := range []string{"Code review: uncommitted changes", "review: uncommitted changes"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	msgs, err := rt.InputMessages(reqs[0].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user := strings.Join(msgs[len(msgs)-1].Text, "\n"); !strings.Contains(user, "+func Div(a, b int) int { return a / b }") {
+		t.Errorf("the review request does not carry the change:\n%s", user)
+	}
+
+	c.send("/diff")
+	c.waitFor("+func Div(a, b int) int { return a / b }")
+
+	c.send("/copy")
+	c.waitFor("copied the last answer")
+	out, err := exec.Command("tmux", "-S", c.name, "show-buffer").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Division by zero") {
+		t.Errorf("tmux's clipboard after /copy: %q (%v); the answer base64: %s", out, err, base64.StdEncoding.EncodeToString([]byte(findings))[:12])
+	}
+
+	c.send("/export review.md")
+	c.waitFor("exported the conversation to")
+	b, err := os.ReadFile(filepath.Join(dir, "review.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## You\n\nCode review: uncommitted changes", "## agent\n\n[P0] calc.go:3 - Division by zero"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the export lacks %q:\n%s", want, b)
+		}
+	}
+	c.send("/warnings")
+	c.waitFor("2 configuration warnings")
+}
