@@ -273,3 +273,38 @@ func TestResumePicker(t *testing.T) {
 		t.Errorf("the all-directories picker does not show directories:\n%s", view)
 	}
 }
+
+// TestModelPickerWithEffort: /model lists the provider's models with the
+// current one marked; a model with reasoning efforts asks for one, and
+// the choice reaches the Model hook as name and effort.
+func TestModelPickerWithEffort(t *testing.T) {
+	t.Parallel()
+	var got []string
+	m := newLiveModel(t, Options{Model: "gpt-a", Commands: Commands{
+		Model: func(_ context.Context, name, effort string) (Engine, error) {
+			got = append(got, name, effort)
+			return nil, nil
+		},
+		Models: func(context.Context) ([]ModelChoice, error) {
+			return []ModelChoice{{Name: "gpt-a"}, {Name: "gpt-b", Efforts: []string{"low", "medium", "high"}}}, nil
+		}}})
+	for _, msg := range runCmd(submit(m, "/model")) {
+		m.Update(msg)
+	}
+	if view := plain(m.View()); !strings.Contains(view, "› gpt-a  current") || !strings.Contains(view, "gpt-b  effort: low, medium, high") {
+		t.Fatalf("model picker:\n%s", view)
+	}
+	send(m, press("down"), press("enter"))
+	if view := plain(m.View()); !strings.Contains(view, "Reasoning effort for gpt-b") {
+		t.Fatalf("no effort picker:\n%s", view)
+	}
+	for _, msg := range runCmd(send(m, press("down"), press("enter"))) {
+		m.Update(msg)
+	}
+	if diff := cmp.Diff([]string{"gpt-b", "medium"}, got); diff != "" {
+		t.Errorf("Model hook got (-want +got):\n%s", diff)
+	}
+	if view := plain(m.View()); !strings.Contains(view, "model: gpt-b · reasoning effort: medium") {
+		t.Errorf("no confirmation:\n%s", view)
+	}
+}
