@@ -331,9 +331,11 @@ func TestCancel(t *testing.T) {
 // returns once it has ended and its session is closed.
 func TestDisconnect(t *testing.T) {
 	running := make(chan struct{})
+	var cause error
 	e := &engine{turn: func(ctx context.Context, _ StartOptions, _ string, _ func(session.Event)) error {
 		close(running)
 		<-ctx.Done()
+		cause = context.Cause(ctx)
 		return ctx.Err()
 	}}
 	// The client writes into toServer and reads fromServer; closing
@@ -355,6 +357,10 @@ func TestDisconnect(t *testing.T) {
 	<-done
 	if e.closed != 1 {
 		t.Errorf("%d sessions closed after the disconnect; want 1", e.closed)
+	}
+	// The engine takes the turn for interrupted, not for a network failure.
+	if cause != context.Canceled {
+		t.Errorf("the turn ended with cause %v; want context.Canceled", cause)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 // session's id. A turn that did not complete is a tool error naming why;
 // its output still carries the id, so the caller can continue it.
 func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Opened, prompt string) (*mcp.CallToolResult, Output, error) {
+	ctx, stop := interruptible(ctx)
+	defer stop()
 	p := newProgress(req)
 	p.send(ctx, "session "+op.ID+": working")
 	var last string
@@ -49,6 +51,16 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Open
 		res.Content = append(res.Content, &mcp.TextContent{Text: "agent: the turn completed, but the session was not saved: " + saveErr.Error()})
 	}
 	return res, out, nil
+}
+
+// interruptible is ctx for a turn: it ends when ctx does, always as
+// cancelled. The SDK ends a call's context with the cause of its end (the
+// client's input at EOF when it went away), which the engine would take
+// for a network failure of the turn rather than its interruption.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	return tctx, func() { stop(); cancel() }
 }
 
 // progress sends a call's progress notifications, when its client gave a

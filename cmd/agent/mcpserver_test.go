@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentcli/agent/headless/mcpserver"
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
+)
+
+// mcpServer is a running `agent mcp-server` with a Go SDK client on its
+// standard input and output.
+type mcpServer struct {
+	cs      *mcp.ClientSession
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser // closing it is the client going away
+	stderr  *syncBuffer
+	home    string
+	waitErr chan error
+}
+
+// startMCPServer starts `agent mcp-server` on home and connects the Go
+// SDK's client to it, with copts; the test's end closes both.
+func startMCPServer(t *testing.T, bin, home string, copts *mcp.ClientOptions) *mcpServer {
+	t.Helper()
+	cmd, _, stderr := agentCmd(t, bin, home, "mcp-server")
+	cmd.Stdout = nil
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &mcpServer{cmd: cmd, stdin: stdin, stderr: stderr, home: home, waitErr: make(chan error, 1)}
+	go func() { s.waitErr <- cmd.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		if err := s.wait(t); err != nil {
+			t.Errorf("agent mcp-server: %v\nstderr:\n%s", err, stderr)
+		}
+	})
+	s.cs, err = mcp.NewClient(&mcp.Implementation{Name: "agent-test", Version: "1"}, copts).
+		Connect(t.Context(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	return s
+}
+
+// wait waits for the server to exit (after its standard input closed).
+func (s *mcpServer) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-s.waitErr:
+		s.waitErr <- err
+		return err
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		return errors.New("did not exit within a minute of its input closing")
+	}
+}
+
+func (s *mcpServer) call(ctx context.Context, t *testing.T, tool string, args map[string]any, progress any) *mcp.CallToolResult {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if progress != nil {
+		p.SetProgressToken(progress)
+	}
+	res, err := s.cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatalf("call %s: %v\nstderr:\n%s", tool, err, s.stderr)
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func resultOutput(t *testing.T, res *mcp.CallToolResult) mcpserver.Output {
+	t.Helper()
+	b, _ := json.Marshal(res.StructuredContent)
+	var o mcpserver.Output
+	if err := json.Unmarshal(b, &o); err != nil || o.SessionID == "" {
+		t.Fatalf("structured content %s: no session id (%v)", b, err)
+	}
+	return o
+}
+
+// lastTurn is how the recorded session id's last turn ended.
+func lastTurn(t *testing.T, home, id string) rollout.TurnState {
+	t.Helper()
+	ent, err := rollout.Find(home, id)
+	if err != nil {
+		t.Fatalf("find session %s: %v", id, err)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ro.Warnings) > 0 {
+		t.Errorf("the rollout has damaged lines: %v", ro.Warnings)
+	}
+	return ro.LastTurn
+}
+
+// TestMCPServer: the tools are listed; two calls at once both answer (the
+// second while the first's stream is held); a reply continues the first
+// session, its request carrying the first prompt and answer; and `agent
+// exec resume` continues the session the server started.
+func TestMCPServer(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.Barrier("first"), rt.Stall(), rt.MessageDone("m1", "first answer"), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "second answer"),
+		rt.Reply("r3", "m3", "reply answer"),
+		rt.Reply("r4", "m4", "resumed by exec"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	s := startMCPServer(t, bin, home, nil)
+	tl, err := s.cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl.Tools) != 2 || tl.Tools[0].Name != mcpserver.ToolStart || tl.Tools[1].Name != mcpserver.ToolReply {
+		t.Fatalf("tools %v", tl.Tools)
+	}
+	work := t.TempDir()
+	first := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := s.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: mcpserver.ToolStart,
+			Arguments: map[string]any{"prompt": "the first task", "cwd": work}})
+		if err != nil {
+			t.Error(err)
+		}
+		first <- res
+	}()
+	<-srv.Reached("first")
+	second := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "the second task"}, nil)
+	if resultText(second) != "second answer" {
+		t.Errorf("second call: %q", resultText(second))
+	}
+	srv.Release()
+	res := <-first
+	if res == nil || res.IsError || resultText(res) != "first answer" {
+		t.Fatalf("first call: %+v", res)
+	}
+	a, b := resultOutput(t, res), resultOutput(t, second)
+	if a.SessionID == b.SessionID || a.Content != "first answer" {
+		t.Errorf("sessions %s and %s; first content %q", a.SessionID, b.SessionID, a.Content)
+	}
+	reply := s.call(t.Context(), t, mcpserver.ToolReply, map[string]any{"prompt": "and now?", "sessionId": a.SessionID}, nil)
+	if reply.IsError || resultText(reply) != "reply answer" || resultOutput(t, reply).SessionID != a.SessionID {
+		t.Errorf("reply: %q", resultText(reply))
+	}
+	body := string(srv.Requests()[2].Body)
+	for _, w := range []string{"the first task", "first answer", "and now?"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the reply's request lacks %q", w)
+		}
+	}
+	if strings.Contains(body, "the second task") {
+		t.Errorf("the reply's request carries the other session's prompt")
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "read-only") {
+		t.Errorf("the first request does not tell the model its sandbox is read-only")
+	}
+	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "resume", a.SessionID, "one more")
+	if err := cmd.Run(); err != nil || stdout.String() != "resumed by exec\n" {
+		t.Errorf("agent exec resume: %v, %q\n%s", err, stdout, stderr)
+	}
+}
+
+// TestMCPServerBadInput: unknown arguments, an unknown session id and a
+// cwd that does not exist are tool errors, and the server goes on.
+func TestMCPServerBadInput(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
+	s := startMCPServer(t, bin, writeConfig(t, srv.URL, ""), nil)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "colour": "red"}, "colour"},
+		{mcpserver.ToolReply, map[string]any{"prompt": "hi", "sessionId": "0000-no-such"}, `no session "0000-no-such"`},
+		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "cwd": "/no/such/dir"}, "/no/such/dir: not a directory"},
+		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "profile": "nope"}, "nope"},
+	} {
+		res := s.call(t.Context(), t, tc.tool, tc.args, nil)
+		if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+			t.Errorf("%s %v: error %v, %q; want an error saying %q", tc.tool, tc.args, res.IsError, resultText(res), tc.want)
+		}
+	}
+	if res := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "hi"}, nil); resultText(res) != "still here" {
+		t.Errorf("after bad calls: %q", resultText(res))
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model requests; want 1", n)
+	}
+}
+
+// TestMCPServerProgress: a call with a progress token hears of its
+// session, and of a retry with its wait, while the request is retried.
+func TestMCPServerProgress(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Status(500), rt.Reply("r1", "m1", "after a retry")})
+	msgs := make(chan string, 10)
+	s := startMCPServer(t, bin, writeConfig(t, srv.URL, ""), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			msgs <- r.Params.Message
+		}})
+	res := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "hi"}, "tok-1")
+	if resultText(res) != "after a retry" {
+		t.Fatalf("result %q", resultText(res))
+	}
+	id := resultOutput(t, res).SessionID
+	if got := <-msgs; got != "session "+id+": working" {
+		t.Errorf("first progress %q", got)
+	}
+	if got := <-msgs; !strings.HasPrefix(got, "Retrying request... 1/") || !strings.Contains(got, " in ") {
+		t.Errorf("second progress %q; want the retry with its wait", got)
+	}
+}
+
+// TestMCPServerCancel: a cancelled call stops its long stream; the turn
+// is recorded interrupted and the server goes on serving.
+func TestMCPServerCancel(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "a long"), rt.Barrier("long"), rt.Stall()),
+	})
+	msgs := make(chan string, 10)
+	home := writeConfig(t, srv.URL, "")
+	s := startMCPServer(t, bin, home, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			msgs <- r.Params.Message
+		}})
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: mcpserver.ToolStart, Arguments: map[string]any{"prompt": "write a novel"}}
+		p.SetProgressToken("tok")
+		_, err := s.cs.CallTool(ctx, p)
+		errc <- err
+	}()
+	id := strings.TrimSuffix(strings.TrimPrefix(<-msgs, "session "), ": working")
+	<-srv.Reached("long")
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled call: %v", err)
+	}
+	if _, err := s.cs.ListTools(t.Context(), nil); err != nil {
+		t.Errorf("after the cancel: %v", err)
+	}
+	s.stdin.Close()
+	if err := s.wait(t); err != nil {
+		t.Fatalf("exit: %v\n%s", err, s.stderr)
+	}
+	if got := lastTurn(t, home, id); got != rollout.TurnInterrupted {
+		t.Errorf("the cancelled turn is recorded %q; want interrupted", got)
+	}
+}
+
+// TestMCPServerDisconnect: a client that goes away mid-turn (its end of
+// the pipe closed) leaves the turn stopped and recorded, the rollout
+// valid, and the server exits cleanly.
+func TestMCPServerDisconnect(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "half"), rt.Barrier("long"), rt.Stall()),
+	})
+	msgs := make(chan string, 10)
+	home := writeConfig(t, srv.URL, "")
+	s := startMCPServer(t, bin, home, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			msgs <- r.Params.Message
+		}})
+	go func() {
+		p := &mcp.CallToolParams{Name: mcpserver.ToolStart, Arguments: map[string]any{"prompt": "a long task"}}
+		p.SetProgressToken(7)
+		_, _ = s.cs.CallTool(t.Context(), p)
+	}()
+	id := strings.TrimSuffix(strings.TrimPrefix(<-msgs, "session "), ": working")
+	<-srv.Reached("long")
+	s.stdin.Close()
+	if err := s.wait(t); err != nil {
+		t.Fatalf("exit: %v\n%s", err, s.stderr)
+	}
+	if got := lastTurn(t, home, id); got != rollout.TurnInterrupted {
+		t.Errorf("the turn of a client gone is recorded %q; want interrupted", got)
+	}
+}
+
+// TestMCPServerApproval: under approval-policy untrusted a command is
+// asked of a client that supports elicitation (and runs once approved);
+// a client that does not gets it refused, and the model is told why.
+func TestMCPServerApproval(t *testing.T) {
+	bin := buildAgent(t)
+	cmdCall := func(id string) rt.Attempt {
+		return rt.Stream(rt.Created("r"+id), rt.FunctionCallDone("fc"+id, "call_"+id, "exec_command", `{"cmd":"echo approved-run","login":false}`), rt.Completed("r"+id))
+	}
+	srv := rt.NewServer(t, rt.Script{
+		cmdCall("1"), rt.Reply("r2", "m2", "ran it"),
+		cmdCall("3"), rt.Reply("r4", "m4", "could not run it"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	asked := make(chan string, 1)
+	s := startMCPServer(t, bin, home, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- r.Params.Message
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
+	}})
+	args := map[string]any{"prompt": "run echo", "approval-policy": "untrusted"}
+	if res := s.call(t.Context(), t, mcpserver.ToolStart, args, nil); resultText(res) != "ran it" {
+		t.Errorf("with elicitation: %q", resultText(res))
+	}
+	if msg := <-asked; !strings.Contains(msg, "echo approved-run") {
+		t.Errorf("the elicitation says %q", msg)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, `approved-run\n`) || strings.Contains(body, "rejected") {
+		t.Errorf("the approved command's output is not in the next request: %s", body)
+	}
+	plain := startMCPServer(t, bin, home, nil)
+	if res := plain.call(t.Context(), t, mcpserver.ToolStart, args, nil); resultText(res) != "could not run it" {
+		t.Errorf("without elicitation: %q", resultText(res))
+	}
+	if body := string(srv.Requests()[3].Body); !strings.Contains(body, "does not support elicitation") {
+		t.Errorf("the model is not told why the command was refused: %s", body)
+	}
+}
