@@ -156,7 +156,8 @@ func TestMCPServer(t *testing.T) {
 		first <- res
 	}()
 	<-srv.Reached("first")
-	second := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "the second task"}, nil)
+	second := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "the second task",
+		"model": "other-model", "sandbox": "workspace-write", "base-instructions": "be brief"}, nil)
 	if resultText(second) != "second answer" {
 		t.Errorf("second call: %q", resultText(second))
 	}
@@ -182,8 +183,12 @@ func TestMCPServer(t *testing.T) {
 	if strings.Contains(body, "the second task") {
 		t.Errorf("the reply's request carries the other session's prompt")
 	}
-	if !strings.Contains(string(srv.Requests()[0].Body), "read-only") {
+	if !strings.Contains(string(srv.Requests()[0].Body), `sandbox_mode\u003eread-only\u003c`) {
 		t.Errorf("the first request does not tell the model its sandbox is read-only")
+	}
+	r1 := srv.Requests()[1]
+	if r1.JSON["model"] != "other-model" || r1.JSON["instructions"] != "be brief" || !strings.Contains(string(r1.Body), `sandbox_mode\u003eworkspace-write\u003c`) {
+		t.Errorf("the second call's settings are not in its request: model %v, instructions %v", r1.JSON["model"], r1.JSON["instructions"])
 	}
 	cmd, stdout, stderr := agentCmd(t, bin, home, "exec", "resume", a.SessionID, "one more")
 	if err := cmd.Run(); err != nil || stdout.String() != "resumed by exec\n" {
