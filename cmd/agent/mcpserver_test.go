@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -288,32 +289,39 @@ func TestMCPServerCancel(t *testing.T) {
 }
 
 // TestMCPServerDisconnect: a client that goes away mid-turn (its end of
-// the pipe closed) leaves the turn stopped and recorded, the rollout
-// valid, and the server exits cleanly.
+// the pipe closed), or a SIGTERM, leaves the turn stopped and recorded,
+// the rollout valid, and the server exits cleanly.
 func TestMCPServerDisconnect(t *testing.T) {
 	bin := buildAgent(t)
-	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "half"), rt.Barrier("long"), rt.Stall()),
-	})
-	msgs := make(chan string, 10)
-	home := writeConfig(t, srv.URL, "")
-	s := startMCPServer(t, bin, home, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			msgs <- r.Params.Message
-		}})
-	go func() {
-		p := &mcp.CallToolParams{Name: mcpserver.ToolStart, Arguments: map[string]any{"prompt": "a long task"}}
-		p.SetProgressToken(7)
-		_, _ = s.cs.CallTool(t.Context(), p)
-	}()
-	id := strings.TrimSuffix(strings.TrimPrefix(<-msgs, "session "), ": working")
-	<-srv.Reached("long")
-	s.stdin.Close()
-	if err := s.wait(t); err != nil {
-		t.Fatalf("exit: %v\n%s", err, s.stderr)
-	}
-	if got := lastTurn(t, home, id); got != rollout.TurnInterrupted {
-		t.Errorf("the turn of a client gone is recorded %q; want interrupted", got)
+	for name, stop := range map[string]func(s *mcpServer){
+		"disconnect": func(s *mcpServer) { s.stdin.Close() },
+		"sigterm":    func(s *mcpServer) { s.cmd.Process.Signal(syscall.SIGTERM) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := rt.NewServer(t, rt.Script{
+				rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "half"), rt.Barrier("long"), rt.Stall()),
+			})
+			msgs := make(chan string, 10)
+			home := writeConfig(t, srv.URL, "")
+			s := startMCPServer(t, bin, home, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+					msgs <- r.Params.Message
+				}})
+			go func() {
+				p := &mcp.CallToolParams{Name: mcpserver.ToolStart, Arguments: map[string]any{"prompt": "a long task"}}
+				p.SetProgressToken(7)
+				_, _ = s.cs.CallTool(t.Context(), p)
+			}()
+			id := strings.TrimSuffix(strings.TrimPrefix(<-msgs, "session "), ": working")
+			<-srv.Reached("long")
+			stop(s)
+			if err := s.wait(t); err != nil {
+				t.Fatalf("exit: %v\n%s", err, s.stderr)
+			}
+			if got := lastTurn(t, home, id); got != rollout.TurnInterrupted {
+				t.Errorf("the turn is recorded %q; want interrupted", got)
+			}
+		})
 	}
 }
 

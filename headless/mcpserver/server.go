@@ -90,6 +90,9 @@ type Server struct {
 	turns sync.WaitGroup
 
 	mu sync.Mutex
+	// stopped ends with Run's context: the turns in progress stop too
+	// (the SDK waits for its calls before Run returns).
+	stopped context.Context
 	// started are the settings of the sessions this server started, for
 	// their replies; busy the sessions running a turn now.
 	started map[string]StartOptions
@@ -101,7 +104,7 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: o, started: map[string]StartOptions{}, busy: map[string]bool{}}
+	s := &Server{opts: o, stopped: context.Background(), started: map[string]StartOptions{}, busy: map[string]bool{}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "agent", Title: "agent", Version: o.Version}, &mcp.ServerOptions{
 		Logger:                    o.Logger,
 		SupportedProtocolVersions: protocolVersions(),
@@ -137,6 +140,9 @@ func protocolVersions() []string {
 // Run serves the MCP protocol over t until the client disconnects or ctx
 // ends, then waits for the turns in progress to stop and be recorded.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	s.mu.Lock()
+	s.stopped = ctx
+	s.mu.Unlock()
 	err := s.srv.Run(ctx, t)
 	s.turns.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {

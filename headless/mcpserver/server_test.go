@@ -411,3 +411,34 @@ func TestApproval(t *testing.T) {
 		}
 	}
 }
+
+// TestStop: when the server is asked to stop (its context ends: SIGTERM)
+// mid-turn, the turn stops and Run returns once its session is closed.
+func TestStop(t *testing.T) {
+	running := make(chan struct{})
+	e := &engine{turn: func(ctx context.Context, _ StartOptions, _ string, _ func(session.Event)) error {
+		close(running)
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- New(e.options()).Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: ToolStart, Arguments: map[string]any{"prompt": "long"}})
+	}()
+	<-running
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after a stop: %v", err)
+	}
+	if e.closed != 1 {
+		t.Errorf("%d sessions closed after the stop; want 1", e.closed)
+	}
+	cs.Close()
+}

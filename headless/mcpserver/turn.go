@@ -17,7 +17,10 @@ import (
 // session's id. A turn that did not complete is a tool error naming why;
 // its output still carries the id, so the caller can continue it.
 func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Opened, prompt string) (*mcp.CallToolResult, Output, error) {
-	ctx, stop := interruptible(ctx)
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	ctx, stop := interruptible(ctx, stopped)
 	defer stop()
 	p := newProgress(req)
 	p.send(ctx, "session "+op.ID+": working")
@@ -53,14 +56,17 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Open
 	return res, out, nil
 }
 
-// interruptible is ctx for a turn: it ends when ctx does, always as
-// cancelled. The SDK ends a call's context with the cause of its end (the
-// client's input at EOF when it went away), which the engine would take
-// for a network failure of the turn rather than its interruption.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+// interruptible is ctx for a turn: it ends when ctx (the call) or
+// stopped (the server) does, always as cancelled. The SDK ends a call's
+// context with the cause of its end (the client's input at EOF when it
+// went away), which the engine would take for a network failure of the
+// turn rather than its interruption; and it does not end its calls when
+// the server is stopped.
+func interruptible(ctx, stopped context.Context) (context.Context, context.CancelFunc) {
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	return tctx, func() { stop(); cancel() }
+	stop1 := context.AfterFunc(ctx, cancel)
+	stop2 := context.AfterFunc(stopped, cancel)
+	return tctx, func() { stop1(); stop2(); cancel() }
 }
 
 // progress sends a call's progress notifications, when its client gave a
