@@ -144,6 +144,7 @@ func (e *engine) mcpSession(env Env, o mcpserver.StartOptions, ro *rollout.Rollo
 	}
 	ws.freeformPatch = e.client.Provider().CustomTools
 	ws.sandbox.ReadOnlyPaths = []string{e.home} // as engine.workspaceFor
+	ws.sandbox.HiddenPaths = []string{e.home}
 	set, err := ws.tools()
 	if err != nil {
 		return nil, err
