@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcli/agent/headless/mcpserver"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // inspectorDir holds, once `npm ci --omit=optional` ran there (.ci/run
@@ -43,7 +44,7 @@ func TestMCPInspector(t *testing.T) {
 		argv := append([]string{cli, "--cli", "-e", "AGENT_HOME=" + home, "-e", "FAKE_KEY=" + fakeKey, bin, "mcp-server"}, args...)
 		cmd := exec.CommandContext(ctx, node, argv...)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-		var stderr syncBuffer
+		var stderr syncbuf.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {

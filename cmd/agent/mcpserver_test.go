@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentcli/agent/headless/mcpserver"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/rollout"
 )
 
@@ -24,7 +25,7 @@ type mcpServer struct {
 	cs      *mcp.ClientSession
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser // closing it is the client going away
-	stderr  *syncBuffer
+	stderr  *syncbuf.Buffer
 	home    string
 	waitErr chan error
 }
