@@ -204,7 +204,11 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 	if req.Escalated {
 		build = e.opts.Unsandboxed
 	}
-	cmd, err := build(ctx, dir, argv)
+	// The process is not bound to the call's ctx: a command still running
+	// when its yield ends is an exec session the model keeps (write_stdin,
+	// later turns), ended by Stop or Close. An interruption during the
+	// yield still kills it (await).
+	cmd, err := build(context.WithoutCancel(ctx), dir, argv)
 	if err != nil {
 		res.Output, res.Status = "failed to start the command: "+err.Error(), StatusFailed
 		return res

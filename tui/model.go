@@ -48,7 +48,9 @@ type Model struct {
 	now      func() time.Time
 	// lastAnswer is the model's last finished message (/copy).
 	lastAnswer string
-	look       *look
+	// initConfirmed: /init was told AGENTS.md exists; the next goes ahead.
+	initConfirmed bool
+	look          *look
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for

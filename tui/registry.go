@@ -49,10 +49,7 @@ func comingCommands() []command {
 		return command{name: name, help: help, absent: name + " is not in agent yet; " + instead}
 	}
 	return []command{
-		soon("/init", "write an AGENTS.md for this repository", "ask the model to write AGENTS.md"),
 		soon("/rename", "name this session", "sessions are listed by their first prompt"),
-		soon("/ps", "list background terminals", "ask the model what it left running"),
-		soon("/stop", "stop background terminals", "ask the model to stop what it started"),
 		soon("/logout", "remove the stored credentials", "run `agent logout` in a shell"),
 	}
 }

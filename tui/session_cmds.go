@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -23,6 +25,9 @@ func sessionCommands() []command {
 		{name: "/copy", help: "copy the last answer to the clipboard (OSC 52: works over SSH and in tmux)", run: (*Model).copyCmd},
 		{name: "/export", args: "[FILE]", help: "write the conversation as Markdown", run: (*Model).exportCmd},
 		{name: "/warnings", help: "the configuration warnings (settings agent ignores)", run: (*Model).warningsCmd},
+		{name: "/ps", help: "the commands the model left running in the background", run: (*Model).psCmd},
+		{name: "/stop", args: "[ID]", help: "stop the model's background commands (all, or session ID)", run: (*Model).stopCmd},
+		{name: "/init", help: "have the model write an AGENTS.md for this repository", run: (*Model).initCmd},
 	}
 }
 
@@ -255,4 +260,71 @@ func warningSummary(warnings []string) string {
 		return "1 setting ignored · /warnings"
 	}
 	return fmt.Sprintf("%d settings ignored · /warnings", len(warnings))
+}
+
+// psCmd is /ps: the model's background commands, with their age.
+func (m *Model) psCmd(string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Background == nil {
+		return m.unavailable("/ps")
+	}
+	running := c.Background()
+	if len(running) == 0 {
+		m.info("no background commands", nil)
+		return nil
+	}
+	body := make([]string, len(running))
+	for i, b := range running {
+		body[i] = fmt.Sprintf("  %d  %s  (%s)", b.ID, clean(b.Command), m.now().Sub(b.Started).Round(time.Second))
+	}
+	m.info(fmt.Sprintf("%d background commands · /stop ends them, /stop ID one", len(body)), body)
+	return nil
+}
+
+// stopCmd is /stop [ID]: ends the model's background commands.
+func (m *Model) stopCmd(arg string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Stop == nil {
+		return m.unavailable("/stop")
+	}
+	id := -1
+	if arg != "" {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			m.tr.add(&notice{level: levelWarn, text: "usage: /stop [ID] (/ps lists the ids)"})
+			return nil
+		}
+		id = n
+	}
+	return m.hook(func(context.Context) commandMsg {
+		switch n := c.Stop(id); {
+		case n == 0 && id >= 0:
+			return commandMsg{warn: fmt.Sprintf("no background command %d is running", id)}
+		case n == 0:
+			return commandMsg{info: "no background commands"}
+		case n == 1:
+			return commandMsg{info: "stopped 1 background command"}
+		default:
+			return commandMsg{info: fmt.Sprintf("stopped %d background commands", n)}
+		}
+	})
+}
+
+// initRequest asks the model for an AGENTS.md (agent's own wording).
+const initRequest = `Write an AGENTS.md file at the top of this repository for coding agents that will work in it after you.
+
+Look at the repository first: its layout, languages, build files, test setup, CI configuration and existing documentation. Then write, in plain Markdown and briefly, what an agent needs to work here well: what the project is; how to build it, run it and run its tests (the exact commands, checked against the build files); how the code is organised and where the main pieces live; the conventions the code follows (style, naming, error handling, tests) as the code shows them; and anything easy to get wrong. Keep to what the repository shows; do not invent commands or rules. Aim for 100 to 300 lines. Create the file with apply_patch and say in one line what you wrote.`
+
+// initCmd is /init: asks the model to write AGENTS.md; when one exists it
+// says so, and a second /init goes ahead.
+func (m *Model) initCmd(string) tea.Cmd {
+	dir := cmpOr(m.opts.Dir, ".")
+	path := filepath.Join(dir, "AGENTS.md")
+	if _, err := os.Stat(path); err == nil && !m.initConfirmed {
+		m.initConfirmed = true
+		m.tr.add(&notice{level: levelWarn, text: "AGENTS.md already exists in " + clean(dir) + "; /init again to have the model rewrite it"})
+		return nil
+	}
+	m.initConfirmed = false
+	return m.startTurnAs("/init: write AGENTS.md for this repository", initRequest, nil)
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -135,6 +136,11 @@ type Commands struct {
 	// History returns the conversation's history (/export); it is called
 	// while no turn runs.
 	History func() []transport.Item
+	// Background lists the commands the model left running (/ps); Stop
+	// ends one by id, or every one for -1, and says how many it ended
+	// (/stop). Both may be called during a turn.
+	Background func() []tools.Background
+	Stop       func(id int) int
 }
 
 // ModelChoice is one model /model offers.

@@ -173,7 +173,9 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 				s, _ := sw.current()
 				return s.History()
 			},
-			Status: sw.status,
+			Background: func() []tools.Background { return execTool(e).Running() },
+			Stop:       func(id int) int { return execTool(e).Stop(id) },
+			Status:     sw.status,
 		},
 		OpenResume: f.pickResume,
 	}

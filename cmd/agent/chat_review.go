@@ -5,7 +5,19 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 )
+
+// execTool is the engine's exec_command tool, whose sessions /ps lists
+// and /stop ends; a set without one gives an Exec with none running.
+func execTool(e *engine) *tools.Exec {
+	if t, ok := e.tools.Lookup("exec_command"); ok {
+		if ex, ok := t.(*tools.Exec); ok {
+			return ex
+		}
+	}
+	return tools.NewExec(tools.ExecOptions{})
+}
 
 // Review implements tui.Reviewer: a review turn on the session in use,
 // recorded as a review.

@@ -76,3 +76,55 @@ func TestE2EChatReviewAndSessionCommands(t *testing.T) {
 	c.send("/warnings")
 	c.waitFor("2 configuration warnings")
 }
+
+// TestE2EChatBackgroundAndInit: a command the model leaves running is
+// listed by /ps and ended by /stop (its process gone); /init asks the model
+// for an AGENTS.md, and when one exists says so first and goes ahead on a
+// second /init.
+func TestE2EChatBackgroundAndInit(t *testing.T) {
+	bin := buildAgent(t)
+	args := `{"cmd":"sleep 317","yield_time_ms":200}`
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc", "call_1", "exec_command", args), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "left it running"),
+		rt.Reply("r3", "m3", "wrote AGENTS.md"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startChat(t, bin, home, dir)
+	c.send("start the server")
+	c.waitFor("left it running")
+	c.waitIdle()
+	c.send("/ps")
+	c.waitFor("1 background commands")
+	c.waitFor("sleep 317")
+	if out, _ := exec.Command("pgrep", "-f", "sleep 317").Output(); len(strings.TrimSpace(string(out))) == 0 {
+		t.Fatalf("the background command is no longer running before /stop:\n%s", c.screen())
+	}
+	c.send("/stop")
+	c.waitFor("stopped 1 background command")
+	if out, _ := exec.Command("pgrep", "-f", "sleep 317").Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("the background command still runs after /stop: pids %s", out)
+	}
+	c.send("/ps")
+	c.waitFor("no background commands")
+
+	c.send("/init")
+	c.waitFor("AGENTS.md already exists")
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests after the first /init, want 2", n)
+	}
+	c.send("/init")
+	c.waitFor("wrote AGENTS.md")
+	reqs := srv.Requests()
+	msgs, err := rt.InputMessages(reqs[len(reqs)-1].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user := strings.Join(msgs[len(msgs)-1].Text, "\n"); !strings.Contains(user, "Write an AGENTS.md file") {
+		t.Errorf("/init's request: %q", user)
+	}
+}
