@@ -107,6 +107,9 @@ type Config struct {
 	// ToolOutputTokenLimit is the token budget of one tool output sent to
 	// the model; [DefaultToolOutputTokenLimit] when unset, 0 = no limit.
 	ToolOutputTokenLimit int64
+	// WebSearch is web_search: "cached" (the default, as Codex: the hosted
+	// web_search tool without live access), "live" or "disabled".
+	WebSearch string
 
 	// ApprovalPolicy is untrusted, on-request, on-failure or never, or ""
 	// when nothing sets it: the caller then derives it from the project's
@@ -302,6 +305,7 @@ func Default() Config {
 		AutoContinue:         DefaultAutoContinue(),
 		SandboxFallback:      "refuse",
 		ToolOutputTokenLimit: DefaultToolOutputTokenLimit,
+		WebSearch:            "cached",
 		ProjectDocMaxBytes:   DefaultProjectDocMaxBytes,
 		ProjectRootMarkers:   []string{".git"},
 		History:              History{Persistence: DefaultHistoryPersistence},

@@ -163,6 +163,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ModelContextWindow, f.ModelContextWindow)
 	set(&c.ModelAutoCompactTokenLimit, f.ModelAutoCompactTokenLimit)
 	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
+	set(&c.WebSearch, f.WebSearch)
 	if s := f.SandboxWorkspaceWrite; s != nil {
 		w := &c.SandboxWorkspaceWrite
 		set(&w.WritableRoots, s.WritableRoots)

@@ -20,6 +20,7 @@ type fileConfig struct {
 	ModelContextWindow         *int64  `toml:"model_context_window"`
 	ModelAutoCompactTokenLimit *int64  `toml:"model_auto_compact_token_limit"`
 	ToolOutputTokenLimit       *int64  `toml:"tool_output_token_limit"`
+	WebSearch                  *string `toml:"web_search"`
 	// ApprovalPolicy is a string or Codex's { granular = { ... } }
 	// table; validate turns it into approval.
 	ApprovalPolicy any     `toml:"approval_policy"`

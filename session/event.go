@@ -1,6 +1,8 @@
 package session
 
 import (
+	"encoding/json"
+
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
@@ -96,6 +98,18 @@ type TurnFailed struct {
 	Requests int
 }
 
+// WebSearchDone is a web search the model's server ran (a web_search_call
+// item of the hosted web_search tool), recorded in history like the
+// model's other output.
+type WebSearchDone struct {
+	ItemID string
+	// Query is what was searched; "" when the action is not a search.
+	Query string
+	// Action is the item's action as the server sent it, nil when none.
+	Action json.RawMessage
+}
+
+func (WebSearchDone) isEvent()     {}
 func (TurnStarted) isEvent()       {}
 func (TextDelta) isEvent()         {}
 func (ReasoningDelta) isEvent()    {}

@@ -7,6 +7,19 @@ import (
 	"github.com/agentcli/agent/transport"
 )
 
+// webSearchDone is the event of a web_search_call item.
+func webSearchDone(it transport.Item) WebSearchDone {
+	var w struct {
+		Action json.RawMessage `json:"action"`
+	}
+	_ = json.Unmarshal(it.Raw, &w)
+	var a struct {
+		Query string `json:"query"`
+	}
+	_ = json.Unmarshal(w.Action, &a)
+	return WebSearchDone{ItemID: it.ID, Query: a.Query, Action: w.Action}
+}
+
 // reasoningText joins a reasoning item's summary parts.
 func reasoningText(it transport.Item) string {
 	var r struct {

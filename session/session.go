@@ -711,6 +711,8 @@ func (s *Session) take(a *streamed, it transport.Item, emit func(Event)) {
 		return
 	case it.Type == "reasoning":
 		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})
+	case it.Type == "web_search_call":
+		emit(webSearchDone(it))
 	}
 	a.items = append(a.items, it)
 	if it.IsCall() && s.ledger.State(it.CallID) == "" {

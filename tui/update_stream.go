@@ -118,6 +118,8 @@ func (m *Model) apply(ev session.Event) {
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
 	case session.ReviewStarted:
 		m.tr.add(&notice{level: levelInfo, text: "review: " + clean(ev.Target)})
+	case session.WebSearchDone:
+		m.tr.add(&notice{level: levelInfo, text: "🔎 Searched the web: " + clean(ev.Query)})
 	case session.Warning:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Message)})
 		m.unsaved = m.unsaved || ev.NotSaved

@@ -334,6 +334,12 @@ func streamCasesText() []streamCase {
 func streamCasesOutcomes() []streamCase {
 	return []streamCase{
 		{
+			name:   "a web search the server ran is one line",
+			events: []session.Event{session.WebSearchDone{ItemID: "ws1", Query: "weather in \x1b[31mParis"}},
+			want:   []string{"🔎 Searched the web: weather in Paris"},
+			absent: []string{"\x1b[31m"},
+		},
+		{
 			name:   "warnings are shown",
 			events: []session.Event{session.Warning{Message: "Falling back from WebSockets to HTTPS transport: 426"}},
 			want:   []string{"⚠ Falling back from WebSockets to HTTPS transport: 426"},

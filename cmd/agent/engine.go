@@ -55,6 +55,8 @@ type workspace struct {
 	// outputTokenLimit is tool_output_token_limit: the budget of one
 	// tool output sent to the model.
 	outputTokenLimit int
+	// webSearch is config web_search: cached, live or disabled.
+	webSearch string
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -102,6 +104,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		shell:            shell,
 		env:              commandEnvPolicy(cfg).Build(environ),
 		outputTokenLimit: int(min(cfg.ToolOutputTokenLimit, 1<<30)),
+		webSearch:        cfg.WebSearch,
 		sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
@@ -136,10 +139,17 @@ func (w workspace) tools() (*tools.Set, error) {
 		Denied: func(waitErr error, output []byte) bool { return sandbox.Denied(pol, waitErr, output) },
 	})
 	roots := append([]string{w.cwd}, pol.WritableRoots...)
-	set, err := tools.NewSet(ex, tools.NewWriteStdin(ex),
+	list := []tools.Tool{ex, tools.NewWriteStdin(ex),
 		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy, ReadOnlyPaths: pol.ReadOnlyPaths,
 			Sandbox: string(pol.Mode), Freeform: w.freeformPatch}),
-		tools.Plan{})
+		tools.Plan{},
+		// The agent home is never the model's to read: it holds the credentials.
+		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.cwd, Unreadable: pol.ReadOnlyPaths}),
+	}
+	if w.webSearch != "disabled" {
+		list = append(list, tools.WebSearch{Live: w.webSearch == "live"})
+	}
+	set, err := tools.NewSet(list...)
 	if err != nil {
 		return nil, err
 	}

@@ -402,7 +402,11 @@ func TestExecToolsSent(t *testing.T) {
 		out := map[string]string{}
 		for _, tl := range srv.Requests()[0].JSON["tools"].([]any) {
 			m := tl.(map[string]any)
-			out[m["name"].(string)] = m["type"].(string)
+			name, _ := m["name"].(string)
+			if name == "" {
+				name = m["type"].(string) // a hosted tool: {"type": "web_search"}
+			}
+			out[name] = m["type"].(string)
 		}
 		return out
 	}
@@ -411,7 +415,8 @@ func TestExecToolsSent(t *testing.T) {
 	if r := runCLI(t, srv, runOpts{}, "exec", "hi"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	want := map[string]string{"exec_command": "function", "write_stdin": "function", "apply_patch": "function", "update_plan": "function"}
+	want := map[string]string{"exec_command": "function", "write_stdin": "function", "apply_patch": "function", "update_plan": "function",
+		"view_image": "function", "web_search": "web_search"}
 	if diff := cmp.Diff(want, kinds(srv)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"encoding/base64"
 	"fmt"
-	"net/http"
-	"os"
 	"strings"
+
+	"github.com/agentcli/agent/tools"
 )
 
-// maxImageBytes bounds one attached image.
-const maxImageBytes = 20 << 20
-
-// imageURLs reads -i/--image files into data: URLs.
+// imageURLs reads -i/--image files into data: URLs ([tools.ImageDataURL]).
 func imageURLs(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -19,22 +15,11 @@ func imageURLs(paths []string) ([]string, error) {
 			if path = strings.TrimSpace(path); path == "" {
 				continue
 			}
-			st, err := os.Stat(path)
+			u, err := tools.ImageDataURL(path)
 			if err != nil {
 				return nil, fmt.Errorf("--image: %w", err)
 			}
-			if st.Size() > maxImageBytes {
-				return nil, fmt.Errorf("--image %s: %d bytes; at most %d", path, st.Size(), maxImageBytes)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("--image: %w", err)
-			}
-			mime := http.DetectContentType(b)
-			if !strings.HasPrefix(mime, "image/") {
-				return nil, fmt.Errorf("--image %s: not an image (%s)", path, mime)
-			}
-			out = append(out, "data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(b))
+			out = append(out, u)
 		}
 	}
 	return out, nil

@@ -87,6 +87,15 @@ type jsonTodoItem struct {
 	Items []jsonTodo `json:"items"`
 }
 
+// jsonWebSearchItem is Codex's web_search item (its exec --json also
+// repeats "id" with the server's item id; agent writes the key once).
+type jsonWebSearchItem struct {
+	ID     string          `json:"id"`
+	Type   string          `json:"type"`
+	Query  string          `json:"query"`
+	Action json.RawMessage `json:"action"`
+}
+
 type jsonMCPItem struct {
 	ID        string          `json:"id"`
 	Type      string          `json:"type"`
@@ -322,6 +331,12 @@ func (p *JSON) Handle(ev session.Event) {
 		p.pending = append(p.pending, pendingItem{"agent_message", ev.Text, ev.Refused})
 	case session.ReasoningDone:
 		p.pending = append(p.pending, pendingItem{typ: "reasoning", text: ev.Text})
+	case session.WebSearchDone:
+		action := ev.Action
+		if action == nil {
+			action = json.RawMessage(`{"type":"other"}`)
+		}
+		p.emit(jsonEvent{Type: "item.completed", Item: &jsonWebSearchItem{ID: p.newID(), Type: "web_search", Query: ev.Query, Action: action}})
 	case session.ResponseCompleted:
 		for _, it := range p.pending {
 			p.item(it)

@@ -244,6 +244,9 @@ func (p *Text) Handle(ev session.Event) {
 			p.final, p.hasFinal = m.text, true
 		}
 		p.pending = nil
+	case session.WebSearchDone:
+		p.endLine()
+		fmt.Fprintln(p.opts.Stderr, p.safe("web search: "+ev.Query))
 	case session.ToolCallBegin:
 		p.endLine()
 		p.toolBegin(ev)
