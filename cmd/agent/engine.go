@@ -57,6 +57,8 @@ type workspace struct {
 	outputTokenLimit int
 	// webSearch is config web_search: cached, live or disabled.
 	webSearch string
+	// headless says no user is there to answer (no approver: exec, batch).
+	headless bool
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -145,6 +147,7 @@ func (w workspace) tools() (*tools.Set, error) {
 		tools.Plan{},
 		// The agent home is never the model's to read: it holds the credentials.
 		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.cwd, Unreadable: pol.ReadOnlyPaths}),
+		tools.RequestUserInput{Headless: w.headless},
 	}
 	if w.webSearch != "disabled" {
 		list = append(list, tools.WebSearch{Live: w.webSearch == "live"})
@@ -350,6 +353,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		}
 		ws.sandbox.WritableRoots = slices.Concat(ws.sandbox.WritableRoots, o.addDirs)
 		ws.freeformPatch = p.CustomTools
+		ws.headless = o.approve == nil
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there
 		// would run its MCP servers unsandboxed at the next start. The

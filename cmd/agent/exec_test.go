@@ -416,7 +416,7 @@ func TestExecToolsSent(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	want := map[string]string{"exec_command": "function", "write_stdin": "function", "apply_patch": "function", "update_plan": "function",
-		"view_image": "function", "web_search": "web_search"}
+		"view_image": "function", "web_search": "web_search", "request_user_input": "function"}
 	if diff := cmp.Diff(want, kinds(srv)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
