@@ -13,7 +13,7 @@ agent_bin=$(realpath "$1")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin" "$work/home/.agent" "$work/home/.local/share/bash-completion/completions" "$work/gobin"
+mkdir -p "$work/bin" "$work/home/.agent" "$work/gobin" # a fresh HOME: no completion dirs
 ln -s "$agent_bin" "$work/bin/agent"
 # Keep Go's caches where they are: HOME changes below.
 GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
@@ -57,8 +57,11 @@ run 1,125 'bin/agent sandbox --mode read-only -- touch x'
 run 0 'bin/agent exec --batch prompts.jsonl --jobs 8 --results results.jsonl'
 [[ $(wc -l < "$work/results.jsonl") == 2 ]] || { echo "FAIL the batch wrote no 2 results"; failed=1; }
 run 0,1 'bin/agent doctor'
-run 0 'bin/agent completion bash > ~/.local/share/bash-completion/completions/agent'
+run 0 'bin/agent exec -c model_provider=demo "hello"'
+run 0 'mkdir -p ~/.local/share/bash-completion/completions && bin/agent completion bash > ~/.local/share/bash-completion/completions/agent'
 [[ -s "$HOME/.local/share/bash-completion/completions/agent" ]] || { echo "FAIL no bash completion written"; failed=1; }
+run 0 'mkdir -p ~/.config/fish/completions && bin/agent completion fish > ~/.config/fish/completions/agent.fish'
+[[ -s "$HOME/.config/fish/completions/agent.fish" ]] || { echo "FAIL no fish completion written"; failed=1; }
 # Login, with no login saved.
 run 1 'bin/agent login status'
 run 0 'bin/agent logout'

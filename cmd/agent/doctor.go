@@ -152,6 +152,7 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 		return append(out, check{Name: "agent home", Status: checkFailed, Detail: err.Error(), Fix: "set AGENT_HOME"})
 	}
 	home := h.Dir
+	add(check{Name: "home", Status: checkOK, Detail: h.Describe()})
 	add(homeCheck(home))
 	cfg, err := config.Load(g.configOptions(home))
 	if err != nil {
@@ -165,6 +166,9 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 		detail := "read " + cfg.Path
 		if cfg.Profile != "" {
 			detail += ", profile " + cfg.Profile
+		}
+		if cfg.ProfilePath != "" {
+			detail += " from " + cfg.ProfilePath
 		}
 		add(check{Name: "config", Status: checkOK, Detail: detail})
 	}
@@ -274,7 +278,7 @@ func networkChecks(ctx context.Context, env Env, cfg config.Config, p provider.I
 	creds, err := resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
-			Fix: credentialFix(p)})
+			Fix: credentialFix(p) + `; meanwhile agent exec -c model_provider=demo "..." works offline`})
 	}
 	if p.BaseURL == "" {
 		p.BaseURL = "https://api.openai.com/v1"

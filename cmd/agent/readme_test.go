@@ -44,3 +44,36 @@ func TestREADMECommands(t *testing.T) {
 		t.Errorf("README commands: %v\n%s", err, out)
 	}
 }
+
+// TestREADMELinks: every relative link of README.md names a file of the
+// repository, and the Development section links nowhere outside it.
+func TestREADMELinks(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	link := regexp.MustCompile(`\]\(([^)]+)\)`)
+	for _, m := range link.FindAllStringSubmatch(text, -1) {
+		target, _, _ := strings.Cut(m[1], "#")
+		if strings.Contains(target, "://") || target == "" {
+			continue
+		}
+		if _, err := os.Stat("../../" + target); err != nil {
+			t.Errorf("README.md links to %s: %v", m[1], err)
+		}
+	}
+	_, dev, ok := strings.Cut(text, "\n## Development\n")
+	if !ok {
+		t.Fatal("README.md has no Development section")
+	}
+	dev, _, _ = strings.Cut(dev, "\n## ")
+	for _, m := range link.FindAllStringSubmatch(dev, -1) {
+		if strings.Contains(m[1], "://") || strings.HasPrefix(m[1], "../") {
+			t.Errorf("the Development section links outside the repository: %s", m[1])
+		}
+	}
+	if strings.Contains(dev, "../") {
+		t.Errorf("the Development section names a path outside the repository:\n%s", dev)
+	}
+}
