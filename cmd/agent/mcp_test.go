@@ -153,7 +153,11 @@ func requestTools(req rt.Request) []string {
 	tools, _ := req.JSON["tools"].([]any)
 	for _, x := range tools {
 		if m, ok := x.(map[string]any); ok {
-			out = append(out, m["name"].(string))
+			name, _ := m["name"].(string)
+			if name == "" {
+				name, _ = m["type"].(string) // a hosted tool: {"type": "web_search"}
+			}
+			out = append(out, name)
 		}
 	}
 	return out
