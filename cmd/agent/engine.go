@@ -145,8 +145,9 @@ func (w workspace) tools() (*tools.Set, error) {
 		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.cwd, WritableRoots: roots, Policy: w.policy, ReadOnlyPaths: pol.ReadOnlyPaths,
 			Sandbox: string(pol.Mode), Freeform: w.freeformPatch}),
 		tools.Plan{},
-		// The agent home is never the model's to read: it holds the credentials.
-		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.cwd, Unreadable: pol.ReadOnlyPaths}),
+		// What the sandbox hides (the agent home, with the credentials) the
+		// model cannot view either.
+		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.cwd, Unreadable: pol.HiddenPaths}),
 		tools.RequestUserInput{Headless: w.headless},
 	}
 	if w.webSearch != "disabled" {
