@@ -62,7 +62,7 @@ func codexIgnoredKeys() []string {
 		keys = append(keys, "model_providers.*."+k)
 	}
 	// (An inline bearer_token is refused, as Codex refuses it.)
-	for _, k := range []string{"required", "scopes", "oauth_resource", "tools", "default_tools_approval_mode",
+	for _, k := range []string{"required", "scopes", "oauth_resource",
 		"oauth", "auth", "output_token_limit", "startup_readiness", "tool_input_schema_max_bytes",
 		"http_headers_helper", "environment_id", "experimental_environment"} {
 		keys = append(keys, "mcp_servers.*."+k)

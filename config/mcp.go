@@ -45,6 +45,12 @@ type MCPServer struct {
 	DisabledTools []string
 	// SupportsParallelToolCalls lets its tools run alongside other calls.
 	SupportsParallelToolCalls bool
+	// DefaultToolsApprovalMode (default_tools_approval_mode) and
+	// ToolApprovalModes (tools.<tool>.approval_mode) say when a call asks
+	// for approval, as in Codex: "auto" ("" too: by the tool's
+	// annotations), "prompt" (always) or "approve" (never).
+	DefaultToolsApprovalMode string
+	ToolApprovalModes        map[string]string
 }
 
 // DefaultMCPServer returns the defaults an [mcp_servers.<name>] table
@@ -55,23 +61,33 @@ func DefaultMCPServer() MCPServer {
 
 // mcpServerFile is [mcp_servers.<name>].
 type mcpServerFile struct {
-	Command                   *string           `toml:"command"`
-	Args                      *[]string         `toml:"args"`
-	Env                       map[string]string `toml:"env"`
-	EnvVars                   *[]string         `toml:"env_vars"`
-	Cwd                       *string           `toml:"cwd"`
-	URL                       *string           `toml:"url"`
-	BearerTokenEnvVar         *string           `toml:"bearer_token_env_var"`
-	HTTPHeaders               map[string]string `toml:"http_headers"`
-	EnvHTTPHeaders            map[string]string `toml:"env_http_headers"`
-	StartupTimeoutSec         *float64          `toml:"startup_timeout_sec"`
-	StartupTimeoutMS          *int64            `toml:"startup_timeout_ms"`
-	ToolTimeoutSec            *float64          `toml:"tool_timeout_sec"`
-	Enabled                   *bool             `toml:"enabled"`
-	EnabledTools              *[]string         `toml:"enabled_tools"`
-	DisabledTools             *[]string         `toml:"disabled_tools"`
-	SupportsParallelToolCalls *bool             `toml:"supports_parallel_tool_calls"`
+	Command                   *string                `toml:"command"`
+	Args                      *[]string              `toml:"args"`
+	Env                       map[string]string      `toml:"env"`
+	EnvVars                   *[]string              `toml:"env_vars"`
+	Cwd                       *string                `toml:"cwd"`
+	URL                       *string                `toml:"url"`
+	BearerTokenEnvVar         *string                `toml:"bearer_token_env_var"`
+	HTTPHeaders               map[string]string      `toml:"http_headers"`
+	EnvHTTPHeaders            map[string]string      `toml:"env_http_headers"`
+	StartupTimeoutSec         *float64               `toml:"startup_timeout_sec"`
+	StartupTimeoutMS          *int64                 `toml:"startup_timeout_ms"`
+	ToolTimeoutSec            *float64               `toml:"tool_timeout_sec"`
+	Enabled                   *bool                  `toml:"enabled"`
+	EnabledTools              *[]string              `toml:"enabled_tools"`
+	DisabledTools             *[]string              `toml:"disabled_tools"`
+	SupportsParallelToolCalls *bool                  `toml:"supports_parallel_tool_calls"`
+	DefaultToolsApprovalMode  *string                `toml:"default_tools_approval_mode"`
+	Tools                     map[string]mcpToolFile `toml:"tools"`
 }
+
+// mcpToolFile is [mcp_servers.<name>.tools.<tool>].
+type mcpToolFile struct {
+	ApprovalMode *string `toml:"approval_mode"`
+}
+
+// mcpApprovalModes are the values of Codex's approval_mode keys.
+func mcpApprovalModes() []string { return []string{"auto", "prompt", "approve"} }
 
 // mcpServerName is the shape of a server name, as in Codex: it becomes
 // part of tool names.
@@ -103,6 +119,12 @@ func (c checker) mcpServers(servers map[string]mcpServerFile) {
 		c.seconds(at(path, "startup_timeout_sec"), &s.StartupTimeoutSec)
 		c.millis(at(path, "startup_timeout_ms"), &s.StartupTimeoutMS)
 		c.seconds(at(path, "tool_timeout_sec"), &s.ToolTimeoutSec)
+		c.enum(at(path, "default_tools_approval_mode"), &s.DefaultToolsApprovalMode, mcpApprovalModes())
+		for _, tool := range sortedKeys(s.Tools) {
+			tf := s.Tools[tool]
+			c.enum(at(path, "tools", tool, "approval_mode"), &tf.ApprovalMode, mcpApprovalModes())
+			s.Tools[tool] = tf
+		}
 		if hadCommand && s.Command == nil || hadURL && s.URL == nil {
 			// Reported; checking its kind would only report it again.
 			delete(servers, name)
@@ -173,6 +195,12 @@ func overlayMCP(s MCPServer, f mcpServerFile) MCPServer {
 	set(&s.EnabledTools, f.EnabledTools)
 	set(&s.DisabledTools, f.DisabledTools)
 	set(&s.SupportsParallelToolCalls, f.SupportsParallelToolCalls)
+	set(&s.DefaultToolsApprovalMode, f.DefaultToolsApprovalMode)
+	for _, name := range sortedKeys(f.Tools) {
+		if m := f.Tools[name].ApprovalMode; m != nil {
+			s.ToolApprovalModes = overlayMap(s.ToolApprovalModes, map[string]string{name: *m})
+		}
+	}
 	return s
 }
 

@@ -96,3 +96,21 @@ func TestMCPOverrideErrors(t *testing.T) {
 		t.Fatalf("Load = %v; want the server without a command or url reported", err)
 	}
 }
+
+// TestMCPApprovalModes: Codex's default_tools_approval_mode and
+// tools.<tool>.approval_mode are read (no longer ignored) and checked.
+func TestMCPApprovalModes(t *testing.T) {
+	home := writeHome(t, "[mcp_servers.docs]\ncommand = \"docs-mcp\"\ndefault_tools_approval_mode = \"prompt\"\n[mcp_servers.docs.tools.search]\napproval_mode = \"approve\"\n")
+	c, err := config.Load(config.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.MCPServers["docs"]
+	if s.DefaultToolsApprovalMode != "prompt" || s.ToolApprovalModes["search"] != "approve" || len(c.Warnings) != 0 {
+		t.Errorf("server %+v, warnings %v", s, c.Warnings)
+	}
+	home = writeHome(t, "[mcp_servers.docs]\ncommand = \"docs-mcp\"\n[mcp_servers.docs.tools.search]\napproval_mode = \"sometimes\"\n")
+	if _, err := config.Load(config.Options{Home: home}); err == nil || !strings.Contains(err.Error(), "mcp_servers.docs.tools.search.approval_mode") {
+		t.Errorf("bad approval_mode: %v", err)
+	}
+}

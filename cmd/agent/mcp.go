@@ -33,6 +33,7 @@ func (e *engine) startMCP(ctx context.Context, env Env, notice func(mcp.Notice))
 	m := mcp.New(mcp.Options{
 		Servers:  servers,
 		Policy:   e.ws.policy,
+		Sandbox:  string(e.ws.sandbox.Mode),
 		Cwd:      e.ws.cwd,
 		Getenv:   env.Getenv,
 		Logger:   e.logger,
@@ -58,6 +59,7 @@ func mcpServerConfigs(cfg config.Config) []mcp.ServerConfig {
 			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, EnvHTTPHeaders: s.EnvHTTPHeaders,
 			StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
 			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, ParallelToolCalls: s.SupportsParallelToolCalls,
+			DefaultApproval: s.DefaultToolsApprovalMode, ToolApproval: s.ToolApprovalModes,
 		})
 	}
 	return out

@@ -35,6 +35,9 @@ type Options struct {
 	// Block adds the tool "block", whose calls return only when they are
 	// cancelled (for tool timeouts).
 	Block bool
+	// Destructive adds the tool "delete", annotated destructiveHint (it
+	// echoes its text, deleting nothing).
+	Destructive bool
 	// Crash, if non-nil, adds the tool "crash", whose calls run Crash
 	// (the stdio binary exits the process there) and then block until
 	// cancelled.
@@ -89,6 +92,14 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 					&gomcp.TextContent{Text: "a red pixel"},
 					&gomcp.ImageContent{Data: PNG, MIMEType: "image/png"},
 				}}, nil, nil
+			})
+	}
+	if opts.Destructive {
+		yes := true
+		gomcp.AddTool(s, &gomcp.Tool{Name: "delete", Description: "Deletes (here: echoes) the given text.",
+			Annotations: &gomcp.ToolAnnotations{DestructiveHint: &yes}},
+			func(_ context.Context, _ *gomcp.CallToolRequest, in EchoInput) (*gomcp.CallToolResult, any, error) {
+				return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
 			})
 	}
 	if opts.Block {

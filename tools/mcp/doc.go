@@ -17,7 +17,9 @@
 //     without its tools.
 //   - Tool names are mcp__<server>__<tool>, limited to [a-zA-Z0-9_-] and
 //     64 bytes, unique within the set offered; see [Names].
-//   - A call asks for approval under the untrusted policy, marks the
+//   - A call asks for approval under the untrusted policy and where
+//     Codex's rule says so (the tool's annotations and approval_mode,
+//     [Tool.Run]); under the never policy such a call is refused. It marks the
 //     invocation started right before tools/call is sent, and is sent at
 //     most once. Its timeout, a server crash or an interruption is answered
 //     to the model as such; none ends the turn.

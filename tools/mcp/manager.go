@@ -69,15 +69,22 @@ type ServerConfig struct {
 	// ParallelToolCalls says the server's tools may run concurrently with
 	// other calls.
 	ParallelToolCalls bool
+	// DefaultApproval is the server's default_tools_approval_mode and
+	// ToolApproval each tool's approval_mode (Codex's "auto", "prompt",
+	// "approve"; "" is auto): see [Tool.Run].
+	DefaultApproval string
+	ToolApproval    map[string]string
 }
 
 // Options configure a [Manager].
 type Options struct {
 	// Servers are the servers to start.
 	Servers []ServerConfig
-	// Policy is the approval policy ([tools.PolicyUntrusted], ...): calls
-	// ask for approval where [tools.NeedsApproval] says so.
-	Policy string
+	// Policy is the approval policy ([tools.PolicyUntrusted], ...) and
+	// Sandbox the sandbox mode: together with each tool's annotations and
+	// approval mode they decide which calls ask ([Tool.Run]).
+	Policy  string
+	Sandbox string
 	// Cwd is the working directory of stdio servers without their own;
 	// "" means the agent's.
 	Cwd string

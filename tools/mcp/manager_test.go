@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -407,5 +408,56 @@ func TestCloseWithoutStart(t *testing.T) {
 	}
 	if err := errors.Join(m.Close()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestApprovalAsCodex: besides untrusted (which asks for every call), a
+// call needs approval as in Codex: a tool annotated destructive (or
+// writing to an open world) under the default approval_mode "auto", any
+// tool under "prompt", none under "approve"; under approval_policy never
+// a call that needs approval is refused without running, unless the
+// sandbox is danger-full-access. Per-tool modes win over the server's
+// default_tools_approval_mode.
+func TestApprovalAsCodex(t *testing.T) {
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Options: mcptest.Options{Destructive: true}})
+	for _, tc := range []struct {
+		name, policy, sandbox string
+		cfg                   mcp.ServerConfig
+		tool                  string
+		want                  string // "run", "ask" or "refuse"
+	}{
+		{"never refuses a destructive tool", tools.PolicyNever, "read-only", mcp.ServerConfig{}, "delete", "refuse"},
+		{"never runs an unannotated tool", tools.PolicyNever, "read-only", mcp.ServerConfig{}, "echo", "run"},
+		{"never with full access runs it", tools.PolicyNever, tools.SandboxFullAccess, mcp.ServerConfig{}, "delete", "run"},
+		{"on-request asks for a destructive tool", tools.PolicyOnRequest, "read-only", mcp.ServerConfig{}, "delete", "ask"},
+		{"approve mode runs it", tools.PolicyNever, "read-only", mcp.ServerConfig{ToolApproval: map[string]string{"delete": "approve"}}, "delete", "run"},
+		{"prompt mode asks for any tool", tools.PolicyOnRequest, "read-only", mcp.ServerConfig{ToolApproval: map[string]string{"echo": "prompt"}}, "echo", "ask"},
+		{"the server's default applies", tools.PolicyOnRequest, "read-only", mcp.ServerConfig{DefaultApproval: "prompt"}, "echo", "ask"},
+		{"a tool's mode wins over the default", tools.PolicyNever, "read-only", mcp.ServerConfig{DefaultApproval: "prompt", ToolApproval: map[string]string{"echo": "approve"}}, "echo", "run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Name, cfg.URL = "web", srv.URL
+			h := start(t, mcp.Options{Policy: tc.policy, Sandbox: tc.sandbox, Servers: []mcp.ServerConfig{cfg}})
+			h.started(t)
+			asked := 0
+			deny := func(context.Context, tools.ApprovalRequest) tools.Decision {
+				asked++
+				return tools.Decision{Kind: tools.Deny}
+			}
+			res, started := h.call(t, "mcp__web__"+tc.tool, `{"text":"hi"}`, deny)
+			got := "run"
+			switch {
+			case asked == 1 && started == 0 && res.Status == tools.StatusDeclined:
+				got = "ask"
+			case asked == 0 && started == 0 && res.Status == tools.StatusDeclined && strings.Contains(res.Output, "approval_policy is never"):
+				got = "refuse"
+			case asked != 0 || started != 1 || res.Output != "hi":
+				got = fmt.Sprintf("asked %d, started %d, %s %q", asked, started, res.Status, res.Output)
+			}
+			if got != tc.want {
+				t.Errorf("got %s; want %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -59,6 +59,36 @@ func (t *Tool) Spec() json.RawMessage { return t.spec }
 // supports_parallel_tool_calls is set.
 func (t *Tool) ParallelSafe() bool { return t.srv.cfg.ParallelToolCalls }
 
+// needsApproval is Codex 0.169's rule for a call of t beyond the
+// approval policy's own (untrusted asks for every call): none in full
+// access (policy never, sandbox danger-full-access); with the tool's
+// approval_mode (else the server's default_tools_approval_mode) "approve"
+// none, "prompt" always; "auto" (the default) when the tool is annotated
+// destructive, or not read-only and open to the world.
+func (t *Tool) needsApproval(policy string) bool {
+	if policy == tools.PolicyNever && t.m.opts.Sandbox == tools.SandboxFullAccess {
+		return false
+	}
+	mode := t.srv.cfg.ToolApproval[t.Remote()]
+	if mode == "" {
+		mode = t.srv.cfg.DefaultApproval
+	}
+	switch mode {
+	case "approve":
+		return false
+	case "prompt":
+		return true
+	}
+	a := t.remote.Annotations
+	if a == nil {
+		return false
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint {
+		return true
+	}
+	return !a.ReadOnlyHint && a.OpenWorldHint != nil && *a.OpenWorldHint
+}
+
 // Run implements [tools.Tool]: it asks for approval when the policy says
 // so, marks the invocation started and sends one tools/call, bounded by
 // the server's tool timeout and by ctx.
@@ -81,7 +111,11 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 		Command: t.name + " " + string(args),
 		Workdir: fmt.Sprintf("MCP server %q", t.Server()),
 	}
-	if tools.NeedsApproval(inv.PolicyOr(t.m.opts.Policy), "", req) {
+	policy := inv.PolicyOr(t.m.opts.Policy)
+	if tools.NeedsApproval(policy, "", req) || t.needsApproval(policy) {
+		if policy == tools.PolicyNever {
+			return fail(tools.StatusDeclined, fmt.Sprintf("mcp tool call rejected: %s needs approval (its annotations or approval_mode) and approval_policy is never", t.name))
+		}
 		switch d := inv.Approve(ctx, req); d.Kind {
 		case tools.Deny:
 			msg := "mcp tool call rejected by user"
