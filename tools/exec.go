@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -240,7 +239,8 @@ func (e *Exec) await(ctx context.Context, p *proc, yield time.Duration, maxToken
 		res.Output, res.Status = "aborted: the turn was interrupted and the command was killed", StatusAborted
 		return res
 	}
-	out := execOutput{wall: e.opts.Now().Sub(p.start), output: p.take(), maxTokens: maxTokens}
+	c := p.take()
+	out := execOutput{wall: e.opts.Now().Sub(p.start), output: c.text, omitted: c.omitted, maxTokens: maxTokens}
 	res.CommandOutput = out.output
 	select {
 	case <-p.done:
@@ -308,14 +308,14 @@ type proc struct {
 	stdin    io.WriteCloser
 	start    time.Time
 	mu       sync.Mutex
-	buf      bytes.Buffer
+	out      *HeadTail // the output since the last look, bounded
 	done     chan struct{}
 	exitCode int
 	waitErr  error
 }
 
 func startProc(cmd *exec.Cmd, now time.Time) (*proc, error) {
-	p := &proc{cmd: cmd, start: now, done: make(chan struct{})}
+	p := &proc{cmd: cmd, start: now, out: NewHeadTail(CaptureHeadBytes, CaptureTailBytes), done: make(chan struct{})}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -351,16 +351,26 @@ type lockedWriter struct{ p *proc }
 func (w *lockedWriter) Write(b []byte) (int, error) {
 	w.p.mu.Lock()
 	defer w.p.mu.Unlock()
-	return w.p.buf.Write(b)
+	return w.p.out.Write(b)
+}
+
+// captured is what a look at a command's output found: the head and tail
+// kept of it, joined, and the count of bytes between them not kept.
+type captured struct {
+	text    string
+	omitted int64
 }
 
 // take returns and clears the output collected so far.
-func (p *proc) take() string {
+func (p *proc) take() captured {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := p.buf.String()
-	p.buf.Reset()
-	return s
+	c := captured{text: string(p.out.Head()) + string(p.out.Tail()), omitted: p.out.Omitted()}
+	if c.omitted > 0 {
+		c.text = string(p.out.Head()) + omittedMarker(c.omitted) + string(p.out.Tail())
+	}
+	p.out.Reset()
+	return c
 }
 
 func (p *proc) kill() {

@@ -11,15 +11,25 @@ import (
 // for budgeting: four bytes a token, rounded up.
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
+// omittedMarker stands for the n bytes of a command's output that agent
+// did not keep (see [HeadTail]).
+func omittedMarker(n int64) string { return fmt.Sprintf("\n…%d bytes omitted…\n", n) }
+
 // truncateMiddle keeps the head and the tail of s within maxTokens,
 // replacing the middle with a marker. It reports whether it cut anything.
-func truncateMiddle(s string, maxTokens int) (string, bool) {
+// omitted counts the bytes already left out of s (at its [omittedMarker]),
+// which the marker's count of truncated tokens includes.
+func truncateMiddle(s string, maxTokens int, omitted int64) (string, bool) {
 	if maxTokens <= 0 || approxTokens(s) <= maxTokens {
 		return s, false
 	}
 	budget := maxTokens * 4
 	head, tail := budget/2, budget-budget/2
-	cut := approxTokens(s[head : len(s)-tail])
+	middle := int64(len(s) - head - tail)
+	if omitted > 0 {
+		middle += omitted - int64(len(omittedMarker(omitted)))
+	}
+	cut := int((middle + 3) / 4)
 	return fmt.Sprintf("%s\n…%d tokens truncated…\n%s", s[:head], cut, s[len(s)-tail:]), true
 }
 
@@ -53,7 +63,17 @@ type execOutput struct {
 	exitCode  *int
 	sessionID int // running process, when exitCode is nil
 	output    string
+	omitted   int64 // bytes of output not kept between head and tail (output holds the marker)
 	maxTokens int
+}
+
+// originalTokens estimates the tokens of the whole output, kept or not.
+func (o execOutput) originalTokens() int {
+	n := int64(len(o.output)) + o.omitted
+	if o.omitted > 0 {
+		n -= int64(len(omittedMarker(o.omitted)))
+	}
+	return int((n + 3) / 4)
 }
 
 func (o execOutput) String() string {
@@ -67,14 +87,15 @@ func (o execOutput) String() string {
 	} else {
 		fmt.Fprintf(&b, "Process running with session ID %d\n", o.sessionID)
 	}
-	out, cut := truncateMiddle(o.output, o.maxTokens)
+	out, cut := truncateMiddle(o.output, o.maxTokens, o.omitted)
+	cut = cut || o.omitted > 0
 	if cut {
-		fmt.Fprintf(&b, "Original token count: %d\n", approxTokens(o.output))
+		fmt.Fprintf(&b, "Original token count: %d\n", o.originalTokens())
 	}
 	b.WriteString("Output:\n")
 	b.WriteString(out)
 	if cut {
-		fmt.Fprintf(&b, "\nWarning: truncated output (original token count: %d)", approxTokens(o.output))
+		fmt.Fprintf(&b, "\nWarning: truncated output (original token count: %d)", o.originalTokens())
 	}
 	return b.String()
 }

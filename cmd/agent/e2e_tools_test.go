@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
@@ -159,5 +160,41 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestE2EHugeCommandOutputBoundedMemory: a command printing 300 MB leaves
+// agent exec under 128 MiB of resident memory (what the kernel reports
+// as its peak), and the model still gets the head, the tail and the
+// original size.
+func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
+	bin := buildAgent(t)
+	args, _ := json.Marshal(map[string]any{
+		"cmd":           `printf HEAD; head -c 300000000 /dev/zero | tr '\0' a; printf TAIL`,
+		"yield_time_ms": 30000, "login": false,
+	})
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args)), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "done"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	cmd, _, stderr := agentCmd(t, bin, home, "exec", "-s", "danger-full-access", "do it")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no resource usage on this platform")
+	}
+	peak := ru.Maxrss << 10 // KiB on Linux
+	t.Logf("peak RSS of agent exec (and its commands): %d MiB", peak>>20)
+	if peak >= 128<<20 {
+		t.Errorf("peak RSS %d MiB for a 300 MB command output; want under 128 MiB", peak>>20)
+	}
+	out := callOutput(t, srv)
+	for _, want := range []string{"Process exited with code 0\n", "Original token count: 75000002\n", "Output:\nHEADaaa", "aaaTAIL\nWarning: truncated output"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the model was told %q…%q; want %q in it", out[:min(len(out), 300)], out[max(0, len(out)-300):], want)
+		}
 	}
 }
