@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -86,7 +87,9 @@ func release(f *os.File, path string) error {
 }
 
 // openGuard opens the lock file lp (creating it) and locks it, waiting for
-// its holder. A file that was removed while this process waited for it
+// its holder, but no longer than [filelock.DefaultMaxWait]: agent holds it
+// for milliseconds, so a longer holder is something else, named in the
+// error. A file that was removed while this process waited for it
 // ([release]) is no guard: it opens the one now at lp instead.
 func openGuard(lp string) (*os.File, error) {
 	for {
@@ -94,7 +97,7 @@ func openGuard(lp string) (*os.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}
-		if err := filelock.Lock(g); err != nil {
+		if err := filelock.LockWait(context.Background(), g, filelock.Wait{}); err != nil {
 			_ = g.Close()
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/agentcli/agent/internal/filelock"
 	"github.com/agentcli/agent/rollout"
 )
 
@@ -103,4 +106,56 @@ func TestCloseLeavesNoLockFile(t *testing.T) {
 			t.Errorf("after Close, %s.lock: %v; want it gone", r.Path(), err)
 		}
 	}
+}
+
+// flockHolder holds path with flock(1) in the background, as a stray
+// `flock` did, and returns its pid once it holds it; it is killed at the
+// end of the test.
+func flockHolder(t *testing.T, path string) int {
+	t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
+		t.Fatalf("holder said %q, %v", line, err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestStrayLockHolderDoesNotHang: a background process holding the
+// session index's lock, or a rollout's lock file, delays recording by at
+// most filelock.DefaultMaxWait: the index is written unlocked, and a
+// session whose lock file is held fails naming the holder.
+func TestStrayLockHolderDoesNotHang(t *testing.T) {
+	home := t.TempDir()
+	r, err := rollout.Create(home, rollout.SessionMeta{ID: "stray-1"}, time.Now())
+	must(t, err)
+	must(t, r.Close())
+	flockHolder(t, filepath.Join(home, "sessions", "index.lock"))
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		r, err := rollout.Create(home, rollout.SessionMeta{ID: "stray-2"}, time.Now())
+		must(t, err)
+		must(t, r.Close())
+		if d := time.Since(start); d > filelock.DefaultMaxWait {
+			t.Errorf("Create took %v with the index lock held; want at most %v", d, filelock.DefaultMaxWait)
+		}
+	})
+	if _, err := rollout.Find(home, "stray-2"); err != nil {
+		t.Errorf("the session recorded with the index lock held is not found: %v", err)
+	}
+	pid := flockHolder(t, r.Path()+".lock")
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		_, err := rollout.Open(r.Path())
+		var held *filelock.HeldError
+		if !errors.As(err, &held) || held.PID != pid || time.Since(start) != filelock.DefaultMaxWait {
+			t.Errorf("Open with its lock file held = %v after %v; want a HeldError naming pid %d after %v", err, time.Since(start), pid, filelock.DefaultMaxWait)
+		}
+	})
 }

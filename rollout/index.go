@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -382,13 +383,16 @@ func appendIndex(sessions string, recs ...indexRecord) error {
 }
 
 // lockIndex takes the cross-process index lock, returning its release.
-// Without a lock file (a read-only home) it proceeds unlocked.
+// Without a lock file (a read-only home), or when another process holds
+// the lock past [filelock.DefaultMaxWait] (agent's own hold it for
+// milliseconds), it proceeds unlocked: the index is a cache, and a torn
+// one is rebuilt.
 func lockIndex(sessions string) (unlock func()) {
 	f, err := os.OpenFile(filepath.Join(sessions, "index.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return func() {}
 	}
-	if filelock.Lock(f) != nil {
+	if filelock.LockWait(context.Background(), f, filelock.Wait{}) != nil {
 		_ = f.Close()
 		return func() {}
 	}

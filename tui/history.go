@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,7 +213,8 @@ func appendHistory(path string, maxBytes int64, entries ...historyEntry) error {
 	if err != nil {
 		return err
 	}
-	if err := filelock.Lock(f); err != nil {
+	// Bounded: another process holding it for long is not another chat.
+	if err := filelock.LockWait(context.Background(), f, filelock.Wait{}); err != nil {
 		_ = f.Close()
 		return err
 	}

@@ -14,4 +14,9 @@
 // created if needed, that records the holder's pid ([Holder]) (the retry
 // gate's slots and time files): flock on unix, LockFileEx on Windows.
 // LockPath's wait ends with its context.
+//
+// Agent's own processes hold these locks for milliseconds, so a lock held
+// longer is held by something else (a stuck process, a stray `flock`):
+// [LockWait] waits for it no longer than a bound and its context allow,
+// and names the holder's pid (from /proc/locks on Linux) when it gives up.
 package filelock

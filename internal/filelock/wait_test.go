@@ -1,0 +1,77 @@
+//go:build linux
+
+package filelock_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agentcli/agent/internal/filelock"
+)
+
+// backgroundHolder starts `flock PATH` holding the lock in the background,
+// as a user (or a sandboxed command, before the sandbox hid agent's home)
+// did, and returns its pid once it holds it. It is killed at the end of
+// the test.
+func backgroundHolder(t *testing.T, path string) int {
+	t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
+		t.Fatalf("holder said %q, %v", line, err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestLockWaitBoundedNamingHolder: a lock a background process holds
+// makes LockWait give up after its bound with the holder's pid, say who
+// holds it as soon as it waits, and end at once when its context does.
+func TestLockWaitBoundedNamingHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "index.lock")
+	pid := backgroundHolder(t, path)
+	f := open(t, path)
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var told []int
+		err := filelock.LockWait(t.Context(), f, filelock.Wait{Waiting: func(p int) { told = append(told, p) }})
+		var held *filelock.HeldError
+		if !errors.As(err, &held) || held.PID != pid {
+			t.Fatalf("LockWait = %v; want a HeldError naming pid %d", err, pid)
+		}
+		if waited := time.Since(start); waited != filelock.DefaultMaxWait {
+			t.Errorf("waited %v; want %v", waited, filelock.DefaultMaxWait)
+		}
+		if len(told) != 1 || told[0] != pid {
+			t.Errorf("Waiting told %v; want [%d] once", told, pid)
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("error %q does not name %s", err, path)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := filelock.LockWait(ctx, f, filelock.Wait{Max: time.Hour})
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 200*time.Millisecond {
+			t.Errorf("LockWait = %v after %v; want the context's end after 200ms", err, time.Since(start))
+		}
+	})
+}

@@ -1,0 +1,51 @@
+//go:build linux
+
+package gate_test
+
+import (
+	"bufio"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agentcli/agent/internal/filelock"
+	"github.com/agentcli/agent/retry/gate"
+)
+
+// TestCooldownLockHolderDoesNotHang: a background `flock` on a provider's
+// cooldown.lock (which hung every later agent exec until it exited) makes
+// ExtendDeadline give up after filelock.DefaultMaxWait, naming its pid.
+func TestCooldownLockHolderDoesNotHang(t *testing.T) {
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	path := filepath.Join(t.TempDir(), "retrygate", "openai", "cooldown")
+	if err := gate.ExtendDeadline(path, time.Unix(1_800_000_000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	holder := exec.Command("flock", path+".lock", "sh", "-c", "echo held; exec sleep 300")
+	out, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
+		t.Fatalf("holder said %q, %v", line, err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		err := gate.ExtendDeadline(path, time.Unix(1_900_000_000, 0))
+		var held *filelock.HeldError
+		if !errors.As(err, &held) || held.PID != holder.Process.Pid || time.Since(start) != filelock.DefaultMaxWait {
+			t.Errorf("ExtendDeadline with the lock held = %v after %v; want a HeldError naming pid %d after %v",
+				err, time.Since(start), holder.Process.Pid, filelock.DefaultMaxWait)
+		}
+	})
+}
