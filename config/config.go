@@ -342,7 +342,8 @@ type layer struct {
 	// profile names the profile this layer is the file of, "" for others.
 	profile string
 	// baseURLGiven holds the custom providers whose base_url this layer
-	// sets, valid or not (validation clears a bad one).
+	// sets: true when set to something, valid or not (validation clears a
+	// bad one), false when set empty, which is no base_url at all.
 	baseURLGiven map[string]bool
 }
 
@@ -421,7 +422,7 @@ func (l *layer) decode(t map[string]any, probs *problems, warns *warnings) {
 	l.baseURLGiven = map[string]bool{}
 	for id, p := range l.f.ModelProviders {
 		if p.BaseURL != nil {
-			l.baseURLGiven[id] = true
+			l.baseURLGiven[id] = *p.BaseURL != ""
 		}
 	}
 	validate(l, probs, warns)

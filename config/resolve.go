@@ -218,7 +218,7 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 	provs := c.Providers
 	authAt := map[string]location{}    // where each auth table was last set
 	definedAt := map[string]location{} // where each provider table was first set
-	baseURLGiven := map[string]bool{}  // providers with a base_url, valid or not
+	baseURLGiven := map[string]bool{}  // providers with a non-empty base_url, valid or not
 	for _, l := range layers {
 		for _, id := range sortedKeys(l.f.ModelProviders) {
 			info, ok := provs[id]
@@ -229,8 +229,8 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 			if _, seen := definedAt[id]; !seen {
 				definedAt[id] = location{l.src, []string{"model_providers", id}}
 			}
-			if l.baseURLGiven[id] {
-				baseURLGiven[id] = true
+			if given, ok := l.baseURLGiven[id]; ok {
+				baseURLGiven[id] = given // a later empty one unsets it
 			}
 			if a := l.f.ModelProviders[id].Auth; a != nil {
 				c.AuthCommands[id] = overlayAuth(c.AuthCommands[id], a)
