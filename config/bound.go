@@ -9,23 +9,42 @@ import "fmt"
 const (
 	// MaxFileSize is the largest config.toml, in bytes.
 	MaxFileSize = 1 << 20
-	// MaxNesting is the deepest nesting of inline tables and arrays.
+	// MaxNesting is the deepest nesting of inline tables and arrays, and
+	// of the parts of one dotted key ([profiles.a.b.c], a.b.c = 1): a
+	// 10 KB header 5,000 parts deep took the parser 1.1 GB.
 	MaxNesting = 32
 )
 
 // checkBounds reports text longer than MaxFileSize, or the first line
-// where inline tables and arrays nest deeper than MaxNesting. It skips
+// where inline tables and arrays nest deeper than MaxNesting or a dotted
+// key has more parts. It skips
 // strings and comments, so brackets inside them do not count. path names
 // the file in the error ("" for a -c value).
 func checkBounds(path, text string) *Error {
 	if len(text) > MaxFileSize {
 		return &Error{Path: path, Line: 0, Msg: fmt.Sprintf("file too large (%d bytes; at most %d)", len(text), MaxFileSize)}
 	}
-	line, depth := 1, 0
+	line, depth, dots := 1, 0, 0
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
-		case '\n':
-			line++
+		case '\n', '=', ',', '{', '}':
+			// A key ends at each: dots counted from here are another
+			// key's (or a value's, such as a float's single one).
+			dots = 0
+			if c == '\n' {
+				line++
+			}
+			if c == '{' {
+				if depth++; depth > MaxNesting {
+					return &Error{Path: path, Line: line, Msg: fmt.Sprintf("inline tables and arrays nested too deep (more than %d levels)", MaxNesting)}
+				}
+			} else if c == '}' && depth > 0 {
+				depth--
+			}
+		case '.':
+			if dots++; dots >= MaxNesting {
+				return &Error{Path: path, Line: line, Msg: fmt.Sprintf("dotted key too deep (more than %d parts)", MaxNesting)}
+			}
 		case '#':
 			for i+1 < len(text) && text[i+1] != '\n' {
 				i++
@@ -33,11 +52,11 @@ func checkBounds(path, text string) *Error {
 		case '"', '\'':
 			end, lines := skipString(text, i)
 			i, line = end, line+lines
-		case '{', '[':
+		case '[':
 			if depth++; depth > MaxNesting {
 				return &Error{Path: path, Line: line, Msg: fmt.Sprintf("inline tables and arrays nested too deep (more than %d levels)", MaxNesting)}
 			}
-		case '}', ']':
+		case ']':
 			if depth > 0 {
 				depth--
 			}

@@ -54,6 +54,10 @@ func TestBounds(t *testing.T) {
 		{"brackets in strings and comments do not count", "# " + deep(100) + "\nmodel = \"" + deep(100) + "\"\ninstructions = '''\n" + deep(100) + "\n'''\n" +
 			"developer_instructions = \"\"\"\n\\\"\"\"" + deep(100) + "\"\"\"\ncompact_prompt = 'a\\'\n", ""},
 		{"line counted through multi-line strings", "instructions = \"\"\"\n\n\n\"\"\"\nnotify = " + deep(40) + "\n", ":5: inline tables and arrays nested too deep"},
+		{"dotted key at the bound", "[profiles" + strings.Repeat(".a", config.MaxNesting-1) + "]\n", "unknown key"}, // parsed
+		{"dotted header too deep", "\n[profiles" + strings.Repeat(".a", 5000) + "]\n", ":2: dotted key too deep"},
+		{"dotted key too deep", "[profiles.p]\nx" + strings.Repeat(".a", config.MaxNesting) + " = 1\n", ":2: dotted key too deep"},
+		{"floats and dotted keys side by side", "[profiles.p.tui]\nx.y = { a.b = 1.5, c.d = [1.25, 2.5] }\n", ""},
 		{"too large", "model = \"x\"\n" + strings.Repeat("# padding\n", config.MaxFileSize/10), "file too large"},
 	}
 	for _, tt := range tests {
@@ -72,6 +76,14 @@ func TestBounds(t *testing.T) {
 				t.Errorf("error %q does not name the file", err)
 			}
 		})
+	}
+}
+
+func TestOverrideDottedKeyBound(t *testing.T) {
+	arg := "profiles" + strings.Repeat(".a", 20000) + "=1"
+	_, err := config.Load(config.Options{Overrides: []string{arg}})
+	if err == nil || !strings.Contains(err.Error(), "dotted key too deep") || !strings.HasPrefix(err.Error(), "-c ") {
+		t.Errorf("Load = %v", err)
 	}
 }
 

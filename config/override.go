@@ -17,6 +17,10 @@ func parseOverride(arg string) (*source, map[string]any, *Error) {
 		return nil, nil, &Error{Override: arg, Msg: "expected key=value"}
 	}
 	key := strings.TrimSpace(arg[:i])
+	if err := checkBounds("", key); err != nil {
+		err.Override, err.Line = arg, 0
+		return nil, nil, err
+	}
 	path, err := parseKey(key)
 	if err != nil {
 		return nil, nil, &Error{Override: arg, Msg: fmt.Sprintf("invalid key %q: %v", key, err)}
