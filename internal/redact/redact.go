@@ -9,8 +9,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -39,8 +41,9 @@ func New(values ...string) *Set {
 }
 
 // Add adds values to the set, trimmed of surrounding space; values
-// shorter than [MinLen] are ignored. The JSON-escaped form of a value is
-// added too when it differs, so that JSON output is masked as well.
+// shorter than [MinLen] are ignored. The encoded forms of a value (see
+// [encodings]) are added too, so that a secret echoed as JSON, base64 or
+// in a URL is masked as well.
 func (s *Set) Add(values ...string) {
 	var add []string
 	for _, v := range values {
@@ -49,8 +52,8 @@ func (s *Set) Add(values ...string) {
 			continue
 		}
 		add = append(add, v)
-		if b, err := json.Marshal(v); err == nil {
-			if e := string(b[1 : len(b)-1]); e != v {
+		for _, e := range encodings(v) {
+			if e != v && len(e) >= MinLen && !slices.Contains(add, e) {
 				add = append(add, e)
 			}
 		}
@@ -80,7 +83,33 @@ func (s *Set) Add(values ...string) {
 	s.rep = strings.NewReplacer(pairs...)
 }
 
-// Len returns the number of values held (JSON-escaped forms included).
+// encodings returns the forms in which v is commonly echoed: JSON-escaped;
+// URL-encoded (query and path escaping); and base64, standard and URL-safe,
+// at each of the three alignments v may have inside a longer encoded text
+// (such as base64 of "user:KEY" in a Basic header), as the characters that
+// depend on v alone. What remains unmasked: a value cut short or split
+// (only whole values are known), other transformations (hex, case
+// changes, compression, encryption, a base64 text wrapped across lines
+// inside the value), and values shorter than [MinLen].
+func encodings(v string) []string {
+	var out []string
+	if b, err := json.Marshal(v); err == nil {
+		out = append(out, string(b[1:len(b)-1]))
+	}
+	out = append(out, url.QueryEscape(v), url.PathEscape(v))
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		for k := range 3 {
+			bits := (k + len(v)) * 8
+			full := bits / 6 // characters whose six bits are all known
+			e := enc.EncodeToString(append(make([]byte, k), v...))[:full]
+			skip := (k*8 + 5) / 6 // characters holding bits of the prefix
+			out = append(out, e[skip:])
+		}
+	}
+	return out
+}
+
+// Len returns the number of values held (encoded forms included).
 func (s *Set) Len() int {
 	if s == nil {
 		return 0

@@ -1,6 +1,8 @@
 package redact_test
 
 import (
+	"encoding/base64"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -120,3 +122,32 @@ func TestAddWhileWriting(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestEncodedEchoes: a secret echoed base64-encoded (alone, or inside a
+// longer encoded text such as a Basic header, at every alignment, in both
+// alphabets) or URL-encoded is masked too.
+func TestEncodedEchoes(t *testing.T) {
+	t.Parallel()
+	secret := "sk-test/key+with?odd&chars=0000"
+	s := redact.New(secret)
+	for _, echo := range []string{
+		base64.StdEncoding.EncodeToString([]byte(secret)),
+		base64.URLEncoding.EncodeToString([]byte(secret)),
+		base64.StdEncoding.EncodeToString([]byte("user:" + secret)),
+		base64.StdEncoding.EncodeToString([]byte("ab:" + secret + "\n")),
+		base64.RawURLEncoding.EncodeToString([]byte("x" + secret + "yz")),
+		url.QueryEscape(secret),
+		url.PathEscape(secret),
+	} {
+		got := s.String("Authorization: Basic " + echo + " end")
+		if !strings.Contains(got, redact.Mask) {
+			t.Errorf("echo %q passed unmasked: %q", echo, got)
+		}
+		if core := echo[4 : len(echo)-4]; strings.Contains(got, core) {
+			t.Errorf("echo %q: its middle %q is still there: %q", echo, core, got)
+		}
+	}
+	if got := s.String("ordinary text aGVsbG8gd29ybGQ="); got != "ordinary text aGVsbG8gd29ybGQ=" {
+		t.Errorf("ordinary base64 changed: %q", got)
+	}
+}
