@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
@@ -164,9 +165,9 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 }
 
 // TestE2EHugeCommandOutputBoundedMemory: a command printing 300 MB leaves
-// agent exec under 128 MiB of resident memory (what the kernel reports
-// as its peak), and the model still gets the head, the tail and the
-// original size.
+// agent exec under 128 MiB of resident memory (its peak, VmHWM, read while
+// the model's next request is held, after the output was taken), and the
+// model still gets the head, the tail and the original size.
 func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	bin := buildAgent(t)
 	args, _ := json.Marshal(map[string]any{
@@ -175,19 +176,26 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	})
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args)), rt.Completed("r1")),
-		rt.Reply("r2", "m2", "done"),
+		rt.Stream(rt.Barrier("told"), rt.Stall(), rt.Created("r2"), rt.MessageDone("m2", "done"), rt.Completed("r2")),
 	})
 	home := writeConfig(t, srv.URL, "")
 	cmd, _, stderr := agentCmd(t, bin, home, "exec", "-s", "danger-full-access", "do it")
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-srv.Reached("told"):
+	case err := <-exited:
+		t.Fatalf("agent exec ended before its second request: %v\nstderr:\n%s", err, stderr)
+	}
+	peak := vmHWM(t, cmd.Process.Pid)
+	srv.Release()
+	if err := <-exited; err != nil {
 		t.Fatalf("agent exec: %v\nstderr:\n%s", err, stderr)
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		t.Skip("no resource usage on this platform")
-	}
-	peak := ru.Maxrss << 10 // KiB on Linux
-	t.Logf("peak RSS of agent exec (and its commands): %d MiB", peak>>20)
+	t.Logf("peak RSS (VmHWM) of agent exec: %d MiB", peak>>20)
 	if peak >= 128<<20 {
 		t.Errorf("peak RSS %d MiB for a 300 MB command output; want under 128 MiB", peak>>20)
 	}
@@ -197,4 +205,24 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 			t.Errorf("the model was told %q…%q; want %q in it", out[:min(len(out), 300)], out[max(0, len(out)-300):], want)
 		}
 	}
+}
+
+// vmHWM returns the peak resident set of process pid, from /proc.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM: %q", line)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
 }
