@@ -287,7 +287,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", g.transport))
 	}
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
-	addAuthFileSecrets(env.Secrets, e.home)
+	addAuthFileSecrets(env.Secrets, e.home, env.Stderr)
 	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
 	if err != nil {
 		return nil, usageError(err)

@@ -245,6 +245,9 @@ func openStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions)
 	if opts == nil {
 		opts = &auth.StoreOptions{}
 	}
+	if opts.Notice == nil {
+		opts.Notice = stderrNotice(env.Stderr)
+	}
 	if opts.Keyring == nil {
 		opts.Keyring = env.Keyring
 	}
@@ -287,9 +290,7 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 		Manager: auth.ManagerOptions{
 			// A keyring that cannot be reached fails here only if the
 			// stored credentials are needed (the store's Load says why).
-			Store: storeOf(openStore(env, cfg, home, &auth.StoreOptions{Logger: logger, Notice: func(msg string) {
-				fmt.Fprintln(env.Stderr, "agent: "+msg)
-			}})),
+			Store:      storeOf(openStore(env, cfg, home, &auth.StoreOptions{Logger: logger})),
 			Endpoints:  authEndpoints(env, cfg),
 			HTTPClient: hc,
 			Notice:     notice,

@@ -483,3 +483,30 @@ func TestE2EConcurrentRefresh(t *testing.T) {
 		t.Error("the log leaked a secret")
 	}
 }
+
+// TestAuthFileTightenedNotice: an auth.json readable by others is set to
+// 0600 when agent reads it, and the user is told so once, by every
+// command that reads it (login status, exec).
+func TestAuthFileTightenedNotice(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+	home := loginHome(t, srv, "")
+	path := filepath.Join(home, "auth.json")
+	for _, args := range [][]string{{"login", "status"}, {"exec", "hi"}} {
+		if err := os.WriteFile(path, []byte(`{"OPENAI_API_KEY":"`+fakeKey+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runInHome(t, home, runOpts{}, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d stderr %s", args, r.code, r.stderr)
+		}
+		if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+			t.Errorf("%v: auth.json mode %v; want 0600", args, st.Mode().Perm())
+		}
+		if n := strings.Count(r.stderr, "tightened it to 0600"); n != 1 {
+			t.Errorf("%v: the notice appeared %d times; want once. stderr:\n%s", args, n, r.stderr)
+		}
+	}
+}

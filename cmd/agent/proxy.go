@@ -93,7 +93,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	}
 	// The key added upstream and those clients send are masked in the log.
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
-	addAuthFileSecrets(env.Secrets, home)
+	addAuthFileSecrets(env.Secrets, home, env.Stderr)
 	opts.Transport = &secretsTransport{base: httpClient.Transport, secrets: env.Secrets}
 	opts.MaxRetries = pc.MaxRetries
 	if pc.MaxRetries == 0 {

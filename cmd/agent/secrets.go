@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -108,15 +110,21 @@ func addFileSecrets(s *redact.Set, f *auth.File) {
 
 // addAuthFileSecrets adds the credentials of $AGENT_HOME/auth.json, if it
 // can be read: they are credentials agent holds even when this provider
-// does not use them.
-func addAuthFileSecrets(s *redact.Set, home string) {
-	st := auth.NewStore(home, nil)
+// does not use them. Reading it may tighten its mode; stderr is told so.
+func addAuthFileSecrets(s *redact.Set, home string, stderr io.Writer) {
+	st := auth.NewStore(home, &auth.StoreOptions{Notice: stderrNotice(stderr)})
 	if _, err := os.Stat(st.Path()); err != nil {
 		return
 	}
 	if f, err := st.Load(); err == nil {
 		addFileSecrets(s, f)
 	}
+}
+
+// stderrNotice prints a credential store's notice on stderr, as agent's
+// own ("agent: ...").
+func stderrNotice(stderr io.Writer) func(msg string) {
+	return func(msg string) { fmt.Fprintln(stderr, "agent: "+msg) }
 }
 
 func isCredentialHeader(name string) bool {
