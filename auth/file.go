@@ -211,6 +211,11 @@ func (s *Store) Load() (*File, error) {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		if err := atomicfile.CheckLinks(s.Path(), fi); err != nil {
+			return nil, fmt.Errorf("auth: %w", err)
+		}
+	}
 	if err := s.tighten(f); err != nil {
 		return nil, err
 	}

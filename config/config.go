@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
+
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
 // Defaults used when nothing sets the key.
@@ -325,7 +326,7 @@ func Load(opts Options) (Config, error) {
 		return load("", nil, opts)
 	}
 	path := filepath.Join(opts.Home, FileName)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadOwn(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return load("", nil, opts)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
 // profileSuffix ends the name of a profile file: Home/NAME.config.toml.
@@ -28,7 +30,7 @@ func loadProfileFile(opts Options, fileKey *string, probs *problems, warns *warn
 		return nil, nil
 	}
 	path := profilePath(opts.Home, name)
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadOwn(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
