@@ -169,6 +169,7 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 // the model's next request is held, after the output was taken), and the
 // model still gets the head, the tail and the original size.
 func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	args, _ := json.Marshal(map[string]any{
 		"cmd":           `printf HEAD; head -c 300000000 /dev/zero | tr '\0' a; printf TAIL`,
