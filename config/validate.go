@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/tools"
 )
 
 // reasoningEfforts lists the values of model_reasoning_effort.
@@ -20,9 +21,6 @@ func reasoningSummaries() []string { return []string{"auto", "concise", "detaile
 
 // verbosities lists the values of model_verbosity.
 func verbosities() []string { return []string{"low", "medium", "high"} }
-
-// approvalPolicies lists the values of approval_policy.
-func approvalPolicies() []string { return []string{"untrusted", "on-request", "on-failure", "never"} }
 
 // sandboxModes lists the values of sandbox_mode.
 func sandboxModes() []string { return []string{"read-only", "workspace-write", "danger-full-access"} }
@@ -168,7 +166,7 @@ func (c checker) approval(path []string, v any) *string {
 		return nil
 	case string:
 		p := &v
-		c.enum(path, &p, approvalPolicies())
+		c.enum(path, &p, tools.Policies())
 		return p
 	case map[string]any:
 		g, ok := v["granular"].(map[string]any)

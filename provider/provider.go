@@ -135,7 +135,7 @@ func Builtins() map[string]Info {
 		"openai": withDefaults(Info{
 			ID:                 "openai",
 			Name:               "OpenAI",
-			BaseURL:            "https://api.openai.com/v1",
+			BaseURL:            DefaultBaseURL,
 			EnvKey:             "OPENAI_API_KEY",
 			EnvKeyInstructions: "Create an API key at https://platform.openai.com/api-keys and export OPENAI_API_KEY.",
 			EnvHTTPHeaders: map[string]string{
@@ -169,4 +169,18 @@ func Builtins() map[string]Info {
 // config to overwrite field by field.
 func Custom(id string) Info {
 	return withDefaults(Info{ID: id, Name: id})
+}
+
+// DefaultBaseURL is the API root of a provider whose base_url is empty:
+// the reference client's default.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// APIRoot is where requests to the provider go: its BaseURL, or
+// [DefaultBaseURL] when that is empty (the demo provider's is set when it
+// starts; it has none before).
+func (p Info) APIRoot() string {
+	if p.BaseURL == "" && !p.Demo {
+		return DefaultBaseURL
+	}
+	return p.BaseURL
 }

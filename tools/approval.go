@@ -93,3 +93,22 @@ func declinedOutput(what string, d Decision) string {
 	}
 	return msg
 }
+
+// ParsePolicy checks an approval policy as config, the -a flags and the
+// chat's /approvals give it, and returns it with on-failure read as
+// on-request (an alias, as in the reference client). It is the one parser
+// of approval policies.
+func ParsePolicy(s string) (string, error) {
+	switch s {
+	case PolicyUntrusted, PolicyOnRequest, PolicyNever:
+		return s, nil
+	case PolicyOnFailure:
+		return PolicyOnRequest, nil
+	}
+	return "", fmt.Errorf("approval policy %q: want untrusted, on-request, on-failure or never", s)
+}
+
+// Policies lists the approval policies [ParsePolicy] accepts.
+func Policies() []string {
+	return []string{PolicyUntrusted, PolicyOnRequest, PolicyOnFailure, PolicyNever}
+}

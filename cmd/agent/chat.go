@@ -310,10 +310,9 @@ func (s *switchboard) setApprovals(policy string) (string, error) {
 			note = fmt.Sprintf("; the sandbox stays %s in this chat: start agent with -s %s for %s", s.e.ws.sandbox.Mode, p.Sandbox, p.Label)
 		}
 	}
-	switch policy {
-	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
-	default:
-		return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", policy)
+	policy, err := tools.ParsePolicy(policy)
+	if err != nil {
+		return "", err
 	}
 	s.e.ws.policy, s.e.opts.ApprovalPolicy = policy, policy
 	s.cur.Configure(func(st *session.Settings) { st.ApprovalPolicy = policy })

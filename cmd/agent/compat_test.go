@@ -206,7 +206,7 @@ func TestExecAskForApproval(t *testing.T) {
 	}{
 		{"never", 0, ""},
 		{"on-request", 0, "agent: warning: -a on-request is ignored: agent exec never asks for approval"},
-		{"sometimes", exitcode.Usage, `agent: -a "sometimes": want untrusted, on-request or never`},
+		{"sometimes", exitcode.Usage, `agent: -a: approval policy "sometimes": want untrusted, on-request, on-failure or never`},
 	} {
 		srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 		r := runCLI(t, srv, runOpts{}, "exec", "-a", tt.policy, "-C", t.TempDir(), "hi")

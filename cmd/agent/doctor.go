@@ -181,10 +181,7 @@ func doctorChecks(ctx context.Context, env Env, g *globalFlags, offline bool) []
 	if g.transport != "" {
 		p.Transport = g.transport
 	}
-	base := p.BaseURL
-	if base == "" && !p.Demo {
-		base = "https://api.openai.com/v1"
-	}
+	base := p.APIRoot()
 	what := fmt.Sprintf("%s (%s) · model %s · transport %s", p.ID, orNone(base), cfg.Model, orNone(p.Transport))
 	if p.Demo {
 		what = fmt.Sprintf("%s (the offline demo provider: scripted answers, no key, no network) · model %s", p.ID, cfg.Model)
@@ -280,9 +277,7 @@ func networkChecks(ctx context.Context, env Env, cfg config.Config, p provider.I
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
 			Fix: credentialFix(p) + `; meanwhile agent exec -c model_provider=demo "..." works offline`})
 	}
-	if p.BaseURL == "" {
-		p.BaseURL = "https://api.openai.com/v1"
-	}
+	p.BaseURL = p.APIRoot()
 	h := http.Header{}
 	if err := creds.Apply(ctx, h); err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: src + ": " + err.Error(), Fix: credentialFix(p)})

@@ -88,12 +88,8 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 	if approval == "" {
 		approval = defApproval
 	}
-	switch approval {
-	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyNever:
-	case tools.PolicyOnFailure:
-		approval = tools.PolicyOnRequest // an alias, as in the reference client
-	default:
-		return workspace{}, fmt.Errorf("approval policy %q: want untrusted, on-request or never", approval)
+	if approval, err = tools.ParsePolicy(approval); err != nil {
+		return workspace{}, err
 	}
 	shell := getenv("SHELL")
 	if shell == "" {
@@ -314,9 +310,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger, o.notice); err != nil {
 		return nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
-	if p.BaseURL == "" {
-		p.BaseURL = "https://api.openai.com/v1" // the reference client's default
-	}
+	p.BaseURL = p.APIRoot()
 	if o.waitForNetwork {
 		p.ConnectionMaxWait = 0
 	}

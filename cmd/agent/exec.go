@@ -152,12 +152,15 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 // checkExecApproval checks exec's -a: exec never asks, so a policy that
 // would ask gets a warning, and a policy that is none an error.
 func checkExecApproval(env Env, policy string) error {
-	switch policy {
-	case "", tools.PolicyNever:
-	case tools.PolicyUntrusted, tools.PolicyOnRequest, tools.PolicyOnFailure:
+	if policy == "" {
+		return nil
+	}
+	p, err := tools.ParsePolicy(policy)
+	if err != nil {
+		return usageError(fmt.Errorf("-a: %w", err))
+	}
+	if p != tools.PolicyNever {
 		fmt.Fprintf(env.Stderr, "agent: warning: -a %s is ignored: agent exec never asks for approval (commands that need more than the sandbox fail)\n", policy)
-	default:
-		return usageError(fmt.Errorf("-a %q: want untrusted, on-request or never", policy))
 	}
 	return nil
 }

@@ -29,9 +29,7 @@ func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client, not
 			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
 			continue
 		}
-		if p.BaseURL == "" {
-			p.BaseURL = "https://api.openai.com/v1"
-		}
+		p.BaseURL = p.APIRoot()
 		opts := e.clientOpts
 		opts.Provider, opts.Model, opts.Auth = p, fb.Model, creds
 		opts.Gate = openGate(env, e.home, p.ID, max(cfg.MaxConcurrentResends, 1), e.logger)

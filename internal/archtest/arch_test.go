@@ -64,7 +64,7 @@ func allowedImports() map[string][]string {
 		"transport/internal/liveness": {"transport"},
 		"transport/sse":               {"transport", "transport/internal/liveness"},
 		"transport/ws":                {"transport", "transport/internal/liveness"},
-		"config":                      {"provider", "internal/shellenv", "internal/atomicfile"},
+		"config":                      {"provider", "tools", "internal/shellenv", "internal/atomicfile"},
 		"auth":                        {"provider", "internal/filelock", "internal/atomicfile"},
 		"modelclient":                 {"provider", "retry", "retry/gate", "transport", "transport/sse", "transport/ws", "auth"},
 		"session":                     {"modelclient", "provider", "retry", "transport", "tools", "session/failover"},
