@@ -29,6 +29,11 @@ type Resolved struct {
 	APIKey  *APIKey
 	Command *Command
 	Manager *Manager
+	// Source names, for errors, where the credential comes from
+	// ("environment variable OPENAI_API_KEY", "the output of auth command
+	// CMD", "auth.json"); "" when there is none. Resolve decides it with
+	// the credential, so the two cannot disagree.
+	Source string
 }
 
 // Resolve picks the credentials of a provider, in the reference client's
@@ -47,21 +52,21 @@ func Resolve(opts ResolveOptions) (Resolved, error) {
 	p := opts.Provider
 	if p.EnvKey != "" {
 		if k := strings.TrimSpace(opts.Getenv(p.EnvKey)); k != "" {
-			return Resolved{APIKey: NewAPIKey(k)}, nil
+			return Resolved{APIKey: NewAPIKey(k), Source: "environment variable " + p.EnvKey}, nil
 		}
 		if p.ID != "openai" || !p.RequiresOpenAIAuth {
 			return Resolved{}, &MissingEnvKeyError{Provider: p.ID, Var: p.EnvKey, Instructions: p.EnvKeyInstructions}
 		}
 	}
 	if opts.Command != nil {
-		return Resolved{Command: NewCommand(*opts.Command)}, nil
+		return Resolved{Command: NewCommand(*opts.Command), Source: "the output of auth command " + opts.Command.Command}, nil
 	}
 	if !p.RequiresOpenAIAuth {
 		return Resolved{}, nil
 	}
 	if v := opts.APIKeyVar; v != "" {
 		if k := strings.TrimSpace(opts.Getenv(v)); k != "" {
-			return Resolved{APIKey: NewAPIKey(k)}, nil
+			return Resolved{APIKey: NewAPIKey(k), Source: "environment variable " + v}, nil
 		}
 	}
 	m, err := LoadManager(opts.Manager)
@@ -78,5 +83,5 @@ func Resolve(opts ResolveOptions) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, fmt.Errorf("provider %q: %w", p.ID, err)
 	}
-	return Resolved{Manager: m}, nil
+	return Resolved{Manager: m, Source: "auth.json"}, nil
 }

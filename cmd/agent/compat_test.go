@@ -196,6 +196,31 @@ func TestExecCodexAPIKey(t *testing.T) {
 	}
 }
 
+// TestExecCredentialSource: a credential that cannot be sent (a control
+// character in it) is refused naming where it came from, as auth.Resolve
+// picked it: with only CODEX_API_KEY set, that variable (it said auth.json
+// before). No request leaves.
+func TestExecCredentialSource(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"CODEX_API_KEY": "sk-test-\x01codex"}, "environment variable CODEX_API_KEY"},
+		{map[string]string{"AGENT_API_KEY": "sk-test-\x01agent", "CODEX_API_KEY": "sk-test-codex"}, "environment variable AGENT_API_KEY"},
+		{map[string]string{"OPENAI_API_KEY": "sk-test-\x01openai"}, "environment variable OPENAI_API_KEY"},
+	} {
+		srv := rt.NewServer(t, rt.Script{})
+		cfg := "model = \"m\"\nmodel_provider = \"openai\"\nopenai_base_url = \"%URL%\"\n[model_providers.openai]\nsupports_websockets = false\n[auto_continue]\nenabled = false\n"
+		r := runCLI(t, srv, runOpts{config: cfg, env: tt.env, stdinTTY: true}, "exec", "hi")
+		if r.code == 0 || !strings.Contains(r.stderr, "the credential from "+tt.want+" contains") {
+			t.Errorf("env %v: exit %d, stderr:\n%s\nwant the credential named as from %s", tt.env, r.code, r.stderr, tt.want)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("env %v: %d requests sent", tt.env, n)
+		}
+	}
+}
+
 // TestExecAskForApproval: exec takes -a as the chat does, and says so when
 // the policy asked for is one it cannot follow (it never asks).
 func TestExecAskForApproval(t *testing.T) {

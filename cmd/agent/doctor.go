@@ -204,7 +204,7 @@ func fallbackChecks(env Env, cfg config.Config, home string) []check {
 		p := cfg.Providers[fb.Provider]
 		hc, err := modelclient.NewHTTPClient(cfg.CACertificate)
 		if err == nil {
-			_, err = resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+			_, _, err = resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 		}
 		switch {
 		case p.Demo:
@@ -271,8 +271,7 @@ func networkChecks(ctx context.Context, env Env, cfg config.Config, p provider.I
 		return []check{{Name: "ca certificate", Status: checkFailed, Detail: err.Error(), Fix: "point ca_certificate at a PEM file"}}
 	}
 	var out []check
-	src := credentialSource(cfg, p, env.Getenv)
-	creds, err := resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+	creds, src, err := resolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
 			Fix: credentialFix(p) + `; meanwhile agent exec -c model_provider=demo "..." works offline`})

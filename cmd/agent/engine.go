@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentcli/agent/auth"
@@ -289,6 +288,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		return nil, usageError(err)
 	}
 	var creds modelclient.Credentials
+	var credSrc string
 	httpClient = withSecrets(httpClient, env.Secrets, func() []string {
 		if m, ok := creds.(*auth.Manager); ok {
 			f := m.File()
@@ -307,7 +307,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		e.closers = append(e.closers, stop)
 		p.BaseURL = base
 		e.notices = append(e.notices, "using the offline demo provider (scripted answers, no API key, no network)")
-	} else if creds, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger, o.notice); err != nil {
+	} else if creds, credSrc, err = resolveCredentials(env, cfg, &p, e.home, httpClient, e.logger, o.notice); err != nil {
 		return nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
 	p.BaseURL = p.APIRoot()
@@ -336,7 +336,7 @@ func newEngine(ctx context.Context, env Env, g *globalFlags, o engineOptions) (_
 		Rand:             env.Rand,
 		Logger:           e.logger,
 		Gate:             gate,
-		CredentialSource: credentialSource(cfg, p, env.Getenv),
+		CredentialSource: credSrc,
 	}
 	e.client = modelclient.New(e.clientOpts)
 	e.closers = append(e.closers, func() { e.client.Close() })
@@ -422,20 +422,6 @@ func openGate(env Env, home, id string, n int, log *slog.Logger) *gate.Gate {
 		return gate.New(n)
 	}
 	return g
-}
-
-// credentialSource names, for errors, where the provider's credential
-// comes from, in the order auth.Resolve picks it.
-func credentialSource(cfg config.Config, p provider.Info, getenv func(string) string) string {
-	switch {
-	case p.EnvKey != "" && strings.TrimSpace(getenv(p.EnvKey)) != "":
-		return "environment variable " + p.EnvKey
-	case cfg.AuthCommands[p.ID].Command != "":
-		return "the output of auth command " + cfg.AuthCommands[p.ID].Command
-	case strings.TrimSpace(getenv("AGENT_API_KEY")) != "":
-		return "environment variable AGENT_API_KEY"
-	}
-	return "auth.json"
 }
 
 // autoCompactTokens is min(model_auto_compact_token_limit, 90% of the

@@ -24,14 +24,14 @@ func (e *engine) buildFallbacks(env Env, cfg config.Config, hc *http.Client, not
 			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: the demo provider cannot be a fallback; skipped", fb.Provider, fb.Model))
 			continue
 		}
-		creds, err := resolveCredentials(env, cfg, &p, e.home, hc, e.logger, notice)
+		creds, src, err := resolveCredentials(env, cfg, &p, e.home, hc, e.logger, notice)
 		if err != nil {
 			e.notices = append(e.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
 			continue
 		}
 		p.BaseURL = p.APIRoot()
 		opts := e.clientOpts
-		opts.Provider, opts.Model, opts.Auth = p, fb.Model, creds
+		opts.Provider, opts.Model, opts.Auth, opts.CredentialSource = p, fb.Model, creds, src
 		opts.Gate = openGate(env, e.home, p.ID, max(cfg.MaxConcurrentResends, 1), e.logger)
 		c := modelclient.New(opts)
 		e.closers = append(e.closers, func() { c.Close() })

@@ -262,8 +262,9 @@ func openStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions)
 // store itself.
 func storeOf(s *auth.Store, _ error) *auth.Store { return s }
 
-// resolveCredentials picks the credentials of provider p (see
-// [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
+// resolveCredentials picks the credentials of provider p and names their
+// source, for errors (see [auth.Resolve], the one place the order is
+// decided); nil means unauthenticated. With a ChatGPT login, the
 // built-in openai provider is pointed at the ChatGPT backend unless its
 // base URL was changed. notice tells the user what the credentials'
 // manager has to say while the agent runs (refreshed tokens that could not
@@ -272,7 +273,7 @@ func storeOf(s *auth.Store, _ error) *auth.Store { return s }
 // The API key variable is AGENT_API_KEY or, when only it is set,
 // CODEX_API_KEY, the variable the Codex SDK's apiKey option sets.
 func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger,
-	notice func(msg string)) (modelclient.Credentials, error) {
+	notice func(msg string)) (modelclient.Credentials, string, error) {
 	if notice == nil {
 		notice = func(msg string) { fmt.Fprintln(env.Stderr, "agent: warning: "+msg) }
 	}
@@ -298,19 +299,19 @@ func resolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 	})
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, "", err
 	case r.APIKey != nil:
-		return r.APIKey, nil
+		return r.APIKey, r.Source, nil
 	case r.Command != nil:
-		return r.Command, nil
+		return r.Command, r.Source, nil
 	case r.Manager != nil:
 		if r.Manager.Mode() == auth.ModeChatGPT && p.ID == config.DefaultModelProvider &&
 			p.BaseURL == provider.Builtins()[config.DefaultModelProvider].BaseURL {
 			p.BaseURL = chatGPTBaseURL(cfg.ChatGPTBaseURL)
 		}
-		return r.Manager, nil
+		return r.Manager, r.Source, nil
 	}
-	return nil, nil
+	return nil, "", nil
 }
 
 // chatGPTBaseURL returns the Responses root of ChatGPT mode: configured
