@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,14 +61,43 @@ func TestConfigKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tests := []struct {
-		name  string
-		top   string // keys before the provider table
-		after string // tables after it
-		args  []string
-		reply *rt.Attempt
-		check func(t *testing.T, r execRun, req rt.Request)
-	}{
+	tests := slices.Concat(instructionKeyCases(instFile), requestKeyCases(t), projectKeyCases(project, notifyOut, notifyScript))
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply := rt.Reply("r1", "m1", "the answer")
+			if tt.reply != nil {
+				reply = *tt.reply
+			}
+			srv := rt.NewServer(t, rt.Script{reply})
+			cfg := tt.top + "\n" + keysProvider + "\n" + tt.after
+			args := append(append([]string{"exec"}, tt.args...), "the prompt")
+			r := runCLI(t, srv, runOpts{config: cfg}, args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			tt.check(t, r, reqs[0])
+		})
+	}
+}
+
+// configKeyCase sets one key and checks what a user would notice.
+type configKeyCase struct {
+	name  string
+	top   string // keys before the provider table
+	after string // tables after it
+	args  []string
+	reply *rt.Attempt
+	check func(t *testing.T, r execRun, req rt.Request)
+}
+
+// instructionKeyCases are the keys of the instructions sent.
+func instructionKeyCases(instFile string) []configKeyCase {
+	return []configKeyCase{
 		{name: "instructions", top: `instructions = "be terse"`,
 			check: func(t *testing.T, r execRun, req rt.Request) {
 				if got := req.JSON["instructions"]; got != "be terse" {
@@ -93,6 +123,12 @@ func TestConfigKeys(t *testing.T) {
 					t.Errorf("input = %q; want the developer message first", in)
 				}
 			}},
+	}
+}
+
+// requestKeyCases are the keys of the request and the output.
+func requestKeyCases(t *testing.T) []configKeyCase {
+	return []configKeyCase{
 		{name: "model_verbosity", top: `model_verbosity = "low"`,
 			check: func(t *testing.T, r execRun, req rt.Request) {
 				if diff := cmp.Diff(map[string]any{"verbosity": "low"}, req.JSON["text"]); diff != "" {
@@ -142,6 +178,13 @@ func TestConfigKeys(t *testing.T) {
 					t.Errorf("reasoning item missing:\n%s", r.stdout)
 				}
 			}},
+	}
+}
+
+// projectKeyCases are the keys of the project (trust), the notify
+// program and the Codex keys agent ignores.
+func projectKeyCases(project, notifyOut, notifyScript string) []configKeyCase {
+	return []configKeyCase{
 		{name: "trust_level trusted", after: "[projects.\"" + project + "\"]\ntrust_level = \"trusted\"\n",
 			args: []string{"-C", project},
 			check: func(t *testing.T, r execRun, req rt.Request) {
@@ -200,26 +243,6 @@ func TestConfigKeys(t *testing.T) {
 					t.Errorf("warnings = %q", warns)
 				}
 			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			reply := rt.Reply("r1", "m1", "the answer")
-			if tt.reply != nil {
-				reply = *tt.reply
-			}
-			srv := rt.NewServer(t, rt.Script{reply})
-			cfg := tt.top + "\n" + keysProvider + "\n" + tt.after
-			args := append(append([]string{"exec"}, tt.args...), "the prompt")
-			r := runCLI(t, srv, runOpts{config: cfg}, args...)
-			if r.code != 0 {
-				t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
-			}
-			reqs := srv.Requests()
-			if len(reqs) != 1 {
-				t.Fatalf("%d requests", len(reqs))
-			}
-			tt.check(t, r, reqs[0])
-		})
 	}
 }
 

@@ -121,6 +121,26 @@ func TestE2ESecretCanary(t *testing.T) {
 		t.Fatal(err)
 	}
 	outputs := map[string]string{}
+	canaryExec(t, bin, home, srvText, srvJSON, outputs)
+	// The proxy, in front of an upstream that echoes the key; a client
+	// sends it too.
+	canaryProxy(t, home, srvProxy, outputs)
+	// The chat, in a terminal, with the key from auth.json.
+	chatHome, chatFiles, screen := canaryChat(t, bin)
+	outputs["chat screen"] = screen
+
+	assertNoCanary(t, home, []string{authPath, cfgPath}, outputs)
+	assertNoCanary(t, chatHome, chatFiles, nil)
+	for _, want := range []string{"rollout", "agent.log"} {
+		if !treeHas(t, home, want) {
+			t.Errorf("no %s file under %s: the check above covered nothing of it", want, home)
+		}
+	}
+}
+
+// canaryExec runs exec (text, env_key) and exec --json (auth command)
+// against servers that echo the canary, and keeps what they printed.
+func canaryExec(t *testing.T, bin, home string, srvText, srvJSON *rt.Server, outputs map[string]string) {
 	for _, fe := range []struct {
 		name string
 		srv  *rt.Server
@@ -159,8 +179,11 @@ func TestE2ESecretCanary(t *testing.T) {
 		t.Errorf("--json printed neither the command nor a masked key:\n%s", outputs["exec --json (auth command) stdout"])
 	}
 
-	// The proxy, in front of an upstream that echoes the key; a client
-	// sends it too.
+}
+
+// canaryProxy sends the canary through agent proxy to an upstream that
+// echoes it, and keeps the proxy's log.
+func canaryProxy(t *testing.T, home string, srvProxy *rt.Server, outputs map[string]string) {
 	p := startAgentProxy(t, home, map[string]string{"FAKE_KEY": canary, "OPENAI_API_KEY": canary, "AGENT_LOG": "debug"}, "--provider", "up")
 	req, _ := http.NewRequest("POST", p.url+"/responses", strings.NewReader(`{"model":"m","input":"hi","stream":true}`))
 	req.Header.Set("Authorization", "Bearer "+canary)
@@ -179,12 +202,16 @@ func TestE2ESecretCanary(t *testing.T) {
 		t.Errorf("upstream saw %d requests through the proxy; want 2", len(srvProxy.Requests()))
 	}
 
-	// The chat, in a terminal, with the key from auth.json.
+}
+
+// canaryChat runs the chat, in a terminal, with the key from auth.json,
+// and returns its home, the files holding the key there, and its screen.
+func canaryChat(t *testing.T, bin string) (chatHome string, keyFiles []string, screen string) {
 	chatSrv := rt.NewServer(t, rt.Script{
 		rt.Reply("c1", "cm1", "chat sees "+canary+" here"),
 		rt.Error(400, "invalid_request_error", "", "Incorrect API key provided: "+canary+" (chat)"),
 	})
-	chatHome := t.TempDir()
+	chatHome = t.TempDir()
 	chatAuth := filepath.Join(chatHome, "auth.json")
 	chatCfg := filepath.Join(chatHome, "config.toml")
 	os.WriteFile(chatAuth, []byte(`{"OPENAI_API_KEY":"`+canary+`"}`), 0o600)
@@ -194,17 +221,10 @@ func TestE2ESecretCanary(t *testing.T) {
 	s := c.waitFor("chat sees [REDACTED] here")
 	c.send("again")
 	s += c.waitFor("(chat)")
-	outputs["chat screen"] = s
 	c.keys("C-d")
 	waitChatGone(t, c)
 
-	assertNoCanary(t, home, []string{authPath, cfgPath}, outputs)
-	assertNoCanary(t, chatHome, []string{chatAuth, chatCfg}, nil)
-	for _, want := range []string{"rollout", "agent.log"} {
-		if !treeHas(t, home, want) {
-			t.Errorf("no %s file under %s: the check above covered nothing of it", want, home)
-		}
-	}
+	return chatHome, []string{chatAuth, chatCfg}, s
 }
 
 // callOutput3 returns the output the third request carried for call_1.

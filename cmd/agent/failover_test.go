@@ -70,9 +70,30 @@ func TestFailoverToTheNextProvider(t *testing.T) {
 			t.Errorf("the request to the backup lost %q of the history:\n%s", keep, body)
 		}
 	}
+	checkSwitchEvents(t, r.stdout)
+
+	// The next run: the primary is in its cooldown, so it is not asked.
+	before := len(primary.Requests())
+	r = runCLI(t, nil, runOpts{config: config, home: home}, "exec", "three")
+	if r.code != 0 || r.stdout != "backup again\n" {
+		t.Fatalf("third run: exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(primary.Requests()) - before; n != 0 {
+		t.Errorf("the primary got %d requests during its cooldown", n)
+	}
+	if !strings.Contains(r.stderr, "Switching to backup/m-backup (primary failed recently; skipped until") {
+		t.Errorf("third run's stderr does not say why it starts on the backup:\n%s", r.stderr)
+	}
+}
+
+// checkSwitchEvents checks exec --json's events of a turn that moved to
+// the backup: each valid against the schema, one provider_switch from
+// primary to backup/m-backup, the backup's answer, no failure.
+func checkSwitchEvents(t *testing.T, stdout string) {
+	t.Helper()
 	var switched, answered bool
 	schema := execSchema(t)
-	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		var ev map[string]any
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
 			t.Fatalf("stdout line %q: %v", line, err)
@@ -101,20 +122,7 @@ func TestFailoverToTheNextProvider(t *testing.T) {
 		}
 	}
 	if !switched || !answered {
-		t.Errorf("switched %v, answered %v; stdout:\n%s", switched, answered, r.stdout)
-	}
-
-	// The next run: the primary is in its cooldown, so it is not asked.
-	before := len(primary.Requests())
-	r = runCLI(t, nil, runOpts{config: config, home: home}, "exec", "three")
-	if r.code != 0 || r.stdout != "backup again\n" {
-		t.Fatalf("third run: exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
-	}
-	if n := len(primary.Requests()) - before; n != 0 {
-		t.Errorf("the primary got %d requests during its cooldown", n)
-	}
-	if !strings.Contains(r.stderr, "Switching to backup/m-backup (primary failed recently; skipped until") {
-		t.Errorf("third run's stderr does not say why it starts on the backup:\n%s", r.stderr)
+		t.Errorf("switched %v, answered %v; stdout:\n%s", switched, answered, stdout)
 	}
 }
 

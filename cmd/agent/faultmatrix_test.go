@@ -80,10 +80,15 @@ func failed(code, msg string) rt.Attempt {
 }
 
 func faultRows() []faultRow {
+	return slices.Concat(httpStatusRows(), responseFailedRows(), malformedStreamRows(), cutStreamRows(), neverClearsRows(), eventsRows(), websocketRows(), errorEventRows(), reproducedRows(), gatewayRows(), eventShapeRows())
+}
+
+// httpStatusRows are the fault matrix rows of group "HTTP status".
+func httpStatusRows() []faultRow {
 	ms := time.Millisecond
 	s := time.Second
 	ok := "answer\n"
-	rows := []faultRow{
+	return []faultRow{
 		// HTTP status classes.
 		{group: "HTTP status", name: "500 then OK", only: "sse", script: func() rt.Script { return rt.Script{rt.Status(500), reply()} },
 			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Retrying request... 1/4 in 0.2s (500"},
@@ -130,6 +135,14 @@ func faultRows() []faultRow {
 			return rt.Script{rt.Error(404, "invalid_request_error", "model_not_found", "The model does not exist")}
 		},
 			requests: 1, exit: exitcode.Failed, stderr: "404 The model does not exist"},
+	}
+}
+
+// responseFailedRows are the fault matrix rows of group "response.failed".
+func responseFailedRows() []faultRow {
+	ms := time.Millisecond
+	ok := "answer\n"
+	return []faultRow{
 		// response.failed codes.
 		{group: "response.failed", name: "context_length_exceeded", script: func() rt.Script { return rt.Script{failed("context_length_exceeded", "too long")} },
 			requests: 1, exit: exitcode.Failed, stderr: "context window is full"},
@@ -157,6 +170,14 @@ func faultRows() []faultRow {
 		{group: "response.failed", name: "response.incomplete for a reason the spec does not name", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.Incomplete("r", "")), reply()}
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},
+	}
+}
+
+// malformedStreamRows are the fault matrix rows of group "malformed stream".
+func malformedStreamRows() []faultRow {
+	ms := time.Millisecond
+	ok := "answer\n"
+	return []faultRow{
 		// Malformed streams.
 		{group: "malformed stream", name: "a line of bad JSON is skipped", only: "sse", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.Raw("data: {oops\n\n"), rt.MessageDone("m", "answer"), rt.Completed("r"))}
@@ -177,6 +198,15 @@ func faultRows() []faultRow {
 		{group: "malformed stream", name: "unknown event types are ignored", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.Event("response.brand_new", map[string]any{"x": 1}), rt.MessageDone("m", "answer"), rt.Completed("r"))}
 		}, requests: 1, stdout: ok},
+	}
+}
+
+// cutStreamRows are the fault matrix rows of group "cut stream".
+func cutStreamRows() []faultRow {
+	ms := time.Millisecond
+	s := time.Second
+	ok := "answer\n"
+	return []faultRow{
 		// Cuts at each point of a stream.
 		{group: "cut stream", name: "reset right after the headers", script: func() rt.Script { return rt.Script{rt.Stream(rt.Drop()), reply()} },
 			requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "stream disconnected before completion"},
@@ -207,6 +237,15 @@ func faultRows() []faultRow {
 				c := rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())
 				return rt.Script{c, c, reply()}
 			}, requests: 3, waits: []time.Duration{200 * ms, 10 * s}, stdout: ok, stderr: "Continuing the turn 1/3 in 10s"},
+	}
+}
+
+// neverClearsRows are the fault matrix rows of group "never clears".
+func neverClearsRows() []faultRow {
+	ms := time.Millisecond
+	s := time.Second
+	ok := "answer\n"
+	return []faultRow{
 		// Failures that never clear (issue 16): what one turn costs at most,
 		// with the defaults (request_max_retries 4, stream_max_retries 5,
 		// auto-continue 10 s, 20 s, 60 s; each continuation is one request).
@@ -257,6 +296,14 @@ func faultRows() []faultRow {
 		{group: "never clears", name: "a configured header with CR/LF: refused locally, no request",
 			script: func() rt.Script { return nil }, extra: "http_headers = { \"X-Team\" = \"a\\r\\nb\" }\n",
 			exit: exitcode.Usage, stderr: "model_providers.fake.http_headers.X-Team"},
+	}
+}
+
+// eventsRows are the fault matrix rows of group "events".
+func eventsRows() []faultRow {
+	ms := time.Millisecond
+	ok := "answer\n"
+	return []faultRow{
 		// Events (issue 16).
 		{group: "events", name: "one 10 MiB event is answered", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("y", 10<<20)), rt.Completed("r"))}
@@ -272,6 +319,15 @@ func faultRows() []faultRow {
 		{group: "events", name: "an undecodable final event forever: retried once, not continued", script: forever(
 			rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{"response": "garbage"}))),
 			requests: 2, waits: []time.Duration{200 * ms}, exit: exitcode.Exhausted, stderr: "could not be decoded"},
+	}
+}
+
+// websocketRows are the fault matrix rows of group "WebSocket".
+func websocketRows() []faultRow {
+	ms := time.Millisecond
+	s := time.Second
+	ok := "answer\n"
+	return []faultRow{
 		// WebSocket specifics.
 		{group: "WebSocket", name: "handshake answered 426: HTTPS at once", only: "ws", script: func() rt.Script { return rt.Script{rt.Status(426), reply()} },
 			requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
@@ -305,7 +361,6 @@ func faultRows() []faultRow {
 			return rt.Script{c, c, reply()}
 		}, requests: 3, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport"},
 	}
-	return slices.Concat(rows, errorEventRows(), reproducedRows(), gatewayRows(), eventShapeRows())
 }
 
 // continuationOnce checks that no request carries the continuation prompt
