@@ -445,6 +445,16 @@ bearer_token_env_var = "WEB_TOKEN"
 		t.Errorf("config after removing both (-want +got):\n%s", cmp.Diff(original, string(got)))
 	}
 
+	checkMCPRefusals(t, cli)
+	if got, _ := os.ReadFile(path); string(got) != original {
+		t.Errorf("refused commands changed the config:\n%s", got)
+	}
+}
+
+// checkMCPRefusals runs agent mcp commands that must be refused, each
+// with its exit code and the reason.
+func checkMCPRefusals(t *testing.T, cli func(args ...string) (int, string, string)) {
+	t.Helper()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -463,8 +473,5 @@ bearer_token_env_var = "WEB_TOKEN"
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("agent %s: exit %d, %q; want exit %d with %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.msg)
 		}
-	}
-	if got, _ := os.ReadFile(path); string(got) != original {
-		t.Errorf("refused commands changed the config:\n%s", got)
 	}
 }
