@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -117,10 +118,11 @@ func flockHolder(t *testing.T, path string) int {
 		t.Skip("no flock(1)")
 	}
 	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
 	out, err := cmd.StdoutPipe()
 	must(t, err)
 	must(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
 		t.Fatalf("holder said %q, %v", line, err)
 	}

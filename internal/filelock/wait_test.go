@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,6 +27,7 @@ func backgroundHolder(t *testing.T, path string) int {
 		t.Skip("no flock(1)")
 	}
 	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func backgroundHolder(t *testing.T, path string) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
 		t.Fatalf("holder said %q, %v", line, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -28,6 +29,7 @@ func TestCooldownLockHolderDoesNotHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	holder := exec.Command("flock", path+".lock", "sh", "-c", "echo held; exec sleep 300")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
 	out, err := holder.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func TestCooldownLockHolderDoesNotHang(t *testing.T) {
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	t.Cleanup(func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() })
 	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
 		t.Fatalf("holder said %q, %v", line, err)
 	}
