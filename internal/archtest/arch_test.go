@@ -57,7 +57,7 @@ func local(imports []string) []string {
 func allowedImports() map[string][]string {
 	return map[string][]string{
 		"retry":                       {},
-		"retry/gate":                  {"internal/atomicfile", "internal/filelock"},
+		"retry/gate":                  {"internal/atomicfile", "internal/filelock", "retry"},
 		"session/failover":            {"retry/gate", "transport"},
 		"transport":                   {},
 		"provider":                    {},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/internal/filelock"
+	"github.com/agentcli/agent/retry"
 )
 
 // Options configure a gate made by [Open].
@@ -62,7 +63,7 @@ func Open(o Options) (*Gate, error) {
 		m.now = time.Now
 	}
 	if m.sleep == nil {
-		m.sleep = sleepCtx
+		m.sleep = retry.Sleep // only ctx ends it: a chat's "retry now" never cuts another process's cooldown
 	}
 	if m.poll <= 0 {
 		m.poll = 50 * time.Millisecond
@@ -85,23 +86,6 @@ func DirFor(home, id string) string {
 		clean = "_"
 	}
 	return filepath.Join(home, "retrygate", clean)
-}
-
-// sleepCtx is the default sleep of a machine gate: a timer that only ctx
-// ends. Not retry.Sleep, which a chat's "retry now" can end early: a
-// cooldown another process was given must not be cut short that way.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }
 
 func (m *machine) cooldownPath() string { return filepath.Join(m.dir, "cooldown") }
