@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentcli/agent/headless/batch"
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/tools"
 )
 
@@ -92,37 +93,23 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 		}
 		defer out.Close()
 	}
-	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
-		return usageError(err)
-	}
-	if err := checkExecApproval(env, f.approval); err != nil {
+	opts, err := batchAppOptions(env, g, f)
+	if err != nil {
 		return err
 	}
-	addDirs, err := f.codex.writableRoots()
-	if err != nil {
-		return usageError(err)
-	}
-	opts := engineOptions{
-		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox, addDirs: addDirs,
-		// exec never asks: the sandbox is the protection.
-		approval:       tools.PolicyNever,
-		noAutoContinue: f.noAutoContinue, ephemeral: f.ephemeral, outputSchema: schema,
-		// One gate for every job, and with every agent process of this
-		// AGENT_HOME: the provider's limits are the account's.
-		maxResends: bf.maxResends(),
-	}
+	opts.OutputSchema = schema
 	progress := batch.NewProgress(env.Stderr, env.StderrTTY, len(todo), env.now)
-	// One engine for the whole batch: config, log, HTTP pool, auth
-	// manager, MCP servers (and the demo server) are built once; each
-	// prompt gets a session of its own ([engine.scope]). An engine that
-	// cannot be built fails every prompt with its error.
-	var e *engine
-	var engineErr error
+	// One app for the whole batch: config, log, HTTP pool, auth manager,
+	// MCP servers (and the demo server) are built once; each prompt gets a
+	// session of its own (app.NewSessionIn). An app that cannot be built
+	// fails every prompt with its error.
+	var a *app.App
+	var appErr error
 	if len(todo) > 0 {
-		if e, engineErr = newEngine(ctx, env, g, opts); engineErr == nil {
-			defer e.Close()
+		if a, appErr = app.New(ctx, opts); appErr == nil {
+			defer a.Close()
 			notices := map[string]bool{}
-			for _, n := range e.notices {
+			for _, n := range a.Notices() {
 				if !notices[n] {
 					notices[n] = true // each distinct notice once
 					progress.Println("agent: " + n)
@@ -133,15 +120,15 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	return batch.Run(ctx, todo, batch.Options{
 		Jobs: bf.jobs, Results: out, Progress: progress, Skipped: len(items) - len(todo), Stderr: env.Stderr,
 		Prompt: func(ctx context.Context, it batch.Item) batch.Result {
-			if engineErr != nil {
-				return batch.Failed(ctx, it.ID, engineErr)
+			if appErr != nil {
+				return batch.Failed(ctx, it.ID, appErr)
 			}
-			sc, err := e.scope(it.Dir)
+			sc, err := a.NewSessionIn(it.Dir)
 			if err != nil {
 				return batch.Failed(ctx, it.ID, err)
 			}
 			defer sc.Close()
-			return batch.RunPrompt(ctx, sc.sess, sc.id, it, progress)
+			return batch.RunPrompt(ctx, sc.Session, sc.ID, it, progress)
 		},
 	})
 }
@@ -163,6 +150,30 @@ func checkBatchFlags(f *execFlags, args []string) error {
 		return fmt.Errorf("--max-concurrent-retries %d: want 1 or more", bf.maxRetries)
 	}
 	return nil
+}
+
+// batchAppOptions are the app options of a batch: exec's, with one retry
+// gate for every job.
+func batchAppOptions(env Env, g *globalFlags, f *execFlags) (app.Options, error) {
+	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
+		return app.Options{}, usageError(err)
+	}
+	if err := checkExecApproval(env, f.approval); err != nil {
+		return app.Options{}, err
+	}
+	addDirs, err := f.codex.writableRoots()
+	if err != nil {
+		return app.Options{}, usageError(err)
+	}
+	return g.appOptions(env, app.Options{
+		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
+		// exec never asks: the sandbox is the protection.
+		Approval:       tools.PolicyNever,
+		NoAutoContinue: f.noAutoContinue, Ephemeral: f.ephemeral,
+		// One gate for every job, and with every agent process of this
+		// AGENT_HOME: the provider's limits are the account's.
+		MaxResends: f.batch.maxResends(),
+	}), nil
 }
 
 // newBatchCmd is `agent batch`, the commands about batch results.

@@ -1,30 +1,10 @@
 package main
 
 import (
-	"context"
-
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/tools"
 )
-
-// execTool is the engine's exec_command tool, whose sessions /ps lists
-// and /stop ends; a set without one gives an Exec with none running.
-func execTool(e *engine) *tools.Exec {
-	if t, ok := e.tools.Lookup("exec_command"); ok {
-		if ex, ok := t.(*tools.Exec); ok {
-			return ex
-		}
-	}
-	return tools.NewExec(tools.ExecOptions{})
-}
-
-// Review implements tui.Reviewer: a review turn on the session in use,
-// recorded as a review.
-func (s *switchboard) Review(ctx context.Context, target, request string, emit func(session.Event)) error {
-	cur, _ := s.current()
-	return cur.Review(ctx, target, request, emit)
-}
 
 // warningLines are the configuration's warnings as the chat lists them.
 func warningLines(ws []config.Warning) []string {
@@ -33,4 +13,15 @@ func warningLines(ws []config.Warning) []string {
 		out[i] = w.String()
 	}
 	return out
+}
+
+// execTool is the app's exec_command tool, whose sessions /ps lists and
+// /stop ends; a set without one gives an Exec with none running.
+func execTool(a *app.App) *tools.Exec {
+	if t, ok := a.Tools().Lookup("exec_command"); ok {
+		if ex, ok := t.(*tools.Exec); ok {
+			return ex
+		}
+	}
+	return tools.NewExec(tools.ExecOptions{})
 }

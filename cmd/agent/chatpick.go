@@ -2,48 +2,43 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/tui"
 )
 
-// modelsTimeout bounds the provider's /models request of the /model picker.
-const modelsTimeout = 3 * time.Second
-
 // sessionsShown caps the sessions the /resume picker lists.
 const sessionsShown = 500
 
-// pickerHooks are the chat's hooks for the /model and /resume pickers and
-// the custom prompts' directories.
-func (s *switchboard) pickerHooks(c *tui.Commands, o *tui.Options) {
-	c.Models = s.models
+// pickerHooks are the chat's hooks for the /model and /resume pickers, the
+// custom prompts' directories and /fork.
+func pickerHooks(a *app.App, chat *app.Chat, o *tui.Options) {
+	c := &o.Commands
+	c.Models = func(ctx context.Context) ([]tui.ModelChoice, error) { return modelChoices(chat.Models(ctx)), nil }
 	c.Sessions = func(_ context.Context, all bool) ([]tui.SessionInfo, error) {
-		ents, err := rollout.List(s.e.home, s.e.ws.cwd, all, sessionsShown)
+		ents, err := rollout.List(a.Home(), a.Workspace().Cwd, all, sessionsShown)
 		var out []tui.SessionInfo
 		for _, e := range ents {
 			out = append(out, tui.SessionInfo{ID: e.ID, Title: e.Title, Cwd: e.Cwd, Updated: e.Updated})
 		}
 		return out, err
 	}
-	o.PromptDirs = append(o.PromptDirs, filepath.Join(s.e.home, "prompts"))
+	c.Fork = func(_ context.Context, keep int) (tui.Resumed, error) {
+		ro, err := chat.Fork(keep)
+		if err != nil {
+			return tui.Resumed{}, err
+		}
+		return tui.Resumed{Engine: chat, Messages: transcript(ro)}, nil
+	}
+	o.PromptDirs = append(o.PromptDirs, filepath.Join(a.Home(), "prompts"))
 }
 
-// models is /model's list: the provider's /models when it answers in
-// time, else the known models of the provider; reasoning efforts for the
+// modelChoices are the /model picker's rows: reasoning efforts for the
 // models that take them.
-func (s *switchboard) models(ctx context.Context) ([]tui.ModelChoice, error) {
-	s.mu.Lock()
-	co := s.e.clientOpts
-	s.mu.Unlock()
-	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
-	if len(names) == 0 && co.Provider.ID == "openai" {
-		names = []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}
-	}
+func modelChoices(names []string) []tui.ModelChoice {
 	var out []tui.ModelChoice
 	for _, n := range names {
 		c := tui.ModelChoice{Name: n}
@@ -52,44 +47,21 @@ func (s *switchboard) models(ctx context.Context) ([]tui.ModelChoice, error) {
 		}
 		out = append(out, c)
 	}
-	return out, nil
+	return out
 }
 
-// fetchModels asks baseURL/models for its model ids (OpenAI's "data" or
-// Codex's "models" list); nil when it does not answer in time or well.
-func fetchModels(ctx context.Context, baseURL string, hc *http.Client, auth interface {
-	Apply(context.Context, http.Header) error
-}) []string {
-	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/models", nil)
-	if err != nil {
-		return nil
+// approvalPreset resolves a /permissions preset name (else a policy as it
+// is) in a chat whose sandbox is mode: the preset's policy, and a note
+// when its sandbox is another (set when the session's tools are made).
+func approvalPreset(policy, mode string) (string, string) {
+	for _, p := range tui.Presets() {
+		if p.Name != policy {
+			continue
+		}
+		if p.Sandbox != mode {
+			return p.Policy, "; the sandbox stays " + mode + " in this chat: start agent with -s " + p.Sandbox + " for " + p.Label
+		}
+		return p.Policy, ""
 	}
-	if auth != nil && auth.Apply(ctx, req.Header) != nil {
-		return nil
-	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Data   []struct{ ID string }   `json:"data"`
-		Models []struct{ Slug string } `json:"models"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&body) != nil {
-		return nil
-	}
-	var out []string
-	for _, d := range body.Data {
-		out = append(out, d.ID)
-	}
-	for _, m := range body.Models {
-		out = append(out, m.Slug)
-	}
-	return out
+	return policy, ""
 }

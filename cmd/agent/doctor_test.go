@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -16,123 +14,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/headless/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/tools/sandbox"
 )
 
-// goodKernel simulates a kernel with everything the sandbox uses.
-var goodKernel = sandbox.Probes{
-	Landlock:   func() (int, error) { return 5, nil },
-	Seccomp:    func() error { return nil },
-	Namespaces: func(context.Context, bool, bool) error { return nil },
-}
-
-// doctorRun runs agent doctor --json in process on a home holding cfg and
-// returns the exit code and the report.
-func doctorRun(t *testing.T, cfg string, env map[string]string, probes sandbox.Probes, args ...string) (int, doctorReport, string) {
-	t.Helper()
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{"AGENT_HOME": home, "FAKE_KEY": fakeKey}
-	for k, v := range env {
-		vars[k] = v
-	}
-	var stdout, stderr bytes.Buffer
-	code := run(t.Context(), append([]string{"doctor", "--json"}, args...), Env{
-		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
-		Getenv: func(k string) string { return vars[k] }, SandboxProbes: probes,
-	})
-	var rep doctorReport
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("doctor --json printed no report (%v): %s\nstderr: %s", err, stdout.String(), stderr.String())
-	}
-	return code, rep, stdout.String()
-}
-
-// checkOf returns the named check of rep.
-func checkOf(t *testing.T, rep doctorReport, name string) check {
-	t.Helper()
-	for _, c := range rep.Checks {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("no check %q in %+v", name, rep.Checks)
-	return check{}
-}
-
-// doctorProvider is a config for srv's URL, offering WebSocket too.
-func doctorProvider(url, extra string) string {
-	return "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra + "\n[model_providers.fake]\nbase_url = \"" + url +
-		"\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
-}
-
-func TestDoctorAllOK(t *testing.T) {
-	srv := rt.New(rt.Script{}, rt.Options{APIKey: fakeKey, OnUnexpected: func(m string) { t.Errorf("%s", m) }})
-	srv.Start()
-	t.Cleanup(srv.Close)
-	mcpBin := stdioMCPServer(t)
-	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+"\n[mcp_servers.test]\ncommand = "+quoteTOML(mcpBin)+"\n", nil, goodKernel)
-	if code != 0 || !rep.OK {
-		t.Fatalf("exit %d, ok %v:\n%s", code, rep.OK, out)
-	}
-	for _, c := range rep.Checks {
-		if c.Status != checkOK {
-			t.Errorf("check %q is %s: %s", c.Name, c.Status, c.Detail)
-		}
-	}
-	if c := checkOf(t, rep, "credential"); !strings.Contains(c.Detail, "environment variable FAKE_KEY") ||
-		!strings.Contains(c.Detail, "accepted") || strings.Contains(out, fakeKey) {
-		t.Errorf("credential check %q (the key must be masked)", c.Detail)
-	}
-	if c := checkOf(t, rep, "credential"); !strings.Contains(c.Detail, "(Bearer "+auth.Mask(fakeKey)+")") {
-		t.Errorf("credential check %q: want the key masked as agent login status shows it, %q", c.Detail, auth.Mask(fakeKey))
-	}
-	if c := checkOf(t, rep, "mcp test"); !strings.Contains(c.Detail, "mcp__test__") {
-		t.Errorf("mcp check %q lists no tools", c.Detail)
-	}
-	if m := srv.ModelsRequests(); len(m) != 1 || m[0].Header.Get("Authorization") != "Bearer "+fakeKey {
-		t.Errorf("GET /models requests: %+v", m)
-	}
-	if h := srv.Handshakes(); len(h) != 1 {
-		t.Errorf("%d WebSocket handshakes, want 1", len(h))
-	}
-}
-
-func TestDoctorBadKey(t *testing.T) {
-	srv := rt.New(rt.Script{}, rt.Options{APIKey: "sk-test-canary-right-0000"})
-	srv.Start()
-	t.Cleanup(srv.Close)
-	code, rep, out := doctorRun(t, doctorProvider(srv.URL, ""), nil, goodKernel)
-	c := checkOf(t, rep, "credential")
-	if code != exitcode.Failed || rep.OK || c.Status != checkFailed || !strings.Contains(c.Detail, "rejected by the provider (401") ||
-		!strings.Contains(c.Fix, "FAKE_KEY") {
-		t.Errorf("exit %d, credential %+v:\n%s", code, c, out)
-	}
-	if h := checkOf(t, rep, "https"); h.Status != checkOK {
-		t.Errorf("a 401 still shows the provider reachable; https = %+v", h)
-	}
-}
-
-func TestDoctorUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now
-	code, rep, out := doctorRun(t, doctorProvider("http://"+addr+"/v1", ""), nil, goodKernel)
-	h := checkOf(t, rep, "https")
-	if code != exitcode.Failed || h.Status != checkFailed || !strings.Contains(h.Detail, "connection refused") || h.Fix == "" {
-		t.Errorf("exit %d, https %+v:\n%s", code, h, out)
-	}
-	if c := checkOf(t, rep, "credential"); c.Status != checkSkipped {
-		t.Errorf("credential %+v, want skipped (unreachable)", c)
-	}
+// doctorCheck is one line of agent doctor --json's report.
+type doctorCheck struct {
+	Name, Status, Detail, Fix string
 }
 
 // TestDoctorProxyBadCA: through HTTPS_PROXY, a server whose certificate
@@ -157,7 +45,7 @@ func TestDoctorProxyBadCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(upstream.Listener.Addr().String())
-	cfg := doctorProvider("https://"+host+":"+port+"/v1", "ca_certificate = "+quoteTOML(ca)+"\n")
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\nca_certificate = " + quoteTOML(ca) + "\n\n[model_providers.fake]\nbase_url = \"https://" + host + ":" + port + "/v1\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -168,171 +56,21 @@ func TestDoctorProxyBadCA(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Failed {
 		t.Fatalf("doctor: %v, want exit %d:\n%s", err, exitcode.Failed, out)
 	}
-	var rep doctorReport
+	var rep struct{ Checks []doctorCheck }
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	h := checkOf(t, rep, "https")
-	if h.Status != checkFailed || !strings.Contains(h.Detail, "through proxy "+proxy.URL) ||
+	var h doctorCheck
+	for _, c := range rep.Checks {
+		if c.Name == "https" {
+			h = c
+		}
+	}
+	if h.Status != "failed" || !strings.Contains(h.Detail, "through proxy "+proxy.URL) ||
 		!strings.Contains(h.Fix, "ca_certificate = "+ca+" does not sign") {
 		t.Errorf("https %+v", h)
 	}
 	if tunnels.Load() == 0 {
 		t.Error("the check did not go through the proxy")
-	}
-}
-
-func TestDoctorFailingMCPServer(t *testing.T) {
-	srv := rt.New(rt.Script{}, rt.Options{})
-	srv.Start()
-	t.Cleanup(srv.Close)
-	mcpBin := stdioMCPServer(t)
-	tables := "\n[mcp_servers.broken]\ncommand = " + quoteTOML(mcpBin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n"
-	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+tables, nil, goodKernel, "--offline")
-	c := checkOf(t, rep, "mcp broken")
-	if code != exitcode.Failed || c.Status != checkFailed || !strings.Contains(c.Detail, "cannot read my settings") || c.Fix == "" {
-		t.Errorf("exit %d, mcp %+v:\n%s", code, c, out)
-	}
-	if n := len(srv.ModelsRequests()); n != 0 {
-		t.Errorf("--offline made %d requests", n)
-	}
-}
-
-// TestDoctorNoLandlock: on a kernel without Landlock (simulated), the
-// configured restricted mode fails with the fix, and passes as a warning
-// under sandbox_fallback = "best-effort".
-func TestDoctorNoLandlock(t *testing.T) {
-	noLandlock := goodKernel
-	noLandlock.Landlock = func() (int, error) {
-		return 0, &sandbox.UnavailableError{What: "Landlock", Err: errors.New("the kernel is built without it")}
-	}
-	code, rep, out := doctorRun(t, doctorProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\n"), nil, noLandlock, "--offline")
-	c := checkOf(t, rep, "sandbox workspace-write")
-	if code != exitcode.Failed || c.Status != checkFailed || !strings.Contains(c.Detail, "refuses commands: no Landlock") ||
-		!strings.Contains(c.Fix, "best-effort") {
-		t.Errorf("exit %d, sandbox %+v:\n%s", code, c, out)
-	}
-	if k := checkOf(t, rep, "sandbox kernel"); k.Status != checkWarn || !strings.Contains(k.Detail, "built without it") {
-		t.Errorf("kernel check %+v", k)
-	}
-	code, rep, out = doctorRun(t, doctorProvider("http://127.0.0.1:1/v1", "sandbox_mode = \"workspace-write\"\nsandbox_fallback = \"best-effort\"\n"), nil, noLandlock, "--offline")
-	c = checkOf(t, rep, "sandbox workspace-write")
-	if code != 0 || c.Status != checkWarn || !strings.Contains(c.Detail, "best effort: runs commands without Landlock") {
-		t.Errorf("best effort: exit %d, sandbox %+v:\n%s", code, c, out)
-	}
-}
-
-// TestDoctorHomePermissions: a home others can write, or an auth.json
-// others can read, fails with the chmod that fixes it.
-func TestDoctorHomePermissions(t *testing.T) {
-	home := t.TempDir()
-	if c := homeCheck(home); c.Status != checkOK {
-		t.Errorf("a fresh home: %+v", c)
-	}
-	if err := os.Chmod(home, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if c := homeCheck(home); c.Status != checkFailed || c.Fix != "chmod 700 "+home {
-		t.Errorf("a home writable by others: %+v", c)
-	}
-	os.Chmod(home, 0o700)
-	auth := filepath.Join(home, "auth.json")
-	if err := os.WriteFile(auth, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if c := homeCheck(home); c.Status != checkFailed || c.Fix != "chmod 600 "+auth {
-		t.Errorf("auth.json readable by others: %+v", c)
-	}
-	if c := homeCheck(filepath.Join(home, "missing")); c.Status != checkOK || !strings.Contains(c.Detail, "created (0700) on first use") {
-		t.Errorf("a home not yet made: %+v", c)
-	}
-}
-
-// TestDoctorFallbackCredentials: a fallback entry whose key is missing
-// fails its check, naming the variable; one with a key is ok.
-func TestDoctorFallbackCredentials(t *testing.T) {
-	cfg := doctorProvider("http://127.0.0.1:9/v1", `fallback = [{ provider = "backup", model = "m1" }, { provider = "spare", model = "m2" }]`) +
-		"[model_providers.backup]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"BACKUP_KEY\"\n" +
-		"[model_providers.spare]\nbase_url = \"http://127.0.0.1:9/v1\"\nenv_key = \"FAKE_KEY\"\n"
-	code, rep, out := doctorRun(t, cfg, nil, goodKernel, "--offline")
-	if code == 0 || rep.OK {
-		t.Errorf("exit %d with a fallback lacking its key:\n%s", code, out)
-	}
-	if c := checkOf(t, rep, "fallback backup/m1"); c.Status != checkFailed || !strings.Contains(c.Detail+c.Fix, "BACKUP_KEY") {
-		t.Errorf("fallback backup/m1 = %+v", c)
-	}
-	if c := checkOf(t, rep, "fallback spare/m2"); c.Status != checkOK {
-		t.Errorf("fallback spare/m2 = %+v", c)
-	}
-}
-
-// TestDoctorSanitizesOnTerminal: a check's detail carries text from
-// outside (an MCP server's tool names or error); on a terminal it cannot
-// drive it (title, clear screen), while a pipe gets it as it came.
-func TestDoctorSanitizesOnTerminal(t *testing.T) {
-	rep := doctorReport{Checks: []check{{Name: "mcp evil", Status: checkFailed,
-		Detail: "failed: \x1b]0;pwned\x07bad\x1b[2J tool", Fix: "run it by hand"}}}
-	var tty, pipe bytes.Buffer
-	printDoctor(&tty, rep, true)
-	printDoctor(&pipe, rep, false)
-	if got := tty.String(); strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, "failed: bad tool") {
-		t.Errorf("terminal report %q: want the text without its escape sequences", got)
-	}
-	if !strings.Contains(pipe.String(), rep.Checks[0].Detail) {
-		t.Errorf("piped report %q: want the detail as it came", pipe.String())
-	}
-}
-
-// TestDoctorConfigKeyWarnings: a Codex key agent ignores is a warning line
-// of its own, naming file, line and key, and does not fail the run.
-func TestDoctorConfigKeyWarnings(t *testing.T) {
-	code, rep, out := doctorRun(t, "file_opener = \"vscode\"\n"+doctorProvider("http://127.0.0.1:9/v1", ""), nil, goodKernel, "--offline")
-	c := checkOf(t, rep, "config key")
-	if c.Status != checkWarn || !strings.Contains(c.Detail, "config.toml:1") || !strings.Contains(c.Detail, "file_opener") {
-		t.Errorf("config key check = %+v\n%s", c, out)
-	}
-	if code != 0 || !rep.OK {
-		t.Errorf("exit %d, ok %v: an ignored key must not fail the doctor\n%s", code, rep.OK, out)
-	}
-}
-
-// TestDoctorFreshInstall: on a fresh HOME with no credential, doctor says
-// which home it found and that there is no config, and that the demo
-// provider works offline; with only ~/.codex it names Codex's home and its
-// config.toml.
-func TestDoctorFreshInstall(t *testing.T) {
-	user := t.TempDir()
-	doctor := func() (int, doctorReport) {
-		var stdout, stderr bytes.Buffer
-		vars := map[string]string{"HOME": user}
-		code := run(t.Context(), []string{"doctor", "--json", "--offline"}, Env{
-			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
-			Getenv: func(k string) string { return vars[k] },
-		})
-		var rep doctorReport
-		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-			t.Fatalf("no report (%v): %s\n%s", err, stdout.String(), stderr.String())
-		}
-		return code, rep
-	}
-	code, rep := doctor()
-	if c := checkOf(t, rep, "home"); !strings.Contains(c.Detail, filepath.Join(user, ".agent")+" (the default") {
-		t.Errorf("home: %+v", c)
-	}
-	if c := checkOf(t, rep, "config"); !strings.Contains(c.Detail, "no config file") {
-		t.Errorf("config: %+v", c)
-	}
-	if c := checkOf(t, rep, "credential"); code == 0 || c.Status != checkFailed || !strings.Contains(c.Fix, `agent exec -c model_provider=demo "..."`) {
-		t.Errorf("exit %d, credential: %+v; want a failure whose fix names the offline demo", code, c)
-	}
-	codex := filepath.Join(user, ".codex")
-	os.Mkdir(codex, 0o700)
-	os.WriteFile(filepath.Join(codex, "config.toml"), []byte("model = \"gpt-5.4\"\n"), 0o600)
-	_, rep = doctor()
-	if c := checkOf(t, rep, "home"); !strings.Contains(c.Detail, "using Codex's home "+codex) {
-		t.Errorf("home with ~/.codex: %+v", c)
-	}
-	if c := checkOf(t, rep, "config"); !strings.Contains(c.Detail, filepath.Join(codex, "config.toml")) {
-		t.Errorf("config with ~/.codex: %+v", c)
 	}
 }

@@ -9,13 +9,12 @@ import (
 	"runtime/metrics"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/headless/execprint"
 	"github.com/agentcli/agent/headless/exitcode"
-	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 )
@@ -100,21 +99,21 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return usageError(err)
 	}
-	e, err := newExecEngine(ctx, env, g, f)
+	a, err := newExecApp(ctx, env, g, f)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	sess, err := e.newSession()
+	defer a.Close()
+	sess, err := a.NewSession()
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	sess.AttachImages(images...)
-	return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)
+	return runExecTurn(ctx, env, f, a, sess, prompt)
 }
 
-// newExecEngine builds the engine for exec and its subcommands.
-func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*engine, error) {
+// newExecApp builds the app for exec and its subcommands.
+func newExecApp(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*app.App, error) {
 	schema, err := readSchema(f.outputSchema)
 	if err != nil {
 		return nil, usageError(err)
@@ -129,24 +128,24 @@ func newExecEngine(ctx context.Context, env Env, g *globalFlags, f *execFlags) (
 	if err := checkExecApproval(env, f.approval); err != nil {
 		return nil, err
 	}
-	e, err := newEngine(ctx, env, g, engineOptions{
-		originator: "agent_exec", cd: f.cd, sandbox: f.sandbox, addDirs: addDirs,
+	a, err := app.New(ctx, g.appOptions(env, app.Options{
+		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
 		// exec never asks: the approval policy is "never" and the sandbox
 		// (read-only unless -s or config says otherwise) is the protection.
-		approval:       tools.PolicyNever,
-		noAutoContinue: f.noAutoContinue,
-		ephemeral:      f.ephemeral,
-		outputSchema:   schema,
-		mcpNotice:      printMCPNotice(env),
-		waitMCP:        true,
-	})
+		Approval:       tools.PolicyNever,
+		NoAutoContinue: f.noAutoContinue,
+		Ephemeral:      f.ephemeral,
+		OutputSchema:   schema,
+		MCPNotice:      printMCPNotice(env),
+		WaitMCP:        true,
+	}))
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range e.notices {
+	for _, n := range a.Notices() {
 		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
-	return e, nil
+	return a, nil
 }
 
 // checkExecApproval checks exec's -a: exec never asks, so a policy that
@@ -204,21 +203,22 @@ func runtimeMemory() int64 {
 }
 
 // runExecTurn runs one turn of sess and prints it as exec does.
-func runExecTurn(ctx context.Context, env Env, f *execFlags, e *engine, sess *session.Session, sessionID, prompt string) error {
-	return headless.RunTurn(ctx, sess, prompt, headless.Options{
+func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Session, prompt string) error {
+	return headless.RunTurn(ctx, sess.Session, prompt, headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.json, SessionID: sessionID, Header: execHeader(e), Tools: execTools(e),
-		WaitForReset: f.waitForReset, Continue: func() string { return e.opts.Continue.Snapshot().Prompt },
+		JSON: f.json, SessionID: sess.ID, Header: execHeader(a), Tools: execTools(a),
+		WaitForReset: f.waitForReset, Continue: a.ContinuePrompt,
 		LastMessage: f.lastMessage, Secrets: env.Secrets,
 		Now: env.now, Sleep: env.sleep,
 		OnStream: func() { streamGC(env) },
 	})
 }
 
-// execTools describes e's tools to the printers.
-func execTools(e *engine) execprint.Tools {
-	return execprint.Tools{Shell: e.ws.shell, Cwd: e.ws.cwd, MCPTool: func(name string) (string, string, bool) {
-		t, ok := e.tools.Lookup(name)
+// execTools describes a's tools to the printers.
+func execTools(a *app.App) execprint.Tools {
+	ws := a.Workspace()
+	return execprint.Tools{Shell: ws.Shell, Cwd: ws.Cwd, MCPTool: func(name string) (string, string, bool) {
+		t, ok := a.Tools().Lookup(name)
 		if !ok {
 			return "", "", false
 		}
@@ -232,11 +232,12 @@ func execTools(e *engine) execprint.Tools {
 
 // execHeader is what exec prints on stderr before the turn; RunTurn adds
 // the session id.
-func execHeader(e *engine) execprint.Header {
+func execHeader(a *app.App) execprint.Header {
+	ws, cfg := a.Workspace(), a.Config()
 	return execprint.Header{
-		Version: version, Workdir: e.ws.cwd, Model: e.cfg.Model, Provider: e.client.Provider().ID,
-		Approval: e.ws.policy, Sandbox: string(e.ws.sandbox.Mode), WritableRoots: e.ws.sandbox.WritableRoots,
-		ReasoningEffort: e.cfg.ModelReasoningEffort,
+		Version: version, Workdir: ws.Cwd, Model: cfg.Model, Provider: a.Provider().ID,
+		Approval: ws.Policy, Sandbox: string(ws.Sandbox.Mode), WritableRoots: ws.Sandbox.WritableRoots,
+		ReasoningEffort: cfg.ModelReasoningEffort,
 	}
 }
 
@@ -254,12 +255,4 @@ func readSchema(path string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
 	}
 	return json.RawMessage(b), nil
-}
-
-func newSessionID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }

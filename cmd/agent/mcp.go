@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,51 +18,6 @@ import (
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/tools/mcp"
 )
-
-// startMCP starts the enabled MCP servers of the config in the background
-// and adds their tools to the engine's tool set as each comes up. notice
-// receives the servers' state changes (ready, failed, stopped) from the
-// manager's goroutines; nil leaves them to the log. The manager is closed
-// with the engine.
-func (e *engine) startMCP(ctx context.Context, env Env, notice func(mcp.Notice)) {
-	servers := mcpServerConfigs(e.cfg)
-	if len(servers) == 0 {
-		return
-	}
-	m := mcp.New(mcp.Options{
-		Servers:  servers,
-		Policy:   e.ws.policy,
-		Sandbox:  string(e.ws.sandbox.Mode),
-		Cwd:      e.ws.cwd,
-		Getenv:   env.Getenv,
-		Logger:   e.logger,
-		OnNotice: notice,
-		Version:  version,
-	})
-	m.Start(ctx)
-	e.tools.AddSource(m.Tools)
-	e.mcpServers = m
-	e.closers = append(e.closers, func() { m.Close() })
-}
-
-// mcpServerConfigs returns the enabled [mcp_servers] of cfg, by name.
-func mcpServerConfigs(cfg config.Config) []mcp.ServerConfig {
-	var out []mcp.ServerConfig
-	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
-		s := cfg.MCPServers[name]
-		if !s.Enabled {
-			continue
-		}
-		out = append(out, mcp.ServerConfig{
-			Name: name, Command: s.Command, Args: s.Args, Env: s.Env, EnvVars: s.EnvVars, Cwd: s.Cwd,
-			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, EnvHTTPHeaders: s.EnvHTTPHeaders,
-			StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
-			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, ParallelToolCalls: s.SupportsParallelToolCalls,
-			DefaultApproval: s.DefaultToolsApprovalMode, ToolApproval: s.ToolApprovalModes,
-		})
-	}
-	return out
-}
 
 // printMCPNotice is exec's notice handler: one line on stderr per change.
 func printMCPNotice(env Env) func(mcp.Notice) {
@@ -100,11 +54,8 @@ comments included; the file is replaced atomically.`,
 
 // loadMCPConfig loads the config the way the other commands do.
 func loadMCPConfig(env Env, g *globalFlags) (config.Config, error) {
-	home, err := config.FindHome(env.Getenv)
-	if err != nil {
-		return config.Config{}, usageError(err)
-	}
-	return loadConfig(env, home.Dir, g)
+	_, cfg, err := env.loadConfig(g)
+	return cfg, err
 }
 
 func newMCPListCmd(env Env, g *globalFlags) *cobra.Command {
@@ -232,11 +183,11 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			default:
 				return usageError(errors.New("say how to reach the server: agent mcp add NAME -- COMMAND [ARGS...], or --url URL"))
 			}
-			home, err := config.FindHome(env.Getenv)
+			home, err := env.home()
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			replaced, err := config.SetMCPServer(home.Dir, name, s)
+			replaced, err := config.SetMCPServer(home, name, s)
 			if err != nil {
 				return mcpEditError(err)
 			}
@@ -244,7 +195,7 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			if replaced {
 				verb = "Updated"
 			}
-			fmt.Fprintf(env.Stdout, "%s MCP server %q in %s\n", verb, name, filepath.Join(home.Dir, config.FileName))
+			fmt.Fprintf(env.Stdout, "%s MCP server %q in %s\n", verb, name, filepath.Join(home, config.FileName))
 			return nil
 		},
 	}
@@ -260,12 +211,12 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 		Short: "Remove an MCP server from config.toml",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := config.FindHome(env.Getenv)
+			home, err := env.home()
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			path := filepath.Join(home.Dir, config.FileName)
-			removed, err := config.RemoveMCPServer(home.Dir, args[0])
+			path := filepath.Join(home, config.FileName)
+			removed, err := config.RemoveMCPServer(home, args[0])
 			if err != nil {
 				return mcpEditError(err)
 			}
@@ -402,6 +353,13 @@ func maskedPairs(m map[string]string) string {
 func dash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none: defaults)"
 	}
 	return s
 }

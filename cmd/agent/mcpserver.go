@@ -10,10 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless/mcpserver"
-	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
-	"github.com/agentcli/agent/rollout/recording"
-	"github.com/agentcli/agent/session"
 )
 
 func newMCPServerCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -39,7 +37,7 @@ supports it, else refused. Logs go to standard error.`,
 
 func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
 	env.Stderr = &syncWriter{w: env.Stderr} // concurrent calls log and notice
-	es := &mcpEngines{ctx: ctx, env: env, g: g, byProfile: map[string]*engine{}}
+	es := &mcpEngines{ctx: ctx, env: env, g: g, byProfile: map[string]*app.App{}}
 	defer es.Close()
 	if _, err := es.engine(g.profile); err != nil { // config and credentials fail now, not at the first call
 		return err
@@ -62,10 +60,10 @@ type mcpEngines struct {
 	g   *globalFlags
 
 	mu        sync.Mutex
-	byProfile map[string]*engine
+	byProfile map[string]*app.App
 }
 
-func (m *mcpEngines) engine(profile string) (*engine, error) {
+func (m *mcpEngines) engine(profile string) (*app.App, error) {
 	if profile == "" {
 		profile = m.g.profile
 	}
@@ -76,11 +74,11 @@ func (m *mcpEngines) engine(profile string) (*engine, error) {
 	}
 	g := *m.g
 	g.profile = profile
-	e, err := newEngine(m.ctx, m.env, &g, engineOptions{originator: "agent_mcp_server", waitMCP: true, mcpNotice: printMCPNotice(m.env)})
+	e, err := app.New(m.ctx, g.appOptions(m.env, app.Options{Originator: "agent_mcp_server", WaitMCP: true, MCPNotice: printMCPNotice(m.env)}))
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range e.notices {
+	for _, n := range e.Notices() {
 		fmt.Fprintln(m.env.Stderr, "agent: "+n)
 	}
 	m.byProfile[profile] = e
@@ -101,7 +99,7 @@ func (m *mcpEngines) start(ctx context.Context, o mcpserver.StartOptions) (*mcps
 	if err != nil {
 		return nil, err
 	}
-	return e.mcpSession(m.env, o, nil)
+	return mcpSession(e, o, nil)
 }
 
 func (m *mcpEngines) resume(ctx context.Context, id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
@@ -109,7 +107,7 @@ func (m *mcpEngines) resume(ctx context.Context, id string, o mcpserver.StartOpt
 	if err != nil {
 		return nil, err
 	}
-	path, err := e.findSession(id, false, false)
+	path, err := e.FindSession(id, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -117,97 +115,18 @@ func (m *mcpEngines) resume(ctx context.Context, id string, o mcpserver.StartOpt
 	if err != nil {
 		return nil, err
 	}
-	return e.mcpSession(m.env, o, ro)
+	return mcpSession(e, o, ro)
 }
 
-// mcpSession opens a session of its own for an MCP call: a new one
-// (ro nil) or the recorded ro, continued in its directory unless o names
-// another, with the call's sandbox, approval policy, model and
-// instructions over the engine's config.
-func (e *engine) mcpSession(env Env, o mcpserver.StartOptions, ro *rollout.Rollout) (_ *mcpserver.Opened, err error) {
-	sc := &scope{id: newSessionID()}
-	defer func() {
-		if err != nil {
-			sc.Close()
-		}
-	}()
-	cwd := o.Cwd
-	if ro != nil {
-		sc.id = ro.Meta.ID
-		if cwd == "" {
-			cwd = ro.Meta.Cwd
-		}
-	}
-	ws, err := newWorkspace(e.cfg, cwd, o.Sandbox, o.ApprovalPolicy, env.Getenv, env.environ())
+// mcpSession opens a session of its own for an MCP call (app.OpenSession):
+// a new one (ro nil) or the recorded ro, with the call's settings.
+func mcpSession(a *app.App, o mcpserver.StartOptions, ro *rollout.Rollout) (*mcpserver.Opened, error) {
+	s, err := a.OpenSession(app.SessionOptions{
+		Cwd: o.Cwd, Sandbox: o.Sandbox, ApprovalPolicy: o.ApprovalPolicy, Approve: o.Approve, Model: o.Model,
+		BaseInstructions: o.BaseInstructions, DeveloperInstructions: o.DeveloperInstructions,
+	}, ro)
 	if err != nil {
 		return nil, err
 	}
-	ws.freeformPatch = e.client.Provider().CustomTools
-	ws.sandbox.ReadOnlyPaths = []string{e.home} // as engine.workspaceFor
-	ws.sandbox.HiddenPaths = []string{e.home}
-	set, err := ws.tools()
-	if err != nil {
-		return nil, err
-	}
-	sc.closers = append(sc.closers, func() { set.Close() })
-	if e.mcpServers != nil {
-		set.AddSource(e.mcpServers.Tools)
-	}
-	opts := e.opts
-	opts.Tools, opts.ApprovalPolicy, opts.Approve = set, ws.policy, o.Approve
-	if o.BaseInstructions != "" {
-		opts.Instructions = o.BaseInstructions
-	}
-	co := e.clientOpts
-	co.SessionID = sc.id
-	if o.Model != "" {
-		co.Model = o.Model
-	}
-	c := modelclient.New(co)
-	sc.closers = append(sc.closers, func() { c.Close() })
-	opts.Client, opts.Fallback = c, nil
-	for i, fo := range e.fallbackClients {
-		fo.SessionID = sc.id
-		fc := modelclient.New(fo)
-		sc.closers = append(sc.closers, func() { fc.Close() })
-		opts.Fallback = append(opts.Fallback, session.Alternative{Candidate: e.fallbacks[i].Candidate, Client: fc})
-	}
-	if ro == nil {
-		cfg := e.cfg
-		if o.DeveloperInstructions != "" {
-			cfg.DeveloperInstructions = o.DeveloperInstructions
-		}
-		if opts.Context, err = ws.context(cfg, e.home, env.now()); err != nil {
-			return nil, err
-		}
-		closeRec, err := e.recordAs(&opts, sc.id, ws.cwd)
-		if err != nil {
-			return nil, err
-		}
-		sc.closers = append(sc.closers, closeRec)
-	} else if err := e.resumeInto(&opts, sc, ro); err != nil {
-		return nil, err
-	}
-	sc.sess = session.New(opts)
-	return &mcpserver.Opened{ID: sc.id, Session: sc.sess, Close: sc.Close}, nil
-}
-
-// resumeInto sets opts to continue the recorded ro, appending to its file
-// (held by sc until it closes).
-func (e *engine) resumeInto(opts *session.Options, sc *scope, ro *rollout.Rollout) error {
-	r, err := rollout.Open(ro.Path)
-	if err != nil {
-		return err
-	}
-	sc.closers = append(sc.closers, func() { r.Close() })
-	opts.Recorder = recording.New(r, e.secrets)
-	opts.Resumed, opts.Usage = ro.History, ro.Total
-	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
-	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
-	var entries []session.LedgerEntry
-	for _, le := range ro.Ledger {
-		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})
-	}
-	opts.Ledger.Restore(entries)
-	return nil
+	return &mcpserver.Opened{ID: s.ID, Session: s.Session, Close: s.Close}, nil
 }

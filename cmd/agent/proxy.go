@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
 )
@@ -70,12 +71,7 @@ returns the counters as JSON. Ctrl-C stops the proxy gracefully.`,
 }
 
 func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *cobra.Command) error {
-	h, err := config.FindHome(env.Getenv)
-	if err != nil {
-		return usageError(err)
-	}
-	home := h.Dir
-	cfg, err := loadConfig(env, home, g)
+	home, cfg, err := env.loadConfig(g)
 	if err != nil {
 		return err
 	}
@@ -92,9 +88,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return usageError(err)
 	}
 	// The key added upstream and those clients send are masked in the log.
-	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
-	addAuthFileSecrets(env.Secrets, home, env.Stderr)
-	opts.Transport = &secretsTransport{base: httpClient.Transport, secrets: env.Secrets}
+	opts.Transport = app.ProxySecrets(env.app(), home, cfg, httpClient).Transport
 	opts.MaxRetries = pc.MaxRetries
 	if pc.MaxRetries == 0 {
 		opts.MaxRetries = -1 // proxy.Options: zero means the default
@@ -113,7 +107,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	} else if gateID == "" {
 		gateID = cfg.ModelProvider
 	}
-	opts.Gate = openGate(env, home, gateID, pc.MaxConcurrentRetries, opts.Logger)
+	opts.Gate = app.OpenGate(env.app(), home, gateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
 	if err != nil {
 		return usageError(err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
-	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -49,16 +49,16 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			if err != nil {
 				return usageError(err)
 			}
-			e, err := newExecEngine(ctx, env, g, f)
+			a, err := newExecApp(ctx, env, g, f)
 			if err != nil {
 				return err
 			}
-			defer e.Close()
-			path, err := e.findSession(id, p.last, p.all)
+			defer a.Close()
+			path, err := a.FindSession(id, p.last, p.all)
 			if err != nil {
 				return usageError(err)
 			}
-			sess, ro, err := e.resume(path)
+			sess, ro, err := a.Resume(path)
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
@@ -74,10 +74,10 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				if ro.LastTurn == rollout.TurnCompleted || ro.LastTurn == rollout.TurnNone {
 					return usageError(errors.New("the session's last turn completed; give a PROMPT to continue it"))
 				}
-				prompt = e.opts.Continue.Snapshot().Prompt
+				prompt = a.ContinuePrompt()
 			}
 			sess.AttachImages(images...)
-			return runExecTurn(ctx, env, f, e, sess, ro.Meta.ID, prompt)
+			return runExecTurn(ctx, env, f, a, sess, prompt)
 		},
 	}
 	p.add(cmd)
@@ -111,16 +111,16 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 				cf.pickResume = true
 				return runChat(ctx, env, g, cf)
 			}
-			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
-				path, err := e.findSession(id, p.last, p.all)
+			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
+				path, err := a.FindSession(id, p.last, p.all)
 				if err != nil {
-					return nil, "", nil, usageError(err)
+					return nil, nil, usageError(err)
 				}
-				sess, ro, err := e.resume(path)
+				sess, ro, err := a.Resume(path)
 				if err != nil {
-					return nil, "", nil, err
+					return nil, nil, err
 				}
-				return sess, ro.Meta.ID, transcript(ro), nil
+				return sess, transcript(ro), nil
 			})
 		},
 	}
@@ -141,25 +141,16 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 			if len(args) == 2 {
 				cf.prompt = args[1]
 			}
-			return runChatOn(ctx, env, g, cf, func(e *engine) (*session.Session, string, []tui.Message, error) {
-				path, err := e.findSession(args[0], false, false)
+			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
+				path, err := a.FindSession(args[0], false, false)
 				if err != nil {
-					return nil, "", nil, usageError(err)
+					return nil, nil, usageError(err)
 				}
-				src, err := rollout.Load(path)
+				sess, ro, err := a.Fork(path)
 				if err != nil {
-					return nil, "", nil, err
+					return nil, nil, err
 				}
-				r, err := rollout.Fork(e.home, src, e.sessionID, env.now())
-				if err != nil {
-					return nil, "", nil, err
-				}
-				r.Close()
-				sess, ro, err := e.resume(r.Path())
-				if err != nil {
-					return nil, "", nil, err
-				}
-				return sess, ro.Meta.ID, transcript(ro), nil
+				return sess, transcript(ro), nil
 			})
 		},
 	}
@@ -217,30 +208,21 @@ is left as it was.`,
 			if err != nil {
 				return usageError(err)
 			}
-			e, err := newExecEngine(ctx, env, g, f)
+			a, err := newExecApp(ctx, env, g, f)
 			if err != nil {
 				return err
 			}
-			defer e.Close()
-			path, err := e.findSession(args[0], false, false)
+			defer a.Close()
+			path, err := a.FindSession(args[0], false, false)
 			if err != nil {
 				return usageError(err)
 			}
-			src, err := rollout.Load(path)
-			if err != nil {
-				return &exitcode.Error{Code: exitcode.Failed, Err: err}
-			}
-			r, err := rollout.Fork(e.home, src, e.sessionID, env.now())
-			if err != nil {
-				return &exitcode.Error{Code: exitcode.Failed, Err: err}
-			}
-			r.Close()
-			sess, _, err := e.resume(r.Path())
+			sess, _, err := a.Fork(path)
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
 			sess.AttachImages(images...)
-			return runExecTurn(ctx, env, f, e, sess, e.sessionID, prompt)
+			return runExecTurn(ctx, env, f, a, sess, prompt)
 		},
 	}
 }

@@ -91,20 +91,20 @@ func runReview(ctx context.Context, env Env, g *globalFlags, f *reviewFlags, arg
 		f.exec.sandbox = "read-only" // a review reads; config's workspace-write is for work
 	}
 	f.exec.cd = change.Root
-	e, err := newExecEngine(ctx, env, g, &f.exec)
+	a, err := newExecApp(ctx, env, g, &f.exec)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	sess, err := e.newSession()
+	defer a.Close()
+	sess, err := a.NewSession()
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	fmt.Fprintf(env.Stderr, "agent: reviewing the %s in %s\n", change.Summary, change.Root)
-	rt := &reviewTurn{Session: sess, target: change.Summary}
+	rt := &reviewTurn{Session: sess.Session, target: change.Summary}
 	return headless.RunTurn(ctx, rt, review.Prompt(change, t), headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.exec.json, SessionID: e.sessionID, Header: execHeader(e), Tools: execTools(e),
+		JSON: f.exec.json, SessionID: sess.ID, Header: execHeader(a), Tools: execTools(a),
 		LastMessage: f.exec.lastMessage, Secrets: env.Secrets, Now: env.now, Sleep: env.sleep,
 		Answer: review.Render,
 	})

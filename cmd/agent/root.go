@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/retry"
@@ -84,15 +84,6 @@ type globalFlags struct {
 	// ignoreUserConfig is exec's --ignore-user-config: the home's
 	// config.toml (and profile files) are not read; credentials still are.
 	ignoreUserConfig bool
-}
-
-// configOptions are the options config.Load gets for home under g.
-func (g *globalFlags) configOptions(home string) config.Options {
-	o := config.Options{Home: home, Profile: g.profile, Overrides: g.overrides, Model: g.model}
-	if g.ignoreUserConfig {
-		o.Home = ""
-	}
-	return o
 }
 
 func run(ctx context.Context, args []string, env Env) int {
@@ -174,10 +165,43 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	return root
 }
 
-// environ returns env.Environ(), or os.Environ() if it is nil.
-func (env Env) environ() []string {
-	if env.Environ == nil {
-		return os.Environ()
+// app is what the engine takes of env.
+func (env Env) app() app.Env {
+	return app.Env{
+		Getenv: env.Getenv, Environ: env.Environ, Stderr: env.Stderr, StderrTTY: env.StderrTTY, Keyring: env.Keyring,
+		Sleep: env.Sleep, Rand: env.Rand, Now: env.Now, Secrets: env.Secrets,
 	}
-	return env.Environ()
+}
+
+// appOptions are the app options of a front end under the global flags.
+func (g *globalFlags) appOptions(env Env, o app.Options) app.Options {
+	o.Env, o.Flags, o.Version = env.app(), g.flags(), version
+	return o
+}
+
+// flags are the global flags as the app takes them.
+func (g *globalFlags) flags() app.Flags {
+	return app.Flags{Model: g.model, Profile: g.profile, Overrides: g.overrides, LogLevel: g.logLevel, Transport: g.transport,
+		IgnoreUserConfig: g.ignoreUserConfig}
+}
+
+// home is the agent home (config.FindHome); its error is a usage error.
+func (env Env) home() (string, error) {
+	h, err := config.FindHome(env.Getenv)
+	if err != nil {
+		return "", usageError(err)
+	}
+	return h.Dir, nil
+}
+
+// loadConfig loads the configuration of the agent home with the global
+// flags, printing its warnings (app.LoadConfig); its errors are usage
+// errors.
+func (env Env) loadConfig(g *globalFlags) (string, config.Config, error) {
+	home, err := env.home()
+	if err != nil {
+		return "", config.Config{}, err
+	}
+	cfg, err := app.LoadConfig(env.Stderr, home, g.flags())
+	return home, cfg, err
 }

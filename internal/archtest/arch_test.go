@@ -94,6 +94,11 @@ func allowedImports() map[string][]string {
 		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight"},
 		"internal/termtext":           {},
 		"internal/redact":             {},
+		"internal/app": {"auth", "config", "headless/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/shellenv",
+			"modelclient", "provider", "retry", "retry/gate", "rollout", "rollout/recording", "session", "session/failover",
+			"tools", "tools/mcp", "tools/sandbox", "transport"},
+		"internal/doctor": {"auth", "config", "headless/exitcode", "internal/app", "internal/termtext", "modelclient", "provider",
+			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws"},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},

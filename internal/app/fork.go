@@ -1,43 +1,29 @@
-package main
+package app
 
 import (
-	"context"
 	"errors"
-	"time"
 
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/transport"
-	"github.com/agentcli/agent/tui"
 )
 
-// fork is the chat's /fork and Esc Esc: a new session, recorded as forked
+// Fork is the chat's /fork and Esc Esc: a new session, recorded as forked
 // from the one in use, holding its first keep turns (all for -1), made
-// the session of the next turns.
-func (s *switchboard) fork(keep int, now time.Time) (tui.Resumed, error) {
-	_, id := s.current()
-	path, err := s.e.findSession(id, false, false)
+// the session of the next turns. Its recording is returned for the
+// transcript.
+func (c *Chat) Fork(keep int) (*rollout.Rollout, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path, err := c.a.FindSession(c.cur.ID, false, false)
 	if err != nil {
-		return tui.Resumed{}, err
+		return nil, err
 	}
-	src, err := rollout.Load(path)
+	s, ro, err := c.a.ForkAt(path, keep)
 	if err != nil {
-		return tui.Resumed{}, err
+		return nil, err
 	}
-	if keep >= 0 {
-		if err := firstTurns(src, keep); err != nil {
-			return tui.Resumed{}, err
-		}
-	}
-	r, err := rollout.Fork(s.e.home, src, newSessionID(), now)
-	if err != nil {
-		return tui.Resumed{}, err
-	}
-	r.Close()
-	sess, ro, err := s.e.resume(r.Path())
-	if err != nil {
-		return tui.Resumed{}, err
-	}
-	return tui.Resumed{Engine: s.use(sess, ro.Meta.ID), Messages: transcript(ro)}, nil
+	c.use(s)
+	return ro, nil
 }
 
 // firstTurns cuts ro down to its first keep turns: the transcript's
@@ -79,9 +65,4 @@ func firstTurns(ro *rollout.Rollout, keep int) error {
 	}
 	ro.Ledger = ledger
 	return nil
-}
-
-// forkHook is the tui's Fork hook, dated by now.
-func (s *switchboard) forkHook(now func() time.Time) func(context.Context, int) (tui.Resumed, error) {
-	return func(_ context.Context, keep int) (tui.Resumed, error) { return s.fork(keep, now()) }
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -179,4 +179,14 @@ func withSecrets(hc *http.Client, s *redact.Set, more func() []string) *http.Cli
 	}
 	c.Transport = &secretsTransport{base: base, secrets: s, more: more}
 	return &c
+}
+
+// ProxySecrets adds the credentials agent proxy may see to env.Secrets
+// (those of its environment, of cfg and of home's auth.json) and returns
+// hc with the credentials of every request it forwards learnt too: the
+// key added upstream and those clients send are masked in its log.
+func ProxySecrets(env Env, home string, cfg config.Config, hc *http.Client) *http.Client {
+	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
+	addAuthFileSecrets(env.Secrets, home)
+	return withSecrets(hc, env.Secrets, nil)
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -29,22 +29,22 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}, Getenv: func(k string) string {
+	env := Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}
 		return ""
 	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
-	e, err := newEngine(t.Context(), env, &globalFlags{}, engineOptions{originator: "agent_cli", cd: t.TempDir()})
+	a, err := New(t.Context(), Options{Env: env, Originator: "agent_cli", Cd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	sess, err := e.newSession()
+	defer a.Close()
+	sess, err := a.NewSession()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw := newSwitchboard(e, sess, e.sessionID)
+	sw := a.NewChat(sess)
 
 	done := make(chan error, 1)
 	go func() { done <- sw.Turn(t.Context(), "first", func(session.Event) {}) }()
@@ -55,18 +55,18 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if _, err := sw.setApprovals(tools.PolicyNever); err != nil {
+		if _, err := sw.SetApprovals(tools.PolicyNever); err != nil {
 			t.Error(err)
 		}
 	})
 	wg.Go(func() {
-		if err := sw.setModel("model-b", ""); err != nil {
+		if err := sw.SetModel("model-b", ""); err != nil {
 			t.Error(err)
 		}
 	})
-	wg.Go(func() { _ = sw.status() })
+	wg.Go(func() { _ = sw.Status() })
 	wg.Wait()
-	status := strings.Join(sw.status(), "\n")
+	status := strings.Join(sw.Status(), "\n")
 	for _, want := range []string{"model: model-b", "approval: never", "transport: https"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("/status lacks %q:\n%s", want, status)
@@ -83,7 +83,7 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 	if len(reqs) != 2 || reqs[0].JSON["model"] != "model-a" || reqs[1].JSON["model"] != "model-b" {
 		t.Fatalf("models = %v, %v; want model-a for the running turn, model-b after", reqs[0].JSON["model"], reqs[1].JSON["model"])
 	}
-	if cur, _ := sw.current(); cur != sess {
+	if cur := sw.Current(); cur != sess {
 		t.Error("a settings change replaced the session")
 	}
 	in0, in1 := len(reqs[0].JSON["input"].([]any)), len(reqs[1].JSON["input"].([]any))

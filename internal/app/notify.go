@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func (n *notifier) observe(ev session.Event) {
 		text := ev.Text
 		n.last = &text
 	case session.TurnCompleted:
-		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread(), TurnID: newSessionID(),
+		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread(), TurnID: NewSessionID(),
 			Cwd: n.cwd, InputMessages: n.input, LastAssistantMessage: n.last})
 	}
 }

@@ -1,10 +1,9 @@
-package main
+package app
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/rollout/recording"
@@ -12,58 +11,60 @@ import (
 	"github.com/agentcli/agent/session/failover"
 )
 
-// record starts persisting a new session (unless ephemeral).
-func (e *engine) record(opts *session.Options) error {
-	closeRec, err := e.recordAs(opts, e.sessionID, e.ws.cwd)
+// record starts persisting a new session (unless ephemeral), closed with
+// the app.
+func (a *App) record(opts *session.Options) error {
+	closeRec, err := a.recordAs(opts, a.sessionID, a.ws.Cwd)
 	if err != nil {
 		return err
 	}
-	e.closers = append(e.closers, closeRec)
-	e.keepOpen(e.sessionID, closeRec)
+	a.closers = append(a.closers, closeRec)
+	a.keepOpen(a.sessionID, closeRec)
 	return nil
 }
 
 // keepOpen remembers how to close session id's rollout.
-func (e *engine) keepOpen(id string, closeRec func()) {
-	if e.open == nil {
-		e.open = map[string]func(){}
+func (a *App) keepOpen(id string, closeRec func()) {
+	if a.open == nil {
+		a.open = map[string]func(){}
 	}
-	e.open[id] = closeRec
+	a.open[id] = closeRec
 }
 
-// release closes session id's rollout (the chat left it); closing it
-// again at exit does nothing.
-func (e *engine) release(id string) {
-	if f := e.open[id]; f != nil {
+// release closes session id's rollout (the chat left it, so it can be
+// resumed again); closing it again at exit does nothing.
+func (a *App) release(id string) {
+	if f := a.open[id]; f != nil {
 		f()
-		delete(e.open, id)
+		delete(a.open, id)
 	}
 }
 
 // recordAs starts persisting session id, working in cwd, into opts
 // (unless ephemeral); the returned func closes its rollout.
-func (e *engine) recordAs(opts *session.Options, id, cwd string) (closeRec func(), err error) {
-	if e.ephemeral {
+func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), err error) {
+	if a.ephemeral {
 		return func() {}, nil
 	}
 	instructions := opts.Instructions // instructions / model_instructions_file
 	if instructions == "" {
 		instructions = session.DefaultInstructions
 	}
-	r, err := rollout.Create(e.home, rollout.SessionMeta{
-		ID: id, Cwd: cwd, Originator: e.originator, CLIVersion: version,
-		ModelProvider: e.client.Provider().ID, Model: e.cfg.Model, Instructions: instructions,
-	}, time.Now())
+	r, err := rollout.Create(a.home, rollout.SessionMeta{
+		ID: id, Cwd: cwd, Originator: a.originator, CLIVersion: a.version,
+		ModelProvider: a.client.Provider().ID, Model: a.cfg.Model, Instructions: instructions,
+	}, a.env.now())
 	if err != nil {
 		return nil, fmt.Errorf("record the session: %w", err)
 	}
-	opts.Recorder = recording.New(r, e.secrets)
+	opts.Recorder = recording.New(r, a.secrets)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	return func() { r.Close() }, nil
 }
 
-// resume loads a recorded session and keeps appending to its file.
-func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error) {
+// Resume loads the session recorded at path and keeps appending to its
+// file; the session is the app's.
+func (a *App) Resume(path string) (*Session, *rollout.Rollout, error) {
 	ro, err := rollout.Load(path)
 	if err != nil {
 		return nil, nil, err
@@ -72,11 +73,11 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	e.closers = append(e.closers, func() { r.Close() })
-	e.keepOpen(ro.Meta.ID, func() { r.Close() })
-	e.sessionID = ro.Meta.ID
-	opts := e.opts
-	opts.Recorder = recording.New(r, e.secrets)
+	a.closers = append(a.closers, func() { r.Close() })
+	a.keepOpen(ro.Meta.ID, func() { r.Close() })
+	a.sessionID, a.started = ro.Meta.ID, true
+	opts := a.opts
+	opts.Recorder = recording.New(r, a.secrets)
 	opts.Resumed, opts.Usage = ro.History, ro.Total
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
@@ -85,20 +86,48 @@ func (e *engine) resume(path string) (*session.Session, *rollout.Rollout, error)
 		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})
 	}
 	opts.Ledger.Restore(entries)
-	return session.New(opts), ro, nil
+	return &Session{Session: session.New(opts), ID: ro.Meta.ID}, ro, nil
 }
 
-// findSession resolves --last / an id (or prefix) to a rollout path.
-func (e *engine) findSession(id string, last, all bool) (string, error) {
+// Fork copies the history of the session recorded at path into a new
+// recording, dated by the app's clock, and resumes that.
+func (a *App) Fork(path string) (*Session, *rollout.Rollout, error) { return a.ForkAt(path, -1) }
+
+// ForkAt is [App.Fork] keeping the first keep turns of the session (all
+// for -1).
+func (a *App) ForkAt(path string, keep int) (*Session, *rollout.Rollout, error) {
+	src, err := rollout.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if keep >= 0 {
+		if err := firstTurns(src, keep); err != nil {
+			return nil, nil, err
+		}
+	}
+	if a.started {
+		a.sessionID = NewSessionID() // the id in use is the session forked from
+	}
+	r, err := rollout.Fork(a.home, src, a.sessionID, a.env.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Close()
+	return a.Resume(r.Path())
+}
+
+// FindSession resolves --last (in the app's directory unless all) or an
+// id (or prefix) to a rollout path.
+func (a *App) FindSession(id string, last, all bool) (string, error) {
 	var (
 		ent rollout.Entry
 		err error
 	)
 	switch {
 	case id != "":
-		ent, err = rollout.Find(e.home, id)
+		ent, err = rollout.Find(a.home, id)
 	case last:
-		ent, err = rollout.Latest(e.home, e.ws.cwd, all)
+		ent, err = rollout.Latest(a.home, a.ws.Cwd, all)
 	default:
 		return "", errors.New("say which session: an ID or --last")
 	}

@@ -1,0 +1,454 @@
+// Package app assembles agent's engine for every front end: [New] builds
+// the process scope (config, log, HTTP client, credentials, MCP servers,
+// retry gate, failover health, secrets, notify) once, and [App.NewSession]
+// and its siblings the session scope (workspace, tools, initial context,
+// recording) for each session run on it. cmd/agent turns flags into
+// [Options] and picks the front end; nothing here draws a screen.
+package app
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/demo"
+	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/retry/gate"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/failover"
+	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
+)
+
+// streamReadBatch is how long a model stream that has caught up with the
+// server waits before reading again (sse.Options.ReadBatch): a delta
+// reaches the screen at most 1 ms later, and a long answer costs one
+// wake-up per millisecond instead of one per delta. On the 50,000-delta
+// benchmark stream on a quiet 2-core machine that halves agent exec's CPU
+// (260 -> 118 ms) and its wall time (312 -> 196 ms), the server no longer
+// waking it for every event (BENCHMARKS.md).
+const streamReadBatch = time.Millisecond
+
+// Env is what the app takes from the process, so tests can build it with
+// fakes.
+type Env struct {
+	Getenv func(string) string
+	// Environ lists the whole environment, as os.Environ; nil means
+	// os.Environ. Commands the model runs get it filtered through
+	// [shell_environment_policy].
+	Environ func() []string
+	// Stderr receives warnings and notices; StderrTTY says it is a
+	// terminal (the demo then streams at a visible pace).
+	Stderr    io.Writer
+	StderrTTY bool
+	// Keyring replaces the OS keyring of cli_auth_credentials_store
+	// (tests); nil is the OS keyring.
+	Keyring auth.Keyring
+	// Sleep and Rand replace the real clock and jitter source (tests).
+	Sleep retry.Sleeper
+	Rand  func() float64
+	// Now reads the wall clock: sessions are dated by it, and the
+	// machine-wide retry gate measures cooldowns on it; it must agree with
+	// Sleep. A test that replaces Sleep but not Now gets a retry gate of
+	// its own process only. nil is the real clock.
+	Now func() time.Time
+	// Secrets are the credentials this process holds, masked in
+	// everything it logs and records; nil: a new set.
+	Secrets *redact.Set
+}
+
+// now reads the clock Env.Now gives, else the real one.
+func (e Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// environ returns e.Environ(), or os.Environ() if it is nil.
+func (e Env) environ() []string {
+	if e.Environ == nil {
+		return os.Environ()
+	}
+	return e.Environ()
+}
+
+// Flags are the global flags every command shares.
+type Flags struct {
+	Model     string   // -m
+	Profile   string   // -p
+	Overrides []string // -c key=value
+	LogLevel  string   // --log-level
+	Transport string   // --transport
+	// IgnoreUserConfig is exec's --ignore-user-config: the home's
+	// config.toml (and profile files) are not read; credentials still are.
+	IgnoreUserConfig bool
+}
+
+// ConfigOptions are the options config.Load gets for home under f.
+func (f Flags) ConfigOptions(home string) config.Options {
+	o := config.Options{Home: home, Profile: f.Profile, Overrides: f.Overrides, Model: f.Model}
+	if f.IgnoreUserConfig {
+		o.Home = ""
+	}
+	return o
+}
+
+// Options are what differs between the front ends building an app.
+type Options struct {
+	Env   Env
+	Flags Flags
+	// Version is agent's version, for the User-Agent and the recordings.
+	Version     string
+	Originator  string // "agent_exec", "agent_cli"
+	Cd, Sandbox string // -C and -s; "" means config's
+	Approval    string // approval policy; "" means config's
+	// NoAutoContinue turns auto-continue off whatever config says.
+	NoAutoContinue bool
+	// WaitForNetwork keeps retrying a lost connection until the user
+	// interrupts (the chat); otherwise connection_max_wait bounds it.
+	WaitForNetwork bool
+	Ephemeral      bool     // do not record the sessions
+	AddDirs        []string // --add-dir: writable roots beyond config's (absolute)
+	OutputSchema   json.RawMessage
+	Approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	MaxResends     int // the retry gate's bound; 0: [retry] max_concurrent_resends
+	// Notice tells the user something while the app runs (a refreshed
+	// login that could not be saved); nil prints it on stderr.
+	Notice func(msg string)
+	// MCPNotice receives MCP servers' state changes; nil: log only.
+	MCPNotice func(mcp.Notice)
+	// WaitMCP makes New wait until every MCP server is ready or has
+	// failed (each within its startup_timeout_sec), so their tools are in
+	// the first request, as in exec; the chat starts them in the
+	// background instead.
+	WaitMCP bool
+}
+
+// App is everything a session needs, built once from config and flags.
+type App struct {
+	env     Env
+	version string
+	cfg     config.Config
+	home    string
+	// where is the home and how it was found ([config.FindHome]).
+	where      config.Home
+	sessionID  string
+	client     *modelclient.Client
+	tools      *tools.Set
+	logger     *slog.Logger
+	ws         Workspace
+	opts       session.Options
+	clientOpts modelclient.Options
+	originator string
+	ephemeral  bool
+	// notices are one-line facts for the user (the demo provider, ...).
+	notices []string
+	// fallbacks are the usable entries of the fallback chain (fallback.go);
+	// health is the providers' failure memory they are chosen by.
+	fallbacks []session.Alternative
+	health    *failover.Health
+	// fallbackClients are the client options of the fallbacks, for the
+	// clients of the app's other sessions ([App.NewSessionIn]).
+	fallbackClients []modelclient.Options
+	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
+	mcpServers *mcp.Manager
+	// secrets are the credentials masked in what the app records.
+	secrets *redact.Set
+	// workspaceFor resolves the workspace of a directory ("" the current
+	// one) under the app's flags.
+	workspaceFor func(dir string) (Workspace, error)
+	// started is set once a session took sessionID ([App.NewSession]).
+	started bool
+	// retired are the clients [App.SetModel] replaced, not yet closed.
+	retired []*modelclient.Client
+	// open closes each session's rollout by id, for the chat to let go of
+	// one it leaves (/new, /resume) so it can be resumed again.
+	open map[string]func()
+	closers []func()
+}
+
+// usageError is err with exit code 2.
+func usageError(err error) error { return &exitcode.Error{Code: exitcode.Usage, Err: err} }
+
+// New loads config, resolves the provider and its credentials, and builds
+// the model client, the workspace's tools and the initial context. Its
+// errors are *exitcode.Error with the exit code they deserve.
+func New(ctx context.Context, o Options) (_ *App, err error) {
+	if o.Env.Secrets == nil {
+		o.Env.Secrets = redact.New()
+	}
+	a := &App{env: o.Env, version: o.Version, originator: o.Originator, ephemeral: o.Ephemeral, secrets: o.Env.Secrets}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	h, err := config.FindHome(o.Env.Getenv)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	a.home, a.where = h.Dir, h
+	if h.Codex() {
+		a.notices = append(a.notices, h.Describe())
+	}
+	if a.cfg, err = LoadConfig(o.Env.Stderr, a.home, o.Flags); err != nil {
+		return nil, err
+	}
+	var closeLog func()
+	a.logger, closeLog = openLog(a.home, o.Flags.LogLevel, o.Env)
+	a.closers = append(a.closers, closeLog)
+	p, httpClient, creds, err := a.provider(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	a.sessionID = NewSessionID()
+	a.clientOpts = a.clientOptions(o, p, creds, httpClient)
+	a.client = modelclient.New(a.clientOpts)
+	a.closers = append(a.closers, func() { a.client.Close(); a.closeRetired() })
+	a.buildFallbacks(httpClient, o.Notice)
+	if err := a.startWorkspace(ctx, o, p); err != nil {
+		return nil, err
+	}
+	return a, a.sessionOptions(o, p)
+}
+
+// provider resolves the configured provider under the flags, its HTTP
+// client (credentials it sends are learnt as secrets) and credentials; the
+// demo provider is started here.
+func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Client, modelclient.Credentials, error) {
+	cfg, env := a.cfg, o.Env
+	p := cfg.Provider
+	switch t := o.Flags.Transport; t {
+	case "":
+	case provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS:
+		p.Transport = t
+	default:
+		return p, nil, nil, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", t))
+	}
+	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
+	addAuthFileSecrets(env.Secrets, a.home)
+	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	if err != nil {
+		return p, nil, nil, usageError(err)
+	}
+	var creds modelclient.Credentials
+	httpClient = withSecrets(httpClient, env.Secrets, func() []string { return managerSecrets(creds) })
+	if p.Demo {
+		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
+		if err != nil {
+			return p, nil, nil, &exitcode.Error{Code: exitcode.Failed, Err: err}
+		}
+		a.closers = append(a.closers, stop)
+		p.BaseURL = base
+		a.notices = append(a.notices, "using the offline demo provider (scripted answers, no API key, no network)")
+	} else if creds, err = a.credentials(&p, httpClient, o.Notice); err != nil {
+		return p, nil, nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
+	}
+	p.BaseURL = p.APIRoot()
+	if o.WaitForNetwork {
+		p.ConnectionMaxWait = 0
+	}
+	return p, httpClient, creds, nil
+}
+
+// managerSecrets are the current credentials of an auth.json login (a
+// refreshed refresh token), when creds is one.
+func managerSecrets(creds modelclient.Credentials) []string {
+	m, ok := creds.(*auth.Manager)
+	if !ok {
+		return nil
+	}
+	f := m.File()
+	if t := f.Tokens; t != nil {
+		return []string{f.APIKey(), t.AccessToken, t.RefreshToken, t.IDToken}
+	}
+	return []string{f.APIKey()}
+}
+
+// clientOptions are the model client's options for provider p.
+func (a *App) clientOptions(o Options, p provider.Info, creds modelclient.Credentials, hc *http.Client) modelclient.Options {
+	cfg, env := a.cfg, o.Env
+	// One retry gate per provider and machine: every agent process of this
+	// AGENT_HOME (chats, exec, batch jobs, agent proxy) shares it.
+	g := OpenGate(env, a.home, p.ID, cmp.Or(o.MaxResends, cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), a.logger)
+	return modelclient.Options{
+		Provider:         p,
+		Model:            cfg.Model,
+		ReasoningEffort:  cfg.ModelReasoningEffort,
+		ReasoningSummary: cfg.ModelReasoningSummary,
+		Verbosity:        cfg.ModelVerbosity,
+		ServiceTier:      cfg.ServiceTier,
+		Auth:             creds,
+		SessionID:        a.sessionID,
+		Originator:       o.Originator,
+		Version:          o.Version,
+		Getenv:           env.Getenv,
+		HTTPClient:       hc,
+		ReadBatch:        streamReadBatch,
+		Sleep:            env.Sleep,
+		Rand:             env.Rand,
+		Logger:           a.logger,
+		Gate:             g,
+		CredentialSource: CredentialSource(cfg, p, env.Getenv),
+	}
+}
+
+// startWorkspace resolves the workspace of -C, builds its tools and starts
+// the MCP servers (waiting for them with WaitMCP).
+func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (err error) {
+	cfg, env := a.cfg, o.Env
+	a.workspaceFor = func(dir string) (Workspace, error) {
+		ws, err := newWorkspace(cfg, dir, o.Sandbox, o.Approval, env.Getenv, env.environ())
+		if err != nil {
+			return Workspace{}, err
+		}
+		ws.Sandbox.WritableRoots = slices.Concat(ws.Sandbox.WritableRoots, o.AddDirs)
+		ws.FreeformPatch = p.CustomTools
+		// The agent's home stays read-only to the model's commands and
+		// patches, even inside a writable root: a config written there
+		// would run its MCP servers unsandboxed at the next start. The
+		// commands do not even see it: its credentials, sessions and
+		// locks are none of their business.
+		ws.Sandbox.ReadOnlyPaths = []string{a.home}
+		ws.Sandbox.HiddenPaths = []string{a.home}
+		return ws, nil
+	}
+	if a.ws, err = a.workspaceFor(o.Cd); err != nil {
+		return usageError(err)
+	}
+	if a.tools, err = a.ws.tools(); err != nil {
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
+	}
+	a.closers = append(a.closers, func() { a.tools.Close() })
+	a.startMCP(ctx, o.MCPNotice)
+	if o.WaitMCP && a.mcpServers != nil {
+		select {
+		case <-a.mcpServers.Started():
+		case <-ctx.Done():
+			return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted while MCP servers started")}
+		}
+	}
+	return nil
+}
+
+// sessionOptions builds the options every session of the app starts from,
+// and the notify program's observer.
+func (a *App) sessionOptions(o Options, p provider.Info) error {
+	cfg := a.cfg
+	base, compact, err := instructions(cfg, a.home)
+	if err != nil {
+		return usageError(err)
+	}
+	initial, err := a.ws.context(cfg, a.home, a.env.now())
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
+	}
+	a.opts = session.Options{
+		Client:                     a.client,
+		Instructions:               base,
+		CompactPrompt:              compact,
+		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
+		ConnectionMaxWait:          p.ConnectionMaxWait,
+		OutputSchema:               o.OutputSchema,
+		Tools:                      a.tools,
+		Approve:                    o.Approve,
+		ApprovalPolicy:             a.ws.Policy,
+		Context:                    initial,
+		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
+			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
+		AutoCompactTokens: autoCompactTokens(cfg),
+		HideReasoning:     cfg.HideAgentReasoning,
+		Health:            a.health,
+		Fallback:          a.fallbacks,
+	}
+	if len(cfg.Notify) > 0 {
+		n := &notifier{argv: cfg.Notify, cwd: a.ws.Cwd, thread: func() string { return a.sessionID },
+			logger: a.logger, stderr: a.env.Stderr}
+		a.opts.OnEvent = n.observe
+		a.closers = append(a.closers, func() { n.wait(context.Background()) })
+	}
+	return nil
+}
+
+// OpenGate opens the retry gate every agent process sharing home uses for
+// provider id: one cooldown (a 429 or overload delay one process is given
+// holds back all) and at most n re-sends in flight, machine-wide. Where the
+// directory cannot be used, the gate is this process's alone (logged).
+func OpenGate(env Env, home, id string, n int, log *slog.Logger) *gate.Gate {
+	if env.Sleep != nil && env.Now == nil {
+		return gate.New(n) // an injected sleep without its clock: stay in-process
+	}
+	g, err := gate.Open(gate.Options{MaxResends: n, Dir: gate.DirFor(home, id), Now: env.Now, Sleep: env.Sleep})
+	if err != nil {
+		log.Warn("retry gate not shared with other processes", "err", err)
+		return gate.New(n)
+	}
+	return g
+}
+
+// autoCompactTokens is min(model_auto_compact_token_limit, 90% of the
+// context window), from whichever of the two is configured.
+func autoCompactTokens(cfg config.Config) int64 {
+	limit := cfg.ModelAutoCompactTokenLimit
+	if w := cfg.ModelContextWindow * 9 / 10; w > 0 && (limit <= 0 || w < limit) {
+		limit = w
+	}
+	return limit
+}
+
+// Close releases what the app holds, in reverse order.
+func (a *App) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		a.closers[i]()
+	}
+	a.closers = nil
+}
+
+// Config is the configuration the app runs with (its model follows
+// [App.SetModel]).
+func (a *App) Config() config.Config { return a.cfg }
+
+// Home is the agent home the app works in.
+func (a *App) Home() string { return a.home }
+
+// Where is the home and how it was found ([config.FindHome]).
+func (a *App) Where() config.Home { return a.where }
+
+// Workspace is the workspace of -C (the one sessions work in unless
+// [App.NewSessionIn] names another).
+func (a *App) Workspace() Workspace { return a.ws }
+
+// Tools are the tools of the app's workspace, the MCP servers' included.
+func (a *App) Tools() *tools.Set { return a.tools }
+
+// Provider is the provider the app's client talks to.
+func (a *App) Provider() provider.Info { return a.client.Provider() }
+
+// Notices are one-line facts for the user about how the app was built
+// (the demo provider, a fallback left out), for the front end to show.
+func (a *App) Notices() []string { return a.notices }
+
+// MCP runs the configured MCP servers; nil when there are none.
+func (a *App) MCP() *mcp.Manager { return a.mcpServers }
+
+// Ephemeral reports whether the app's sessions go unrecorded.
+func (a *App) Ephemeral() bool { return a.ephemeral }
+
+// ContinuePrompt is the prompt that continues an interrupted or paused
+// turn, as auto-continue sends it.
+func (a *App) ContinuePrompt() string { return a.opts.Continue.Snapshot().Prompt }

@@ -1,0 +1,234 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+)
+
+// Chat is the interactive chat's engine: it forwards each turn to the
+// session in use when the turn starts, and applies the chat's commands to
+// it: /new and /resume replace the session (never during a turn); /model
+// and /approvals change its settings, which the session applies at its
+// next turn boundary, so a turn streaming meanwhile is not disturbed. Its
+// methods are safe for concurrent use (the commands run on goroutines of
+// their own, /status on the UI's).
+type Chat struct {
+	a *App
+
+	mu  sync.Mutex // guards cur and the app's settings
+	cur *Session
+}
+
+// NewChat returns the chat of the app, on session first.
+func (a *App) NewChat(first *Session) *Chat { return &Chat{a: a, cur: first} }
+
+// Current returns the session in use.
+func (c *Chat) Current() *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+// Turn runs a turn on the session in use; it implements the chat's
+// engine. It is a turn boundary: the clients a /model replaced are closed
+// first, the turn that streamed on them being over.
+func (c *Chat) Turn(ctx context.Context, input string, emit func(session.Event)) error {
+	cur := c.boundary()
+	return cur.Turn(ctx, input, emit)
+}
+
+// RetryNow ends the running turn's retry wait (the chat's Ctrl+R).
+func (c *Chat) RetryNow() { c.Current().RetryNow() }
+
+// Review runs a review turn on the session in use, recorded as a review
+// (the chat's /review). It is a turn boundary, as [Chat.Turn].
+func (c *Chat) Review(ctx context.Context, target, request string, emit func(session.Event)) error {
+	cur := c.boundary()
+	return cur.Review(ctx, target, request, emit)
+}
+
+// boundary closes the clients /model replaced and returns the session in
+// use: no turn runs on them any more.
+func (c *Chat) boundary() *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.a.closeRetired()
+	return c.cur
+}
+
+// New is /new: a new session with the settings in force, used from the
+// next turn on.
+func (c *Chat) New() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.a.closeRetired()
+	s, err := c.a.NewSession()
+	if err != nil {
+		return err
+	}
+	c.use(s)
+	return nil
+}
+
+// use makes s the session of the next turns; the one it replaces is let
+// go (its rollout closed, so it can be resumed again): no turn runs on it.
+func (c *Chat) use(s *Session) {
+	if c.cur != nil && c.cur.ID != s.ID {
+		c.a.release(c.cur.ID)
+	}
+	c.cur = s
+}
+
+// Resume is /resume: the recorded session id (the latest of the app's
+// directory when "") replaces the session in use; its recording is
+// returned for the transcript.
+func (c *Chat) Resume(id string) (*rollout.Rollout, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path, err := c.a.FindSession(id, id == "", false)
+	if err != nil {
+		return nil, err
+	}
+	s, ro, err := c.a.Resume(path)
+	if err != nil {
+		return nil, err
+	}
+	c.use(s)
+	return ro, nil
+}
+
+// SetModel is /model NAME [EFFORT]: the session in use and the later ones
+// use model name (with reasoning effort, unless "") from their next turn
+// on ([App.SetModel]).
+func (c *Chat) SetModel(name, effort string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.a.SetModel(c.cur, name, effort)
+}
+
+// SetApprovals is /approvals: it shows the approval policy, or changes it
+// from the session's next turn on (and for later sessions).
+func (c *Chat) SetApprovals(policy string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.a
+	if policy == "" {
+		return fmt.Sprintf("approval policy: %s (sandbox: %s)", c.cur.Settings().ApprovalPolicy, a.ws.Sandbox.Mode), nil
+	}
+	policy, err := tools.ParsePolicy(policy)
+	if err != nil {
+		return "", err
+	}
+	a.ws.Policy, a.opts.ApprovalPolicy = policy, policy
+	c.cur.Configure(func(st *session.Settings) { st.ApprovalPolicy = policy })
+	return "approval policy: " + policy, nil
+}
+
+// Sandbox is the sandbox mode of the chat's commands (set when the
+// session's tools are made; /approvals does not change it).
+func (c *Chat) Sandbox() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.a.ws.Sandbox.Mode)
+}
+
+// Compact is /compact: the history of the session in use summarised, and
+// what became of it.
+func (c *Chat) Compact(ctx context.Context) (string, error) {
+	cur := c.boundary()
+	var done session.Compacted
+	err := cur.Compact(ctx, func(ev session.Event) {
+		if ev, ok := ev.(session.Compacted); ok {
+			done = ev
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	how := "summarised locally"
+	if done.Remote {
+		how = "compacted by the server"
+	}
+	return fmt.Sprintf("history %s: %d items → %d", how, done.Before, done.After), nil
+}
+
+// Status is /status: what the session in use runs with.
+func (c *Chat) Status() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.a
+	st := c.cur.Settings()
+	p := st.Client.Provider()
+	id := c.cur.ID
+	sess := id + " · resume with `agent resume " + id + "`"
+	if a.ephemeral {
+		sess = id + " (ephemeral, not recorded)"
+	}
+	provLine, model := fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL), a.cfg.Model
+	if cur, ok := c.cur.OnFallback(); ok {
+		// The session moved along its fallback chain.
+		provLine = fmt.Sprintf("provider: %s (fallback; configured: %s, model %s)", cur.Provider, p.ID, st.Client.Model())
+		model = cur.Model
+	}
+	lines := []string{
+		"config: " + orNone(a.cfg.Path),
+		provLine,
+		"model: " + model,
+		"transport: " + TransportName(st.Client),
+		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, a.ws.Sandbox.Mode),
+		"cwd: " + a.ws.Cwd,
+		"session: " + sess,
+	}
+	return append(lines, a.notices...)
+}
+
+// SetModel switches sess, and the sessions started after it, to model
+// name (and reasoning effort, unless ""): a client for it, used from sess's next turn on. The client it
+// replaces may still stream the turn running now: it is closed at the
+// next turn boundary the chat sees ([Chat.Turn]) or with the app, so the
+// clients do not pile up over many /model.
+func (a *App) SetModel(sess *Session, name, effort string) error {
+	if name == "" {
+		return errors.New("usage: /model NAME")
+	}
+	co := a.clientOpts
+	co.Model = name
+	if effort != "" {
+		co.ReasoningEffort = effort
+	}
+	c := modelclient.New(co)
+	a.retired = append(a.retired, a.client)
+	a.cfg.Model, a.clientOpts, a.opts.Client, a.client = name, co, c, c
+	sess.Configure(func(st *session.Settings) { st.Client = c })
+	return nil
+}
+
+// closeRetired closes the clients [App.SetModel] replaced.
+func (a *App) closeRetired() {
+	for _, c := range a.retired {
+		c.Close()
+	}
+	a.retired = nil
+}
+
+// TransportName is the transport c uses now.
+func TransportName(c *modelclient.Client) string {
+	if c.WebSocketActive() {
+		return "websocket"
+	}
+	return "https"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none: defaults)"
+	}
+	return s
+}

@@ -1,0 +1,42 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/failover"
+)
+
+// buildFallbacks makes a client for each [config.Config].Fallback entry,
+// sharing the app's HTTP pool, logger and session id. An entry whose
+// credentials cannot be had is reported now, as a notice, and left out:
+// it is not discovered in the middle of a turn.
+func (a *App) buildFallbacks(hc *http.Client, notice func(string)) {
+	cfg := a.cfg
+	for _, fb := range cfg.Fallback {
+		p, ok := cfg.Providers[fb.Provider]
+		if !ok { // checked at load; kept for safety
+			continue
+		}
+		if p.Demo {
+			a.notices = append(a.notices, fmt.Sprintf("fallback %s/%s: the demo provider cannot be a fallback; skipped", fb.Provider, fb.Model))
+			continue
+		}
+		creds, err := a.credentials(&p, hc, notice)
+		if err != nil {
+			a.notices = append(a.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
+			continue
+		}
+		p.BaseURL = p.APIRoot()
+		opts := a.clientOpts
+		opts.Provider, opts.Model, opts.Auth = p, fb.Model, creds
+		opts.Gate = OpenGate(a.env, a.home, p.ID, max(cfg.MaxConcurrentResends, 1), a.logger)
+		c := modelclient.New(opts)
+		a.closers = append(a.closers, func() { c.Close() })
+		a.fallbackClients = append(a.fallbackClients, opts)
+		a.fallbacks = append(a.fallbacks, session.Alternative{Candidate: failover.Candidate{Provider: p.ID, Model: fb.Model}, Client: c})
+	}
+	a.health = failover.NewHealth(a.home, a.env.Now)
+}

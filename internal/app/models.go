@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// modelsTimeout bounds the provider's /models request of the /model picker.
+const modelsTimeout = 3 * time.Second
+
+// Models is /model's list: the provider's /models when it answers in
+// time, else the known models of the provider.
+func (c *Chat) Models(ctx context.Context) []string {
+	c.mu.Lock()
+	co := c.a.clientOpts
+	c.mu.Unlock()
+	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
+	if len(names) == 0 && co.Provider.ID == "openai" {
+		names = []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}
+	}
+	return names
+}
+
+// fetchModels asks baseURL/models for its model ids (OpenAI's "data" or
+// Codex's "models" list); nil when it does not answer in time or well.
+func fetchModels(ctx context.Context, baseURL string, hc *http.Client, auth interface {
+	Apply(context.Context, http.Header) error
+}) []string {
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/models", nil)
+	if err != nil {
+		return nil
+	}
+	if auth != nil && auth.Apply(ctx, req.Header) != nil {
+		return nil
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data   []struct{ ID string }   `json:"data"`
+		Models []struct{ Slug string } `json:"models"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&body) != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range body.Data {
+		out = append(out, d.ID)
+	}
+	for _, m := range body.Models {
+		out = append(out, m.Slug)
+	}
+	return out
+}
