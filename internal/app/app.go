@@ -230,7 +230,7 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 // provider resolves the configured provider under the flags, its HTTP
 // client (credentials it sends are learnt as secrets) and credentials; the
 // demo provider is started here.
-func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Client, modelclient.Credentials, error) {
+func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Client, credentials, error) {
 	cfg, env := a.cfg, o.Env
 	p := cfg.Provider
 	switch t := o.Flags.Transport; t {
@@ -238,32 +238,38 @@ func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Cli
 	case provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS:
 		p.Transport = t
 	default:
-		return p, nil, nil, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", t))
+		return p, nil, credentials{}, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", t))
 	}
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
 	addAuthFileSecrets(env.Secrets, a.home)
 	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
 	if err != nil {
-		return p, nil, nil, usageError(err)
+		return p, nil, credentials{}, usageError(err)
 	}
-	var creds modelclient.Credentials
-	httpClient = withSecrets(httpClient, env.Secrets, func() []string { return managerSecrets(creds) })
+	var creds credentials
+	httpClient = withSecrets(httpClient, env.Secrets, func() []string { return managerSecrets(creds.auth) })
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
 		if err != nil {
-			return p, nil, nil, &exitcode.Error{Code: exitcode.Failed, Err: err}
+			return p, nil, credentials{}, &exitcode.Error{Code: exitcode.Failed, Err: err}
 		}
 		a.closers = append(a.closers, stop)
 		p.BaseURL = base
 		a.notices = append(a.notices, "using the offline demo provider (scripted answers, no API key, no network)")
-	} else if creds, err = a.credentials(&p, httpClient, o.Notice); err != nil {
-		return p, nil, nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
+	} else if creds.auth, creds.source, err = a.credentials(&p, httpClient, o.Notice); err != nil {
+		return p, nil, credentials{}, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}
 	p.BaseURL = p.APIRoot()
 	if o.WaitForNetwork {
 		p.ConnectionMaxWait = 0
 	}
 	return p, httpClient, creds, nil
+}
+
+// credentials are a provider's credentials and where they come from.
+type credentials struct {
+	auth   modelclient.Credentials
+	source string
 }
 
 // managerSecrets are the current credentials of an auth.json login (a
@@ -281,7 +287,7 @@ func managerSecrets(creds modelclient.Credentials) []string {
 }
 
 // clientOptions are the model client's options for provider p.
-func (a *App) clientOptions(o Options, p provider.Info, creds modelclient.Credentials, hc *http.Client) modelclient.Options {
+func (a *App) clientOptions(o Options, p provider.Info, creds credentials, hc *http.Client) modelclient.Options {
 	cfg, env := a.cfg, o.Env
 	// One retry gate per provider and machine: every agent process of this
 	// AGENT_HOME (chats, exec, batch jobs, agent proxy) shares it.
@@ -293,7 +299,7 @@ func (a *App) clientOptions(o Options, p provider.Info, creds modelclient.Creden
 		ReasoningSummary: cfg.ModelReasoningSummary,
 		Verbosity:        cfg.ModelVerbosity,
 		ServiceTier:      cfg.ServiceTier,
-		Auth:             creds,
+		Auth:             creds.auth,
 		SessionID:        a.sessionID,
 		Originator:       o.Originator,
 		Version:          o.Version,
@@ -304,7 +310,7 @@ func (a *App) clientOptions(o Options, p provider.Info, creds modelclient.Creden
 		Rand:             env.Rand,
 		Logger:           a.logger,
 		Gate:             g,
-		CredentialSource: CredentialSource(cfg, p, env.Getenv),
+		CredentialSource: creds.source,
 	}
 }
 

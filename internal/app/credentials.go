@@ -12,13 +12,15 @@ import (
 	"github.com/agentcli/agent/provider"
 )
 
-// credentials resolves the credentials of provider p for the app.
-func (a *App) credentials(p *provider.Info, hc *http.Client, notice func(string)) (modelclient.Credentials, error) {
+// credentials resolves the credentials of provider p for the app, and
+// names their source.
+func (a *App) credentials(p *provider.Info, hc *http.Client, notice func(string)) (modelclient.Credentials, string, error) {
 	return ResolveCredentials(a.env, a.cfg, p, a.home, hc, a.logger, notice)
 }
 
-// ResolveCredentials picks the credentials of provider p (see
-// [auth.Resolve]); nil means unauthenticated. With a ChatGPT login, the
+// ResolveCredentials picks the credentials of provider p and names where
+// they come from, for errors (see [auth.Resolve], the one place the order
+// is decided); nil means unauthenticated. With a ChatGPT login, the
 // built-in openai provider is pointed at the ChatGPT backend unless its
 // base URL was changed. notice tells the user what the credentials'
 // manager has to say while the agent runs (refreshed tokens that could not
@@ -27,7 +29,7 @@ func (a *App) credentials(p *provider.Info, hc *http.Client, notice func(string)
 // The API key variable is AGENT_API_KEY or, when only it is set,
 // CODEX_API_KEY, the variable the Codex SDK's apiKey option sets.
 func ResolveCredentials(env Env, cfg config.Config, p *provider.Info, home string, hc *http.Client, logger *slog.Logger,
-	notice func(msg string)) (modelclient.Credentials, error) {
+	notice func(msg string)) (modelclient.Credentials, string, error) {
 	if notice == nil {
 		notice = func(msg string) { fmt.Fprintln(env.Stderr, "agent: warning: "+msg) }
 	}
@@ -55,19 +57,19 @@ func ResolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 	})
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, "", err
 	case r.APIKey != nil:
-		return r.APIKey, nil
+		return r.APIKey, r.Source, nil
 	case r.Command != nil:
-		return r.Command, nil
+		return r.Command, r.Source, nil
 	case r.Manager != nil:
 		if r.Manager.Mode() == auth.ModeChatGPT && p.ID == config.DefaultModelProvider &&
 			p.BaseURL == provider.Builtins()[config.DefaultModelProvider].BaseURL {
 			p.BaseURL = chatGPTBaseURL(cfg.ChatGPTBaseURL)
 		}
-		return r.Manager, nil
+		return r.Manager, r.Source, nil
 	}
-	return nil, nil
+	return nil, "", nil
 }
 
 // chatGPTBaseURL returns the Responses root of ChatGPT mode: configured
@@ -92,20 +94,6 @@ func apiKeyVar(getenv func(string) string) string {
 		return "CODEX_API_KEY"
 	}
 	return "AGENT_API_KEY"
-}
-
-// CredentialSource names, for errors, where the provider's credential
-// comes from, in the order auth.Resolve picks it.
-func CredentialSource(cfg config.Config, p provider.Info, getenv func(string) string) string {
-	switch {
-	case p.EnvKey != "" && strings.TrimSpace(getenv(p.EnvKey)) != "":
-		return "environment variable " + p.EnvKey
-	case cfg.AuthCommands[p.ID].Command != "":
-		return "the output of auth command " + cfg.AuthCommands[p.ID].Command
-	case strings.TrimSpace(getenv("AGENT_API_KEY")) != "":
-		return "environment variable AGENT_API_KEY"
-	}
-	return "auth.json"
 }
 
 // AuthEndpoints returns where logins and refreshes go: the environment

@@ -24,14 +24,14 @@ func (a *App) buildFallbacks(hc *http.Client, notice func(string)) {
 			a.notices = append(a.notices, fmt.Sprintf("fallback %s/%s: the demo provider cannot be a fallback; skipped", fb.Provider, fb.Model))
 			continue
 		}
-		creds, err := a.credentials(&p, hc, notice)
+		creds, src, err := a.credentials(&p, hc, notice)
 		if err != nil {
 			a.notices = append(a.notices, fmt.Sprintf("fallback %s/%s: no credentials (%v); it will be skipped", fb.Provider, fb.Model, err))
 			continue
 		}
 		p.BaseURL = p.APIRoot()
 		opts := a.clientOpts
-		opts.Provider, opts.Model, opts.Auth = p, fb.Model, creds
+		opts.Provider, opts.Model, opts.Auth, opts.CredentialSource = p, fb.Model, creds, src
 		opts.Gate = OpenGate(a.env, a.home, p.ID, max(cfg.MaxConcurrentResends, 1), a.logger)
 		c := modelclient.New(opts)
 		a.closers = append(a.closers, func() { c.Close() })

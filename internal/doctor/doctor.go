@@ -197,7 +197,7 @@ func fallbackChecks(env app.Env, cfg config.Config, home string) []check {
 		p := cfg.Providers[fb.Provider]
 		hc, err := modelclient.NewHTTPClient(cfg.CACertificate)
 		if err == nil {
-			_, err = app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+			_, _, err = app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 		}
 		switch {
 		case p.Demo:
@@ -264,8 +264,7 @@ func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provid
 		return []check{{Name: "ca certificate", Status: checkFailed, Detail: err.Error(), Fix: "point ca_certificate at a PEM file"}}
 	}
 	var out []check
-	src := app.CredentialSource(cfg, p, env.Getenv)
-	creds, err := app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+	creds, src, err := app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
 			Fix: credentialFix(p)})
