@@ -2,21 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net/url"
-	"os/exec"
-	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
-	"github.com/agentcli/agent/modelclient"
 )
 
 func newLoginCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -38,7 +27,7 @@ auth_token_url in config.toml, or AGENT_AUTH_ISSUER and
 AGENT_REFRESH_TOKEN_URL.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLogin(ctx, env, g, withAPIKey, deviceAuth)
+			return app.Login(ctx, loginOptions(env, g), withAPIKey, deviceAuth)
 		},
 	}
 	cmd.Flags().BoolVar(&withAPIKey, "with-api-key", false, "read an API key from standard input and save it")
@@ -49,7 +38,7 @@ AGENT_REFRESH_TOKEN_URL.`,
 		Short: "Show how you are logged in (never the secret); exit 1 when not logged in",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLoginStatus(env, g)
+			return app.LoginStatus(loginOptions(env, g))
 		},
 	})
 	return cmd
@@ -61,209 +50,12 @@ func newLogoutCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Short: "Remove the saved login ($AGENT_HOME/auth.json or the keyring entry), even an unreadable one",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := loginStore(env, g)
-			if err != nil {
-				return err
-			}
-			// Under the lock, so that a refresh in flight elsewhere cannot
-			// write the login back after it is removed.
-			unlock, err := store.Lock(ctx)
-			if err != nil {
-				return &exitcode.Error{Code: exitcode.Failed, Err: err}
-			}
-			removed, err := store.Remove()
-			unlock()
-			if err != nil {
-				return &exitcode.Error{Code: exitcode.Failed, Err: err}
-			}
-			if removed {
-				fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Location())
-			} else {
-				fmt.Fprintln(env.Stderr, "Not logged in: nothing to remove")
-			}
-			return nil
+			return app.Logout(ctx, loginOptions(env, g))
 		},
 	}
 }
 
-func runLogin(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAuth bool) error {
-	cfg, store, err := loginStore(env, g)
-	if err != nil {
-		return err
-	}
-	if withAPIKey {
-		return loginWithAPIKey(ctx, env, cfg, store)
-	}
-	if cfg.ForcedLoginMethod == "api" {
-		return usageError(errors.New("forced_login_method = \"api\": log in with `agent login --with-api-key`"))
-	}
-	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
-	if err != nil {
-		return usageError(err)
-	}
-	opts := auth.LoginOptions{
-		Store:             store,
-		Endpoints:         app.AuthEndpoints(env.app(), cfg),
-		HTTPClient:        httpClient,
-		Originator:        "agent_cli",
-		ForcedWorkspaceID: cfg.ForcedChatGPTWorkspaceID,
-		Sleep:             env.Sleep,
-	}
-	var f *auth.File
-	if deviceAuth {
-		f, err = auth.LoginDevice(ctx, opts, func(u, code string) {
-			fmt.Fprintf(env.Stderr, "To log in, open this page on any device:\n\n  %s\n\nand enter the code:\n\n  %s\n\nWaiting for approval (the code expires in 15 minutes)...\n", u, code)
-		})
-	} else {
-		stop := func() {}
-		f, err = auth.LoginBrowser(ctx, opts, func(u string) {
-			fmt.Fprintf(env.Stderr, "Open this URL in a browser to log in:\n\n  %s\n\nWaiting for the browser (Ctrl-C to stop)...\n", u)
-			stop = openBrowser(ctx, env, u)
-		})
-		stop()
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("login interrupted")}
-	case err != nil:
-		return &exitcode.Error{Code: exitcode.Auth, Err: err}
-	}
-	fmt.Fprintf(env.Stderr, "Logged in using ChatGPT%s. Saved to %s\n", describeAccount(f), store.Location())
-	return nil
-}
-
-// loginWithAPIKey saves the API key piped on standard input.
-func loginWithAPIKey(ctx context.Context, env Env, cfg config.Config, store *auth.Store) error {
-	if cfg.ForcedLoginMethod == "chatgpt" {
-		return usageError(errors.New("forced_login_method = \"chatgpt\": log in with `agent login`"))
-	}
-	if env.StdinTTY {
-		return usageError(errors.New("--with-api-key reads the key from standard input: printenv OPENAI_API_KEY | agent login --with-api-key"))
-	}
-	b, err := io.ReadAll(io.LimitReader(env.Stdin, 64<<10))
-	if err != nil {
-		return usageError(fmt.Errorf("read the API key from stdin: %w", err))
-	}
-	key := strings.TrimSpace(string(b))
-	if key == "" || strings.ContainsAny(key, " \t\r\n") {
-		return usageError(errors.New("--with-api-key: standard input must hold exactly one API key"))
-	}
-	unlock, err := store.Lock(ctx)
-	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
-	}
-	err = store.Save(&auth.File{AuthMode: auth.ModeAPIKey, OpenAIAPIKey: &key})
-	unlock()
-	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
-	}
-	fmt.Fprintf(env.Stderr, "Logged in using an API key (%s). Saved to %s\n", auth.Mask(key), store.Location())
-	return nil
-}
-
-func runLoginStatus(env Env, g *globalFlags) error {
-	_, store, err := loginStore(env, g)
-	if err != nil {
-		return err
-	}
-	f, err := store.Load()
-	if errors.Is(err, auth.ErrNotLoggedIn) {
-		fmt.Fprintln(env.Stdout, "Not logged in")
-		if env.Getenv("OPENAI_API_KEY") != "" {
-			fmt.Fprintln(env.Stdout, "(OPENAI_API_KEY is set: the openai provider uses it)")
-		}
-		return &exitcode.Error{Code: exitcode.Failed, Err: errors.New("not logged in: run `agent login`")}
-	}
-	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
-	}
-	if f.Mode() == auth.ModeAPIKey {
-		fmt.Fprintf(env.Stdout, "Logged in using an API key: %s\n", auth.Mask(f.APIKey()))
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "Logged in using ChatGPT%s\n", describeAccount(f))
-	return nil
-}
-
-// describeAccount names a ChatGPT login without its secrets: the masked
-// account id and the e-mail address.
-func describeAccount(f *auth.File) string {
-	var parts []string
-	if id := f.AccountID(); id != "" {
-		parts = append(parts, "account "+auth.Mask(id))
-	}
-	if e := f.Email(); e != "" {
-		parts = append(parts, e)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// loginStore is what login, logout and login status work on: the
-// configuration and the credential store it names
-// (cli_auth_credentials_store) in AGENT_HOME. A bad home is a usage error,
-// a store that cannot be opened (no keyring) an authentication one.
-func loginStore(env Env, g *globalFlags) (config.Config, *auth.Store, error) {
-	home, cfg, err := env.loadConfig(g)
-	if err != nil {
-		return config.Config{}, nil, err
-	}
-	store, err := app.OpenStore(env.app(), cfg, home, nil)
-	if err != nil {
-		return config.Config{}, nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
-	}
-	return cfg, store, nil
-}
-
-// openBrowser opens u in the desktop's browser, if there is a desktop; it
-// never runs in CI or over SSH. The returned stop ends the opener if it is
-// still running and waits for it.
-func openBrowser(ctx context.Context, env Env, u string) (stop func()) {
-	if !hasDesktop(env) {
-		return func() {}
-	}
-	if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") {
-		return func() {}
-	}
-	var name string
-	var args []string
-	switch runtime.GOOS {
-	case "darwin":
-		name = "open"
-	case "windows":
-		name, args = "rundll32", []string{"url.dll,FileProtocolHandler"}
-	default:
-		name = "xdg-open"
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, name, append(args, u)...)
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
-// hasDesktop reports whether a browser can be opened on this machine.
-func hasDesktop(env Env) bool {
-	for _, v := range []string{"CI", "SSH_CONNECTION", "SSH_TTY", "AGENT_NO_BROWSER"} {
-		if env.Getenv(v) != "" {
-			return false
-		}
-	}
-	switch runtime.GOOS {
-	case "darwin", "windows":
-		return true
-	}
-	return env.Getenv("DISPLAY") != "" || env.Getenv("WAYLAND_DISPLAY") != ""
+// loginOptions are what login, logout and login status take of env and g.
+func loginOptions(env Env, g *globalFlags) app.LoginOptions {
+	return app.LoginOptions{Env: env.app(), Flags: g.flags(), Stdin: env.Stdin, StdinTTY: env.StdinTTY, Stdout: env.Stdout}
 }

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/tools/mcp"
 )
 
@@ -69,25 +64,7 @@ func newMCPListCmd(env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			names := slices.Sorted(maps.Keys(cfg.MCPServers))
-			if asJSON {
-				out := make([]mcpServerJSON, 0, len(names))
-				for _, n := range names {
-					out = append(out, newMCPServerJSON(n, cfg.MCPServers[n]))
-				}
-				return printJSON(env.Stdout, out)
-			}
-			if len(names) == 0 {
-				fmt.Fprintln(env.Stdout, "No MCP servers configured. Add one with `agent mcp add NAME -- COMMAND [ARGS...]`.")
-				return nil
-			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTRANSPORT\tCOMMAND / URL\tSTATUS\tTOOLS")
-			for _, n := range names {
-				s := cfg.MCPServers[n]
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n, mcpTransport(s), mcpTarget(s), enabledWord(s.Enabled), toolFilter(s))
-			}
-			return tw.Flush()
+			return app.MCPList(env.Stdout, cfg, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -105,36 +82,7 @@ func newMCPGetCmd(env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			name := args[0]
-			s, ok := cfg.MCPServers[name]
-			if !ok {
-				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", name, orNone(cfg.Path))}
-			}
-			if asJSON {
-				return printJSON(env.Stdout, newMCPServerJSON(name, s))
-			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, name)
-			row := func(k, v string) { fmt.Fprintf(tw, "  %s:\t%s\n", k, v) }
-			row("status", enabledWord(s.Enabled))
-			row("transport", mcpTransport(s))
-			if s.URL != "" {
-				row("url", s.URL)
-				row("bearer_token_env_var", dash(s.BearerTokenEnvVar))
-				row("http_headers", dash(maskedPairs(s.HTTPHeaders)))
-				row("env_http_headers", dash(pairs(s.EnvHTTPHeaders)))
-			} else {
-				row("command", s.Command)
-				row("args", dash(strings.Join(quoteArgs(s.Args), " ")))
-				row("env", dash(maskedPairs(s.Env)))
-				row("env_vars", dash(strings.Join(s.EnvVars, ", ")))
-				row("cwd", dash(s.Cwd))
-			}
-			row("startup_timeout_sec", fmt.Sprint(s.StartupTimeout.Seconds()))
-			row("tool_timeout_sec", fmt.Sprint(s.ToolTimeout.Seconds()))
-			row("tools", toolFilter(s))
-			row("remove", "agent mcp remove "+name)
-			return tw.Flush()
+			return app.MCPGet(env.Stdout, cfg, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -152,36 +100,10 @@ func newMCPAddCmd(env Env) *cobra.Command {
   agent mcp add figma --url https://mcp.figma.com/mcp --bearer-token-env-var FIGMA_TOKEN`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, command := args[0], args[1:]
-			if dash := cmd.ArgsLenAtDash(); dash != 1 && len(command) > 0 {
-				return usageError(errors.New("put the server's command after --: agent mcp add NAME -- COMMAND [ARGS...]"))
-			}
-			s := config.DefaultMCPServer()
-			switch {
-			case url != "" && len(command) > 0:
-				return usageError(errors.New("give either --url or a command after --, not both"))
-			case url != "":
-				if len(envPairs) > 0 {
-					return usageError(errors.New("--env applies to stdio servers (a command), not to --url"))
-				}
-				s.URL, s.BearerTokenEnvVar = url, bearer
-			case len(command) > 0:
-				if bearer != "" {
-					return usageError(errors.New("--bearer-token-env-var applies to --url servers"))
-				}
-				s.Command, s.Args = command[0], command[1:]
-				for _, kv := range envPairs {
-					k, v, ok := strings.Cut(kv, "=")
-					if !ok || k == "" {
-						return usageError(fmt.Errorf("--env %q: want KEY=VALUE", kv))
-					}
-					if s.Env == nil {
-						s.Env = map[string]string{}
-					}
-					s.Env[k] = v
-				}
-			default:
-				return usageError(errors.New("say how to reach the server: agent mcp add NAME -- COMMAND [ARGS...], or --url URL"))
+			name := args[0]
+			s, err := app.MCPServerOf(args[1:], cmd.ArgsLenAtDash(), url, bearer, envPairs)
+			if err != nil {
+				return err
 			}
 			home, err := env.home()
 			if err != nil {
@@ -189,7 +111,7 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			}
 			replaced, err := config.SetMCPServer(home, name, s)
 			if err != nil {
-				return mcpEditError(err)
+				return app.MCPEditError(err)
 			}
 			verb := "Added"
 			if replaced {
@@ -218,7 +140,7 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 			path := filepath.Join(home, config.FileName)
 			removed, err := config.RemoveMCPServer(home, args[0])
 			if err != nil {
-				return mcpEditError(err)
+				return app.MCPEditError(err)
 			}
 			if !removed {
 				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", args[0], path)}
@@ -227,139 +149,4 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// mcpEditError gives a failed edit its exit code: a config problem is a
-// usage error, anything else (the disk) a failure.
-func mcpEditError(err error) error {
-	var ce *config.Error
-	if errors.Is(err, config.ErrUneditable) || errors.As(err, &ce) {
-		return usageError(err)
-	}
-	return &exitcode.Error{Code: exitcode.Failed, Err: err}
-}
-
-// mcpServerJSON is one server in `agent mcp list|get --json`; environment
-// and header values are masked.
-type mcpServerJSON struct {
-	Name              string            `json:"name"`
-	Enabled           bool              `json:"enabled"`
-	Transport         string            `json:"transport"`
-	Command           string            `json:"command,omitempty"`
-	Args              []string          `json:"args,omitempty"`
-	Env               map[string]string `json:"env,omitempty"`
-	EnvVars           []string          `json:"env_vars,omitempty"`
-	Cwd               string            `json:"cwd,omitempty"`
-	URL               string            `json:"url,omitempty"`
-	BearerTokenEnvVar string            `json:"bearer_token_env_var,omitempty"`
-	HTTPHeaders       map[string]string `json:"http_headers,omitempty"`
-	EnvHTTPHeaders    map[string]string `json:"env_http_headers,omitempty"`
-	StartupTimeoutSec float64           `json:"startup_timeout_sec"`
-	ToolTimeoutSec    float64           `json:"tool_timeout_sec"`
-	EnabledTools      []string          `json:"enabled_tools"`
-	DisabledTools     []string          `json:"disabled_tools,omitempty"`
-}
-
-func newMCPServerJSON(name string, s config.MCPServer) mcpServerJSON {
-	mask := func(m map[string]string) map[string]string {
-		if len(m) == 0 {
-			return nil
-		}
-		out := make(map[string]string, len(m))
-		for k := range m {
-			out[k] = "*****"
-		}
-		return out
-	}
-	return mcpServerJSON{
-		Name: name, Enabled: s.Enabled, Transport: mcpTransport(s),
-		Command: s.Command, Args: s.Args, Env: mask(s.Env), EnvVars: s.EnvVars, Cwd: s.Cwd,
-		URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: mask(s.HTTPHeaders), EnvHTTPHeaders: s.EnvHTTPHeaders,
-		StartupTimeoutSec: s.StartupTimeout.Seconds(), ToolTimeoutSec: s.ToolTimeout.Seconds(),
-		EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
-	}
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func mcpTransport(s config.MCPServer) string {
-	if s.URL != "" {
-		return "streamable-http"
-	}
-	return "stdio"
-}
-
-// mcpTarget is the command line or the URL of s.
-func mcpTarget(s config.MCPServer) string {
-	if s.URL != "" {
-		return s.URL
-	}
-	return strings.Join(quoteArgs(append([]string{s.Command}, s.Args...)), " ")
-}
-
-// quoteArgs quotes the arguments a shell would split.
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t\n\"'\\$`") {
-			a = fmt.Sprintf("%q", a)
-		}
-		out[i] = a
-	}
-	return out
-}
-
-func enabledWord(on bool) string {
-	if on {
-		return "enabled"
-	}
-	return "disabled"
-}
-
-// toolFilter describes which tools of s are offered.
-func toolFilter(s config.MCPServer) string {
-	desc := "all"
-	if s.EnabledTools != nil {
-		desc = "only " + dash(strings.Join(s.EnabledTools, ", "))
-	}
-	if len(s.DisabledTools) > 0 {
-		desc += " except " + strings.Join(s.DisabledTools, ", ")
-	}
-	return desc
-}
-
-func pairs(m map[string]string) string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, k+"="+m[k])
-	}
-	return strings.Join(out, ", ")
-}
-
-// maskedPairs lists the keys of m with their values hidden: they are
-// often secrets.
-func maskedPairs(m map[string]string) string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, k+"=*****")
-	}
-	return strings.Join(out, ", ")
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none: defaults)"
-	}
-	return s
 }
