@@ -178,7 +178,7 @@ type App struct {
 	retired []*modelclient.Client
 	// open closes each session's rollout by id, for the chat to let go of
 	// one it leaves (/new, /resume) so it can be resumed again.
-	open map[string]func()
+	open    map[string]func()
 	closers []func()
 }
 
