@@ -26,6 +26,7 @@ type chatFlags struct {
 	images                []string
 	prompt                string // the first message, sent at once
 	pickResume            bool   // open the /resume picker at start
+	search                bool   // --search: web_search = "live"
 	codex                 codexFlags
 }
 
@@ -35,6 +36,7 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 	fs.StringVarP(&cf.cd, "cd", "C", "", "work in DIR instead of the current directory")
 	fs.StringVarP(&cf.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-request or never (default: config, else on-request)")
 	fs.StringArrayVarP(&cf.images, "image", "i", nil, "attach an image FILE to the first prompt (repeatable, or comma-separated)")
+	fs.BoolVar(&cf.search, "search", false, `offer the model live web search (web_search = "live")`)
 	cf.codex.add(fs)
 	addIgnoredFlags(fs, ignoredCommonFlags)
 	addIgnoredFlags(fs, ignoredChatFlags)
@@ -57,6 +59,9 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	}
 	if err := f.codex.apply(g, &f.sandbox, &f.approval); err != nil {
 		return usageError(err)
+	}
+	if f.search {
+		g.overrides = append(g.overrides, `web_search="live"`)
 	}
 	addDirs, err := f.codex.writableRoots()
 	if err != nil {

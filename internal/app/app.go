@@ -241,7 +241,7 @@ func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Cli
 		return p, nil, credentials{}, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", t))
 	}
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
-	addAuthFileSecrets(env.Secrets, a.home)
+	addAuthFileSecrets(env.Secrets, a.home, env.Stderr)
 	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
 	if err != nil {
 		return p, nil, credentials{}, usageError(err)
@@ -325,6 +325,7 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 		}
 		ws.Sandbox.WritableRoots = slices.Concat(ws.Sandbox.WritableRoots, o.AddDirs)
 		ws.FreeformPatch = p.CustomTools
+		ws.Headless = o.Approve == nil
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there
 		// would run its MCP servers unsandboxed at the next start. The

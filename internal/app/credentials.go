@@ -47,9 +47,7 @@ func ResolveCredentials(env Env, cfg config.Config, p *provider.Info, home strin
 		Manager: auth.ManagerOptions{
 			// A keyring that cannot be reached fails here only if the
 			// stored credentials are needed (the store's Load says why).
-			Store: storeOf(OpenStore(env, cfg, home, &auth.StoreOptions{Logger: logger, Notice: func(msg string) {
-				fmt.Fprintln(env.Stderr, "agent: "+msg)
-			}})),
+			Store:      storeOf(OpenStore(env, cfg, home, &auth.StoreOptions{Logger: logger})),
 			Endpoints:  AuthEndpoints(env, cfg),
 			HTTPClient: hc,
 			Notice:     notice,
@@ -116,6 +114,9 @@ func AuthEndpoints(env Env, cfg config.Config) auth.Endpoints {
 func OpenStore(env Env, cfg config.Config, home string, opts *auth.StoreOptions) (*auth.Store, error) {
 	if opts == nil {
 		opts = &auth.StoreOptions{}
+	}
+	if opts.Notice == nil {
+		opts.Notice = stderrNotice(env.Stderr)
 	}
 	if opts.Keyring == nil {
 		opts.Keyring = env.Keyring

@@ -22,6 +22,7 @@ func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice)) {
 	m := mcp.New(mcp.Options{
 		Servers:  servers,
 		Policy:   a.ws.Policy,
+		Sandbox:  string(a.ws.Sandbox.Mode),
 		Cwd:      a.ws.Cwd,
 		Getenv:   a.env.Getenv,
 		Logger:   a.logger,
@@ -47,6 +48,7 @@ func MCPServerConfigs(cfg config.Config) []mcp.ServerConfig {
 			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, EnvHTTPHeaders: s.EnvHTTPHeaders,
 			StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout,
 			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, ParallelToolCalls: s.SupportsParallelToolCalls,
+			DefaultApproval: s.DefaultToolsApprovalMode, ToolApproval: s.ToolApprovalModes,
 		})
 	}
 	return out

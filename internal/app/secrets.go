@@ -187,6 +187,6 @@ func withSecrets(hc *http.Client, s *redact.Set, more func() []string) *http.Cli
 // key added upstream and those clients send are masked in its log.
 func ProxySecrets(env Env, home string, cfg config.Config, hc *http.Client) *http.Client {
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
-	addAuthFileSecrets(env.Secrets, home)
+	addAuthFileSecrets(env.Secrets, home, env.Stderr)
 	return withSecrets(hc, env.Secrets, nil)
 }

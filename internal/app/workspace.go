@@ -31,6 +31,10 @@ type Workspace struct {
 	// OutputTokenLimit is tool_output_token_limit: the budget of one
 	// tool output sent to the model.
 	OutputTokenLimit int
+	// WebSearch is config web_search: cached, live or disabled.
+	WebSearch string
+	// Headless says no user is there to answer (no approver: exec, batch).
+	Headless bool
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -75,6 +79,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		Env:    commandEnvPolicy(cfg).Build(environ),
 		// tool_output_token_limit, capped to fit an int anywhere.
 		OutputTokenLimit: int(min(cfg.ToolOutputTokenLimit, 1<<30)),
+		WebSearch:        cfg.WebSearch,
 		Sandbox: sandbox.Policy{
 			Mode: mode, Workspace: cwd, WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
 			ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp,
@@ -109,10 +114,19 @@ func (w Workspace) tools() (*tools.Set, error) {
 		Denied: func(waitErr error, output []byte) bool { return sandbox.Denied(pol, waitErr, output) },
 	})
 	roots := append([]string{w.Cwd}, pol.WritableRoots...)
-	set, err := tools.NewSet(ex, tools.NewWriteStdin(ex),
+	list := []tools.Tool{ex, tools.NewWriteStdin(ex),
 		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.Cwd, WritableRoots: roots, Policy: w.Policy, ReadOnlyPaths: pol.ReadOnlyPaths,
 			Sandbox: string(pol.Mode), Freeform: w.FreeformPatch}),
-		tools.Plan{})
+		tools.Plan{},
+		// What the sandbox hides (the agent home, with the credentials) the
+		// model cannot view either.
+		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.Cwd, Unreadable: pol.HiddenPaths}),
+		tools.RequestUserInput{Headless: w.Headless},
+	}
+	if w.WebSearch != "disabled" {
+		list = append(list, tools.WebSearch{Live: w.WebSearch == "live"})
+	}
+	set, err := tools.NewSet(list...)
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,7 @@ func doctorChecks(ctx context.Context, o Options) []check {
 		return append(out, check{Name: "agent home", Status: checkFailed, Detail: err.Error(), Fix: "set AGENT_HOME"})
 	}
 	home := h.Dir
+	add(check{Name: "home", Status: checkOK, Detail: h.Describe()})
 	add(homeCheck(home))
 	cfg, err := config.Load(o.Flags.ConfigOptions(home))
 	if err != nil {
@@ -163,6 +164,9 @@ func doctorChecks(ctx context.Context, o Options) []check {
 		detail := "read " + cfg.Path
 		if cfg.Profile != "" {
 			detail += ", profile " + cfg.Profile
+		}
+		if cfg.ProfilePath != "" {
+			detail += " from " + cfg.ProfilePath
 		}
 		add(check{Name: "config", Status: checkOK, Detail: detail})
 	}
@@ -267,7 +271,7 @@ func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provid
 	creds, src, err := app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
-			Fix: credentialFix(p)})
+			Fix: credentialFix(p) + `; meanwhile agent exec -c model_provider=demo "..." works offline`})
 	}
 	p.BaseURL = p.APIRoot()
 	h := http.Header{}

@@ -311,3 +311,44 @@ func TestDoctorConfigKeyWarnings(t *testing.T) {
 		t.Errorf("exit %d, ok %v: an ignored key must not fail the doctor\n%s", code, rep.OK, out)
 	}
 }
+
+// TestDoctorFreshInstall: on a fresh HOME with no credential, doctor says
+// which home it found and that there is no config, and that the demo
+// provider works offline; with only ~/.codex it names Codex's home and its
+// config.toml.
+func TestDoctorFreshInstall(t *testing.T) {
+	user := t.TempDir()
+	doctor := func() (doctorReport, error) {
+		var stdout, stderr bytes.Buffer
+		vars := map[string]string{"HOME": user}
+		err := Run(t.Context(), Options{
+			Env:    app.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
+			Stdout: &stdout, Probes: goodKernel, Version: "test", JSON: true, Offline: true,
+		})
+		var rep doctorReport
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+			t.Fatalf("no report (%v): %s\n%s", err, stdout.String(), stderr.String())
+		}
+		return rep, err
+	}
+	rep, err := doctor()
+	if c := checkOf(t, rep, "home"); !strings.Contains(c.Detail, filepath.Join(user, ".agent")+" (the default") {
+		t.Errorf("home: %+v", c)
+	}
+	if c := checkOf(t, rep, "config"); !strings.Contains(c.Detail, "no config file") {
+		t.Errorf("config: %+v", c)
+	}
+	if c := checkOf(t, rep, "credential"); err == nil || c.Status != checkFailed || !strings.Contains(c.Fix, `agent exec -c model_provider=demo "..."`) {
+		t.Errorf("err %v, credential: %+v; want a failure whose fix names the offline demo", err, c)
+	}
+	codex := filepath.Join(user, ".codex")
+	os.Mkdir(codex, 0o700)
+	os.WriteFile(filepath.Join(codex, "config.toml"), []byte("model = \"gpt-5.4\"\n"), 0o600)
+	rep, _ = doctor()
+	if c := checkOf(t, rep, "home"); !strings.Contains(c.Detail, "using Codex's home "+codex) {
+		t.Errorf("home with ~/.codex: %+v", c)
+	}
+	if c := checkOf(t, rep, "config"); !strings.Contains(c.Detail, filepath.Join(codex, "config.toml")) {
+		t.Errorf("config with ~/.codex: %+v", c)
+	}
+}
