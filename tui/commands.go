@@ -48,6 +48,7 @@ type commandMsg struct {
 	resume []Message
 	diff   *diffBlock // /diff's result
 	edit   string     // text to put in the composer (a message to edit)
+	send   string     // a message to send (an MCP prompt's text)
 }
 
 // modelCmd is /model [NAME].
@@ -223,6 +224,9 @@ func (m *Model) commandDone(msg commandMsg) tea.Cmd {
 	}
 	if msg.busy {
 		return m.sendQueued()
+	}
+	if msg.send != "" && msg.err == nil {
+		return m.sendMessage(msg.send)
 	}
 	return nil
 }

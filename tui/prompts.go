@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,14 +142,15 @@ func (p customPrompt) run(m *Model, arg string) tea.Cmd {
 	return m.sendMessage(text)
 }
 
-// promptsCmd is /prompts: the custom prompts and where they come from.
+// promptsCmd is /prompts: the custom prompts, then the MCP servers'.
 func (m *Model) promptsCmd(string) tea.Cmd {
-	if len(m.prompts) == 0 {
+	cmds := slices.Concat(m.promptCommands(), m.mcpPromptCommands())
+	if len(cmds) == 0 {
 		m.info("No custom prompts: put NAME.md files in "+orNone(strings.Join(m.opts.PromptDirs, " or ")), nil)
 		return nil
 	}
 	var body []string
-	for _, c := range m.promptCommands() {
+	for _, c := range cmds {
 		body = append(body, fmt.Sprintf("  %-24s %s", c.name+" "+c.args, c.help))
 	}
 	m.info("Custom prompts", body)

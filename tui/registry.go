@@ -36,7 +36,7 @@ func builtinCommands() []command {
 		{name: "/status", help: "configuration, provider, transport, tokens and retries", run: func(m *Model, _ string) tea.Cmd { m.showStatus(); return nil }},
 		{name: "/mcp", help: "MCP servers, their state and tools", run: func(m *Model, _ string) tea.Cmd { m.showMCP(); return nil }},
 		{name: "/pwd", help: "the directory agent works in", run: (*Model).pwdCmd},
-		{name: "/prompts", help: "list the custom prompts (/prompts:NAME runs one)", run: (*Model).promptsCmd},
+		{name: "/prompts", help: "list the custom prompts (/prompts:NAME runs one) and the MCP prompts", run: (*Model).promptsCmd},
 		{name: "/help", help: "commands and keys", run: func(m *Model, _ string) tea.Cmd { m.showHelp(); return nil }},
 		{name: "/quit", aliases: []string{"/exit"}, help: "leave agent", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 	}
@@ -94,9 +94,9 @@ func absentCommands() []command {
 }
 
 // commands are the commands the popup offers: the builtin ones, then the
-// custom prompts.
+// custom prompts, then the MCP servers' prompts.
 func (m *Model) commands() []command {
-	return slices.Concat(builtinCommands(), sessionCommands(), m.promptCommands())
+	return slices.Concat(builtinCommands(), sessionCommands(), m.promptCommands(), m.mcpPromptCommands())
 }
 
 // lookup finds the command called name (or an alias of it), among every

@@ -133,6 +133,13 @@ type Commands struct {
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer
+	// MCPPrompts lists the prompts of the MCP servers that are ready, each
+	// offered in the / popup as /NAME; it is called as the popup is typed
+	// into (so it must be quick) and may be called during a turn.
+	MCPPrompts func() []MCPPrompt
+	// GetMCPPrompt gets the prompt called name with args (MCP's
+	// prompts/get) and returns the text to send.
+	GetMCPPrompt func(ctx context.Context, name string, args map[string]string) (string, error)
 	// History returns the conversation's history (/export); it is called
 	// while no turn runs.
 	History func() []transport.Item

@@ -42,6 +42,10 @@ type Options struct {
 	// (the stdio binary exits the process there) and then block until
 	// cancelled.
 	Crash func()
+	// Prompts adds the prompts "greet" (arguments name, required, and
+	// style: "Say hello to NAME." and, given a style, "Make it STYLE.")
+	// and "picture" (a text message and an image).
+	Prompts bool
 }
 
 // EchoInput is the input of the echo tool.
@@ -108,6 +112,9 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 				return nil, nil, blockUntil(ctx, stop)
 			})
 	}
+	if opts.Prompts {
+		addPrompts(s)
+	}
 	if opts.Crash != nil {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "crash", Description: "Crashes the server."},
 			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
@@ -116,6 +123,29 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 			})
 	}
 	return s
+}
+
+// addPrompts adds the prompts of [Options.Prompts] to s.
+func addPrompts(s *gomcp.Server) {
+	s.AddPrompt(&gomcp.Prompt{Name: "greet", Description: "Greets someone.", Arguments: []*gomcp.PromptArgument{
+		{Name: "name", Description: "who to greet", Required: true},
+		{Name: "style", Description: "how"},
+	}}, func(_ context.Context, req *gomcp.GetPromptRequest) (*gomcp.GetPromptResult, error) {
+		text := "Say hello to " + req.Params.Arguments["name"] + "."
+		if style := req.Params.Arguments["style"]; style != "" {
+			text += "\nMake it " + style + "."
+		}
+		return &gomcp.GetPromptResult{Messages: []*gomcp.PromptMessage{
+			{Role: "user", Content: &gomcp.TextContent{Text: text}},
+		}}, nil
+	})
+	s.AddPrompt(&gomcp.Prompt{Name: "picture", Description: "Describes a picture."},
+		func(context.Context, *gomcp.GetPromptRequest) (*gomcp.GetPromptResult, error) {
+			return &gomcp.GetPromptResult{Messages: []*gomcp.PromptMessage{
+				{Role: "user", Content: &gomcp.TextContent{Text: "Describe this picture."}},
+				{Role: "user", Content: &gomcp.ImageContent{Data: PNG, MIMEType: "image/png"}},
+			}}, nil
+		})
 }
 
 // blockUntil waits until ctx is done or stop is closed. A client's
@@ -227,7 +257,8 @@ func (s *HTTPServer) Close() {
 const Package = "github.com/agentcli/agent/internal/mcptest/cmd/mcptestserver"
 
 // Build compiles the stdio server binary into dir and returns its path.
-// Its flags: -block, -crash and -image add those tools; -hang never answers (it
+// Its flags: -block, -crash and -image add those tools; -prompts adds
+// the prompts of [Options.Prompts]; -hang never answers (it
 // reads its input until EOF); -fail MSG prints MSG on stderr and exits 1
 // at once; -stderr MSG prints MSG on stderr before serving.
 func Build(dir string) (string, error) {

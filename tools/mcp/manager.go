@@ -189,15 +189,17 @@ type Manager struct {
 // server is the state of one configured server; its mutable fields are
 // guarded by Manager.mu.
 type server struct {
-	cfg     ServerConfig
-	refresh chan struct{} // tools/list_changed arrived
-	done    chan struct{} // closed when run returns, its last notice given
-	stderr  *stderrLog
+	cfg      ServerConfig
+	refresh  chan struct{} // tools/list_changed arrived
+	reprompt chan struct{} // prompts/list_changed arrived
+	done     chan struct{} // closed when run returns, its last notice given
+	stderr   *stderrLog
 
 	state   State
 	err     error
 	session *gomcp.ClientSession
 	tools   []*gomcp.Tool
+	prompts []*gomcp.Prompt // of a server that offers prompts
 }
 
 // New returns a manager for opts.Servers; nothing starts before
@@ -221,7 +223,7 @@ func New(opts Options) *Manager {
 		if cfg.ToolTimeout <= 0 {
 			cfg.ToolTimeout = DefaultToolTimeout
 		}
-		m.servers = append(m.servers, &server{cfg: cfg, refresh: make(chan struct{}, 1), done: make(chan struct{})})
+		m.servers = append(m.servers, &server{cfg: cfg, refresh: make(chan struct{}, 1), reprompt: make(chan struct{}, 1), done: make(chan struct{})})
 	}
 	slices.SortFunc(m.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 	if base, ok := http.DefaultTransport.(*http.Transport); ok {
@@ -359,6 +361,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		return
 	}
 	log.Info("mcp server ready", "tools", len(list), "elapsed", time.Since(begun).Round(time.Millisecond))
+	m.listPrompts(ctx, s, cs, log)
 	m.update(s, Ready, nil, cs, list, true)
 
 	waited := make(chan error, 1)
@@ -386,6 +389,8 @@ func (m *Manager) run(ctx context.Context, s *server) {
 			}
 			log.Info("mcp server tools changed", "tools", len(list))
 			m.update(s, Ready, nil, cs, list, true)
+		case <-s.reprompt:
+			m.listPrompts(ctx, s, cs, log)
 		}
 	}
 }
@@ -395,6 +400,9 @@ func (m *Manager) update(s *server, st State, err error, cs *gomcp.ClientSession
 	m.mu.Lock()
 	wasStarting := s.state == Starting
 	s.state, s.err, s.session, s.tools = st, err, cs, list
+	if cs == nil {
+		s.prompts = nil
+	}
 	m.gen++
 	if wasStarting && st != Starting {
 		m.starting--
@@ -449,14 +457,10 @@ func (m *Manager) connect(ctx context.Context, s *server, log *slog.Logger) (*go
 		return nil, nil, err
 	}
 	client := gomcp.NewClient(&gomcp.Implementation{Name: "agent", Version: m.opts.Version}, &gomcp.ClientOptions{
-		Logger:       log,
-		Capabilities: &gomcp.ClientCapabilities{}, // no roots, sampling or elicitation
-		ToolListChangedHandler: func(context.Context, *gomcp.ToolListChangedRequest) {
-			select {
-			case s.refresh <- struct{}{}:
-			default: // a refresh is already pending
-			}
-		},
+		Logger:                   log,
+		Capabilities:             &gomcp.ClientCapabilities{}, // no roots, sampling or elicitation
+		ToolListChangedHandler:   func(context.Context, *gomcp.ToolListChangedRequest) { signal(s.refresh) },
+		PromptListChangedHandler: func(context.Context, *gomcp.PromptListChangedRequest) { signal(s.reprompt) },
 	})
 	cs, err := client.Connect(sctx, t, nil)
 	if err != nil {
@@ -468,6 +472,14 @@ func (m *Manager) connect(ctx context.Context, s *server, log *slog.Logger) (*go
 		return nil, nil, s.startError(sctx, err)
 	}
 	return cs, list, nil
+}
+
+// signal makes a refresh pending on ch, unless one already is.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 // startError words a start-up failure: a timeout says which setting to

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -135,11 +134,7 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	timeout := t.srv.cfg.ToolTimeout
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	afterFunc := t.m.opts.AfterFunc
-	if afterFunc == nil {
-		afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-	}
-	stop := afterFunc(timeout, func() { cancel(errToolTimeout) })
+	stop := t.m.afterFunc()(timeout, func() { cancel(errToolTimeout) })
 	defer stop()
 	if err := inv.Start(); err != nil {
 		return tools.NotStarted(err)

@@ -17,6 +17,7 @@ import (
 func main() {
 	block := flag.Bool("block", false, "add the block tool")
 	image := flag.Bool("image", false, "add the image tool")
+	prompts := flag.Bool("prompts", false, "add the prompts greet and picture")
 	crash := flag.Bool("crash", false, "add the crash tool (exits with status 3)")
 	hang := flag.Bool("hang", false, "never answer; read stdin until EOF")
 	fail := flag.String("fail", "", "print this on stderr and exit 1 at once")
@@ -33,7 +34,7 @@ func main() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
 	}
-	opts := mcptest.Options{Block: *block, Image: *image}
+	opts := mcptest.Options{Block: *block, Image: *image, Prompts: *prompts}
 	if *crash {
 		opts.Crash = func() {
 			fmt.Fprintln(os.Stderr, mcptest.ErrCrash)
