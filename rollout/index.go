@@ -33,6 +33,18 @@ type Entry struct {
 	Created, Updated time.Time
 	// Title is the first user message, on one line, truncated.
 	Title string
+	// Name is the name the user gave the session ([Recorder.Rename]), ""
+	// when none.
+	Name string
+}
+
+// Label is what a list of sessions shows for e: its name, else its
+// title.
+func (e Entry) Label() string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return e.Title
 }
 
 // AmbiguousError is returned by [Find] when a prefix matches several
@@ -60,6 +72,7 @@ type indexRecord struct {
 	Created string `json:"created"`
 	Updated string `json:"updated"`
 	Title   string `json:"title,omitempty"`
+	Name    string `json:"name,omitempty"`
 }
 
 // index is the merged index of one sessions directory.
@@ -102,10 +115,11 @@ func List(home, cwd string, all bool, limit int) ([]Entry, error) {
 	return es, nil
 }
 
-// Find returns the session whose id is idOrPrefix, or the only one whose
-// id starts with it. It returns an [*AmbiguousError] when several match
-// and [ErrNotFound] when none does, after a scan for sessions missing from
-// the index.
+// Find returns the session whose id is idOrPrefix, else the newest one
+// named idOrPrefix ([Recorder.Rename]), else the only one whose id starts
+// with it. It returns an [*AmbiguousError] when several ids start with it
+// and [ErrNotFound] when nothing matches, after a scan for sessions
+// missing from the index.
 func Find(home, idOrPrefix string) (Entry, error) {
 	if idOrPrefix == "" {
 		return Entry{}, ErrNotFound
@@ -132,13 +146,17 @@ func Find(home, idOrPrefix string) (Entry, error) {
 	return es[0], nil
 }
 
-// find returns the live sessions matching id exactly (exact set) or, when
-// there is none, by prefix, newest first.
+// find returns the live sessions matching id exactly, or the newest one
+// named id (exact set), or when there is none those whose id starts with
+// it, newest first.
 func (ix *index) find(id string) (_ []Entry, exact bool) {
 	if i, ok := ix.byID[id]; ok {
 		if e, ok := ix.entry(&ix.recs[i]); ok {
 			return []Entry{e}, true
 		}
+	}
+	if named := ix.entries(func(r *indexRecord) bool { return r.Name == id }, 1); len(named) == 1 {
+		return named, true
 	}
 	return ix.entries(func(r *indexRecord) bool { return strings.HasPrefix(r.ID, id) }, 0), false
 }
@@ -199,7 +217,7 @@ func (ix *index) entry(r *indexRecord) (Entry, bool) {
 	}
 	return Entry{
 		ID: r.ID, Path: path, Cwd: r.Cwd,
-		Created: parseTime(r.Created), Updated: parseTime(r.Updated), Title: r.Title,
+		Created: parseTime(r.Created), Updated: parseTime(r.Updated), Title: r.Title, Name: r.Name,
 	}, true
 }
 
@@ -225,6 +243,7 @@ func (ix *index) merge(r indexRecord) {
 	keep(&old.Created, r.Created)
 	keep(&old.Updated, r.Updated)
 	keep(&old.Title, r.Title)
+	keep(&old.Name, r.Name)
 }
 
 // keep overwrites *dst with a non-empty src.

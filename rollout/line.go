@@ -78,6 +78,9 @@ const (
 	// EventReview: the turn that follows is a code review of Message
 	// (/review, agent review).
 	EventReview EventType = "review"
+	// EventRename: the user named the session Message (/rename); the
+	// last one counts. Codex calls it thread_name_updated too.
+	EventRename EventType = "thread_name_updated"
 )
 
 // EventMsg is the payload of an event_msg line.

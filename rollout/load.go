@@ -53,6 +53,8 @@ type Rollout struct {
 	Events []EventMsg
 	// Title is the first user message, on one line, truncated.
 	Title string
+	// Name is the name of the last rename event, "" when there is none.
+	Name string
 	// LastTurn is how the last turn ended.
 	LastTurn TurnState
 	// Interrupted is set when the last turn did not end normally: it was
@@ -211,6 +213,8 @@ func (ro *Rollout) event(ev EventMsg) {
 		if ev.Last != nil {
 			ro.Last = *ev.Last
 		}
+	case EventRename:
+		ro.Name = ev.Message
 	case EventTurnStarted:
 		ro.LastTurn = TurnOpen
 	case EventTurnCompleted:

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentcli/agent/transport"
 )
@@ -41,6 +43,7 @@ type Recorder struct {
 	buf        []byte     // encoded lines not yet written
 	spare      []byte
 	title      string
+	name       string
 	indexDirty bool // an index record is due at the next durable flush
 	closed     bool
 	err        error
@@ -236,8 +239,46 @@ func (r *Recorder) AppendEvent(ev EventMsg) error {
 		if ev.endsTurn() {
 			r.indexDirty = true
 		}
+		if ev.Type == EventRename {
+			r.name = ev.Message
+			r.indexDirty = true
+		}
 		return appendLine(buf, t, LineEventMsg, payload)
 	})
+}
+
+// maxNameRunes caps a session's name.
+const maxNameRunes = 80
+
+// Rename names the session name (trimmed): it appends a rename event and
+// syncs, so the index finds the session by its name ([Find]) when Rename
+// returns nil. A name that is empty, longer than 80 characters or holds a
+// control character (a newline) is refused, and nothing is appended. An
+// error wrapping [ErrIndex] means the event is durable and only the index
+// record is late (lookups find the name by a scan).
+func (r *Recorder) Rename(name string) error {
+	name, err := CheckName(name)
+	if err != nil {
+		return err
+	}
+	if err := r.AppendEvent(EventMsg{Type: EventRename, Message: name}); err != nil {
+		return err
+	}
+	return r.Sync()
+}
+
+// CheckName returns name trimmed, or why it cannot name a session.
+func CheckName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", errors.New("a session name cannot be empty")
+	case utf8.RuneCountInString(name) > maxNameRunes:
+		return "", fmt.Errorf("a session name is at most %d characters; this one has %d", maxNameRunes, utf8.RuneCountInString(name))
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "", errors.New("a session name is one line, without control characters")
+	}
+	return name, nil
 }
 
 // AppendTurnContext appends a turn_context line.
@@ -366,14 +407,14 @@ func (r *Recorder) fail(err error) error {
 func (r *Recorder) updateIndex(now time.Time) error {
 	r.mu.Lock()
 	r.indexDirty = false
-	title := r.title
+	title, name := r.title, r.name
 	r.mu.Unlock()
 	if r.sessions == "" {
 		return nil
 	}
 	rec := indexRecord{
 		ID: r.id, Path: relPath(r.sessions, r.path), Cwd: r.cwd,
-		Created: formatTime(r.created), Updated: formatTime(now), Title: title,
+		Created: formatTime(r.created), Updated: formatTime(now), Title: title, Name: name,
 	}
 	if err := appendIndex(r.sessions, rec); err != nil {
 		r.mu.Lock()

@@ -82,7 +82,7 @@ func (ix *index) record(path string, d fs.DirEntry) (indexRecord, bool) {
 	}
 	r := indexRecord{
 		ID: meta.ID, Path: relPath(ix.sessions, path), Cwd: meta.Cwd,
-		Created: formatTime(meta.Timestamp), Title: title, Updated: lastTimestamp(path),
+		Created: formatTime(meta.Timestamp), Title: title, Updated: lastTimestamp(path), Name: readName(path),
 	}
 	if fi, err := d.Info(); err == nil && r.Updated == "" {
 		r.Updated = formatTime(fi.ModTime())
@@ -131,6 +131,35 @@ func readHead(path string) (SessionMeta, string, error) {
 		}
 	}
 	return meta, "", nil
+}
+
+// readName returns the name of the last rename event of the rollout at
+// path, "" when there is none. It reads the whole file, so only a rebuild
+// of the index (or a scan for files it misses) calls it.
+func readName(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	lr := newLineReader(f)
+	rename := []byte(`"` + string(EventRename) + `"`)
+	name := ""
+	for {
+		line, _, err := lr.next()
+		if err != nil {
+			return name
+		}
+		if !bytes.Contains(line, rename) {
+			continue
+		}
+		var l wireLine
+		var ev EventMsg
+		if json.Unmarshal(line, &l) == nil && l.Type == LineEventMsg &&
+			json.Unmarshal(l.Payload, &ev) == nil && ev.Type == EventRename {
+			name = ev.Message
+		}
+	}
 }
 
 // lastTimestamp returns the timestamp of the last line that starts in the

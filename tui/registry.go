@@ -49,7 +49,6 @@ func comingCommands() []command {
 		return command{name: name, help: help, absent: name + " is not in agent yet; " + instead}
 	}
 	return []command{
-		soon("/rename", "name this session", "sessions are listed by their first prompt"),
 		soon("/logout", "remove the stored credentials", "run `agent logout` in a shell"),
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentcli/agent/internal/atomicfile"
 	"github.com/agentcli/agent/internal/review"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 )
 
 // sessionCommands are the review and session commands of the registry
@@ -28,6 +29,7 @@ func sessionCommands() []command {
 		{name: "/ps", help: "the commands the model left running in the background", run: (*Model).psCmd},
 		{name: "/stop", args: "[ID]", help: "stop the model's background commands (all, or session ID)", run: (*Model).stopCmd},
 		{name: "/init", help: "have the model write an AGENTS.md for this repository", run: (*Model).initCmd},
+		{name: "/rename", args: "NAME", help: "name this session (`agent resume NAME` reopens it)", run: (*Model).renameCmd},
 	}
 }
 
@@ -327,4 +329,25 @@ func (m *Model) initCmd(string) tea.Cmd {
 	}
 	m.initConfirmed = false
 	return m.startTurnAs("/init: write AGENTS.md for this repository", initRequest, nil)
+}
+
+// renameCmd is /rename NAME; without a name it puts "/rename " in the
+// composer to type one.
+func (m *Model) renameCmd(arg string) tea.Cmd {
+	rename := m.opts.Commands.Rename
+	if rename == nil {
+		return m.unavailable("/rename")
+	}
+	if arg == "" {
+		m.setComposer("/rename ")
+		m.info("type the session's name after /rename, then enter", nil)
+		return nil
+	}
+	return m.exclusive("Renaming", func(ctx context.Context) commandMsg {
+		name, err := rename(ctx, arg)
+		if err != nil {
+			return commandMsg{err: fmt.Errorf("rename: %w", err)}
+		}
+		return commandMsg{info: fmt.Sprintf("session named %q · `agent resume %s` reopens it", name, tools.ShellJoin([]string{name}))}
+	})
 }

@@ -133,6 +133,9 @@ type Commands struct {
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer
+	// Rename names the session (/rename NAME) and returns the name as
+	// recorded; it is called while no turn runs.
+	Rename func(ctx context.Context, name string) (string, error)
 	// MCPPrompts lists the prompts of the MCP servers that are ready, each
 	// offered in the / popup as /NAME; it is called as the popup is typed
 	// into (so it must be quick) and may be called during a turn.
