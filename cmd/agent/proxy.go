@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -76,13 +73,14 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return err
 	}
 	pc := mergeProxyFlags(cfg.Proxy, f, cmd)
-	if err := checkListen(pc.Listen, f.allowRemote); err != nil {
+	if err := app.CheckListen(pc.Listen, f.allowRemote); err != nil {
 		return usageError(err)
 	}
-	opts, target, err := proxyTarget(cfg, pc, env)
+	route, target, err := app.NewProxyRoute(cfg, pc, env.app())
 	if err != nil {
 		return usageError(err)
 	}
+	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query}
 	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
 	if err != nil {
 		return usageError(err)
@@ -99,15 +97,8 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
 	opts.Sleep, opts.Rand = env.Sleep, env.Rand
 	opts.Logger = proxyLogger(env, g.logLevel)
-	// The proxy shares the machine's retry gate of what it forwards to: a
-	// provider's with every agent process using it, else the upstream's.
-	gateID := pc.Provider
-	if pc.Upstream != "" {
-		gateID = "upstream-" + opts.Upstream.Host
-	} else if gateID == "" {
-		gateID = cfg.ModelProvider
-	}
-	opts.Gate = app.OpenGate(env.app(), home, gateID, pc.MaxConcurrentRetries, opts.Logger)
+	// The proxy shares the machine's retry gate of what it forwards to.
+	opts.Gate = app.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
 	if err != nil {
 		return usageError(err)
@@ -153,81 +144,6 @@ func mergeProxyFlags(pc config.Proxy, f *proxyFlags, cmd *cobra.Command) config.
 		pc.WebSocket = f.ws
 	}
 	return pc
-}
-
-// proxyTarget works out where requests go and what is added to them: an
-// explicit upstream (nothing added; the global retry policy), or a
-// provider's base_url with its headers, query and key (its retry policy).
-// target describes the choice for the banner.
-func proxyTarget(cfg config.Config, pc config.Proxy, env Env) (opts proxy.Options, target string, err error) {
-	switch {
-	case pc.Upstream != "" && pc.Provider != "":
-		return opts, "", errors.New("give --upstream or --provider, not both")
-	case pc.MaxRetries < 0:
-		return opts, "", fmt.Errorf("--max-retries must not be negative, got %d", pc.MaxRetries)
-	case pc.MaxConcurrentRetries < 1:
-		return opts, "", fmt.Errorf("--max-concurrent-retries must be at least 1, got %d", pc.MaxConcurrentRetries)
-	case pc.Upstream != "":
-		u, err := url.Parse(pc.Upstream)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return opts, "", fmt.Errorf("--upstream %q: want an absolute http:// or https:// URL", pc.Upstream)
-		}
-		opts.Upstream, opts.Retry = u, cfg.Retry
-		return opts, u.Redacted(), nil
-	}
-	id := pc.Provider
-	if id == "" {
-		id = cfg.ModelProvider
-	}
-	info, ok := cfg.Providers[id]
-	switch {
-	case !ok:
-		return opts, "", fmt.Errorf("unknown provider %q", id)
-	case info.Demo || info.BaseURL == "":
-		return opts, "", fmt.Errorf("provider %q has no base_url to forward to; give --upstream", id)
-	}
-	u, err := url.Parse(info.BaseURL)
-	if err != nil {
-		return opts, "", fmt.Errorf("provider %q base_url: %w", id, err)
-	}
-	opts.Upstream, opts.Retry = u, info.Retry
-	opts.Header = http.Header{}
-	for k, v := range info.HTTPHeaders {
-		opts.Header.Set(k, v)
-	}
-	for k, name := range info.EnvHTTPHeaders {
-		if v := strings.TrimSpace(env.Getenv(name)); v != "" {
-			opts.Header.Set(k, v)
-		}
-	}
-	if info.EnvKey != "" {
-		if key := strings.TrimSpace(env.Getenv(info.EnvKey)); key != "" {
-			opts.Header.Set("Authorization", "Bearer "+key)
-		} else {
-			fmt.Fprintf(env.Stderr, "agent proxy: %s is not set; clients' own Authorization headers are passed through\n", info.EnvKey)
-		}
-	}
-	if len(info.QueryParams) > 0 {
-		opts.Query = url.Values{}
-		for k, v := range info.QueryParams {
-			opts.Query.Set(k, v)
-		}
-	}
-	return opts, fmt.Sprintf("%s (provider %s)", u.Redacted(), id), nil
-}
-
-// checkListen refuses an address other clients could reach unless
-// allowRemote: the proxy adds the provider's credentials to every request.
-func checkListen(addr string, allowRemote bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--listen %q: %w", addr, err)
-	}
-	ip := net.ParseIP(strings.Split(host, "%")[0])
-	if strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback()) || allowRemote {
-		return nil
-	}
-	return fmt.Errorf("--listen %q is not a loopback address; anyone who can reach it would use your credentials (add --allow-remote to mean it)", addr)
 }
 
 // proxyLogger writes the proxy's request lines to standard error as slog
