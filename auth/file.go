@@ -320,41 +320,28 @@ func (s *Store) mkdir() error {
 	return nil
 }
 
-// lockPoll is how often Lock tries again while another process holds it.
-const lockPoll = 25 * time.Millisecond
+// lockMaxWait bounds the wait for auth.json.lock: its holder is another
+// agent refreshing the tokens, for at most one call to the token endpoint.
+// A lock held longer is held by something else, named in the error.
+const lockMaxWait = tokenTimeout + filelock.DefaultMaxWait
 
 // Lock takes the exclusive lock on auth.json.lock, shared by every agent
-// process with the same home, waiting until it is free or ctx is done. The
-// caller must call the returned unlock exactly once.
+// process with the same home, waiting until it is free, ctx is done, or
+// the lock has been held longer than a refresh takes (a
+// [*filelock.HeldError] naming the holder). The caller must call the
+// returned unlock exactly once.
 func (s *Store) Lock(ctx context.Context) (unlock func(), err error) {
 	if err := s.mkdir(); err != nil {
 		return nil, err
 	}
 	path := s.Path() + ".lock"
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	h, err := filelock.LockPath(ctx, path, filelock.Wait{Max: lockMaxWait, Sleep: s.opts.Sleep, Waiting: func(pid int) {
+		s.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "auth_lock_wait", slog.String("path", path), slog.Int("holder", pid))
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
-	for waited := false; ; waited = true {
-		held, err := filelock.TryLock(f)
-		if err != nil {
-			_ = f.Close()
-			return nil, fmt.Errorf("auth: lock %s: %w", path, err)
-		}
-		if held {
-			return func() {
-				_ = filelock.Unlock(f)
-				_ = f.Close()
-			}, nil
-		}
-		if !waited {
-			s.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "auth_lock_wait", slog.String("path", path))
-		}
-		if err := s.opts.Sleep(ctx, lockPoll); err != nil {
-			_ = f.Close()
-			return nil, err
-		}
-	}
+	return func() { _ = h.Unlock() }, nil
 }
 
 // sleep waits d or until ctx is done.

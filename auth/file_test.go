@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/filelock"
 )
 
 func TestStoreSaveLoad(t *testing.T) {
@@ -144,6 +145,32 @@ func TestStoreLockExcludes(t *testing.T) {
 		t.Fatalf("Lock after unlock: %v", err)
 	}
 	unlockB()
+}
+
+// TestStoreLockBounded: auth.json.lock held past any refresh (a stuck
+// process, a stray flock) fails Lock after a bound, naming the lock file,
+// rather than hanging every later request.
+func TestStoreLockBounded(t *testing.T) {
+	home := t.TempDir()
+	a := auth.NewStore(home, nil)
+	unlock, err := a.Lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var waited time.Duration
+	b := auth.NewStore(home, &auth.StoreOptions{Sleep: func(_ context.Context, d time.Duration) error {
+		waited += d
+		return nil
+	}})
+	_, err = b.Lock(t.Context())
+	var held *filelock.HeldError
+	if !errors.As(err, &held) || held.Path != filepath.Join(home, "auth.json.lock") {
+		t.Fatalf("Lock while held for ever = %v; want a HeldError naming auth.json.lock", err)
+	}
+	if want := 35 * time.Second; waited != want {
+		t.Errorf("waited %v; want %v (one token call and the lock bound)", waited, want)
+	}
 }
 
 // TestStoreLoadTightensFile: an auth.json readable by group or others is

@@ -97,7 +97,7 @@ func openGuard(lp string) (*os.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}
-		if err := filelock.LockWait(context.Background(), g, filelock.Wait{}); err != nil {
+		if err := filelock.Lock(context.Background(), g, filelock.Wait{}); err != nil {
 			_ = g.Close()
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}

@@ -407,18 +407,11 @@ func appendIndex(sessions string, recs ...indexRecord) error {
 // milliseconds), it proceeds unlocked: the index is a cache, and a torn
 // one is rebuilt.
 func lockIndex(sessions string) (unlock func()) {
-	f, err := os.OpenFile(filepath.Join(sessions, "index.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	h, err := filelock.LockPath(context.Background(), filepath.Join(sessions, "index.lock"), filelock.Wait{})
 	if err != nil {
 		return func() {}
 	}
-	if filelock.LockWait(context.Background(), f, filelock.Wait{}) != nil {
-		_ = f.Close()
-		return func() {}
-	}
-	return func() {
-		_ = filelock.Unlock(f)
-		_ = f.Close()
-	}
+	return func() { _ = h.Unlock() }
 }
 
 // sessionsDir is home's sessions directory, absolute so entries' paths

@@ -214,7 +214,7 @@ func appendHistory(path string, maxBytes int64, entries ...historyEntry) error {
 		return err
 	}
 	// Bounded: another process holding it for long is not another chat.
-	if err := filelock.LockWait(context.Background(), f, filelock.Wait{}); err != nil {
+	if err := filelock.Lock(context.Background(), f, filelock.Wait{}); err != nil {
 		_ = f.Close()
 		return err
 	}

@@ -1,11 +1,8 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package filelock
 
 import "os"
-
-// Lock has no cross-process lock to take on this platform.
-func Lock(*os.File) error { return nil }
 
 // TryLock cannot keep other processes out on this platform: it always
 // succeeds.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/agentcli/agent/internal/filelock"
 )
@@ -25,8 +27,8 @@ func open(t *testing.T, path string) *os.File {
 func TestTryLockSeesAnotherHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	a, b := open(t, path), open(t, path)
-	if err := filelock.Lock(a); err != nil {
-		t.Fatal(err)
+	if ok, err := filelock.TryLock(a); err != nil || !ok {
+		t.Fatalf("TryLock = %v, %v", ok, err)
 	}
 	if ok, err := filelock.TryLock(b); err != nil || ok {
 		t.Fatalf("TryLock while held = %v, %v; want false, nil", ok, err)
@@ -51,22 +53,31 @@ func TestCloseReleases(t *testing.T) {
 	}
 }
 
+// TestLockWaitsForTheHolder: Lock waits while another open file holds the
+// lock and takes it at its next try once the holder lets go.
 func TestLockWaitsForTheHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	a, b := open(t, path), open(t, path)
-	if err := filelock.Lock(a); err != nil {
-		t.Fatal(err)
+	if ok, err := filelock.TryLock(a); err != nil || !ok {
+		t.Fatalf("TryLock = %v, %v", ok, err)
 	}
-	got := make(chan error)
-	go func() { got <- filelock.Lock(b) }()
-	// Lock must still be waiting: a's lock is held. Releasing it lets b in.
-	if ok, _ := filelock.TryLock(open(t, path)); ok {
-		t.Fatal("a third open took the lock while a held it")
-	}
-	filelock.Unlock(a)
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		got := make(chan error)
+		go func() { got <- filelock.Lock(t.Context(), b, filelock.Wait{}) }()
+		synctest.Wait()
+		// Lock must still be waiting: a's lock is held. Releasing it lets b in.
+		if ok, _ := filelock.TryLock(open(t, path)); ok {
+			t.Fatal("a third open took the lock while a held it")
+		}
+		filelock.Unlock(a)
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 50*time.Millisecond {
+			t.Errorf("Lock took %v; want its next try, 50ms", d)
+		}
+	})
 	if ok, _ := filelock.TryLock(a); ok {
 		t.Fatal("b's Lock returned without holding the lock")
 	}

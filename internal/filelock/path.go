@@ -21,7 +21,7 @@ func TryLockPath(path string) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	ok, err := lockPath(f, false)
+	ok, err := TryLock(f)
 	if err != nil || !ok {
 		f.Close()
 		return nil, err
@@ -29,41 +29,26 @@ func TryLockPath(path string) (*Held, error) {
 	return hold(f), nil
 }
 
-// LockPath takes the exclusive lock on the file at path, creating it
-// (0600) if needed, waiting while another holds it, until ctx ends: then
-// it returns ctx's error and the wait is abandoned (a lock it gets later
-// is released at once).
-func LockPath(ctx context.Context, path string) (*Held, error) {
+// LockPath takes the exclusive lock on the lock file at path, creating it
+// (0600) if needed, waiting while another holds it as [Lock] does: no
+// longer than w.Max and ctx allow, then a [*HeldError] naming the holder
+// (from the system, else the pid the file records) or ctx's error.
+func LockPath(ctx context.Context, path string, w Wait) (*Held, error) {
 	f, err := openLockFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := lockPath(f, false); err != nil || ok {
-		if err != nil {
-			f.Close()
-			return nil, err
+	holder := func() int {
+		if pid := HolderPID(f); pid > 0 {
+			return pid
 		}
-		return hold(f), nil
+		return Holder(path)
 	}
-	got := make(chan error, 1)
-	go func() {
-		_, err := lockPath(f, true)
-		got <- err
-	}()
-	select {
-	case err := <-got:
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return hold(f), nil
-	case <-ctx.Done():
-		go func() {
-			<-got
-			f.Close() // the lock, if it came, goes with the file
-		}()
-		return nil, ctx.Err()
+	if err := lockWait(ctx, f, w, holder); err != nil {
+		f.Close()
+		return nil, err
 	}
+	return hold(f), nil
 }
 
 func openLockFile(path string) (*os.File, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentcli/agent/internal/filelock"
 )
@@ -43,13 +44,13 @@ func TestTryLockPath(t *testing.T) {
 // gets it when it is released.
 func TestLockPathWaits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
-	a, err := filelock.LockPath(context.Background(), path)
+	a, err := filelock.LockPath(context.Background(), path, filelock.Wait{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan *filelock.Held)
 	go func() {
-		b, err := filelock.LockPath(context.Background(), path)
+		b, err := filelock.LockPath(context.Background(), path, filelock.Wait{})
 		if err != nil {
 			t.Error(err)
 		}
@@ -79,7 +80,7 @@ func TestLockPathEndsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		_, err := filelock.LockPath(ctx, path)
+		_, err := filelock.LockPath(ctx, path, filelock.Wait{Max: time.Hour})
 		done <- err
 	}()
 	cancel()
@@ -89,7 +90,7 @@ func TestLockPathEndsWithItsContext(t *testing.T) {
 	a.Unlock()
 	// The abandoned waiter may take the lock and must let it go: a
 	// blocking LockPath gets it.
-	c, err := filelock.LockPath(context.Background(), path)
+	c, err := filelock.LockPath(context.Background(), path, filelock.Wait{})
 	if err != nil {
 		t.Fatal(err)
 	}

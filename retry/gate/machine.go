@@ -116,7 +116,7 @@ func ReadDeadline(path string) time.Time {
 // until, creating its directory (0700) if needed. The file is replaced
 // atomically ([atomicfile.Write]) under a lock (path+".lock"), so every
 // process sharing it reads a whole time and concurrent writers keep the
-// later one. A lock another process holds past [filelock.DefaultMaxWait]
+// later one (the lock is [filelock.LockPath]'s, on every OS). A lock another process holds past [filelock.DefaultMaxWait]
 // (agent's own hold it for microseconds) fails the call with a
 // [*filelock.HeldError] naming that process, instead of hanging.
 func ExtendDeadline(path string, until time.Time) error {
@@ -124,14 +124,11 @@ func ExtendDeadline(path string, until time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	l, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	l, err := filelock.LockPath(context.Background(), path+".lock", filelock.Wait{})
 	if err != nil {
 		return err
 	}
-	defer l.Close() // releases the lock
-	if err := filelock.LockWait(context.Background(), l, filelock.Wait{}); err != nil {
-		return err
-	}
+	defer l.Unlock()
 	if cur := ReadDeadline(path); !cur.Before(until) {
 		return nil
 	}

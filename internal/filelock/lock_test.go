@@ -42,20 +42,20 @@ func backgroundHolder(t *testing.T, path string) int {
 	return cmd.Process.Pid
 }
 
-// TestLockWaitBoundedNamingHolder: a lock a background process holds
-// makes LockWait give up after its bound with the holder's pid, say who
+// TestLockBoundedNamingHolder: a lock a background process holds
+// makes Lock give up after its bound with the holder's pid, say who
 // holds it as soon as it waits, and end at once when its context does.
-func TestLockWaitBoundedNamingHolder(t *testing.T) {
+func TestLockBoundedNamingHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.lock")
 	pid := backgroundHolder(t, path)
 	f := open(t, path)
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		var told []int
-		err := filelock.LockWait(t.Context(), f, filelock.Wait{Waiting: func(p int) { told = append(told, p) }})
+		err := filelock.Lock(t.Context(), f, filelock.Wait{Waiting: func(p int) { told = append(told, p) }})
 		var held *filelock.HeldError
 		if !errors.As(err, &held) || held.PID != pid {
-			t.Fatalf("LockWait = %v; want a HeldError naming pid %d", err, pid)
+			t.Fatalf("Lock = %v; want a HeldError naming pid %d", err, pid)
 		}
 		if waited := time.Since(start); waited != filelock.DefaultMaxWait {
 			t.Errorf("waited %v; want %v", waited, filelock.DefaultMaxWait)
@@ -71,9 +71,37 @@ func TestLockWaitBoundedNamingHolder(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		err := filelock.LockWait(ctx, f, filelock.Wait{Max: time.Hour})
+		err := filelock.Lock(ctx, f, filelock.Wait{Max: time.Hour})
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 200*time.Millisecond {
-			t.Errorf("LockWait = %v after %v; want the context's end after 200ms", err, time.Since(start))
+			t.Errorf("Lock = %v after %v; want the context's end after 200ms", err, time.Since(start))
+		}
+	})
+}
+
+// TestLockPathBoundedNamingHolder: a path lock a background process holds
+// (the retry gate's cooldown.lock under a stray `flock`) is waited for no
+// longer than the bound, naming the holder, and no longer than ctx lasts.
+func TestLockPathBoundedNamingHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cooldown.lock")
+	pid := backgroundHolder(t, path)
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		h, err := filelock.LockPath(t.Context(), path, filelock.Wait{})
+		var held *filelock.HeldError
+		if !errors.As(err, &held) || held.PID != pid || held.Path != path || h != nil {
+			t.Fatalf("LockPath = %v, %v; want a HeldError naming pid %d and %s", h, err, pid, path)
+		}
+		if waited := time.Since(start); waited != filelock.DefaultMaxWait {
+			t.Errorf("waited %v; want %v", waited, filelock.DefaultMaxWait)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(300*time.Millisecond, cancel) // Ctrl-C
+		start := time.Now()
+		_, err := filelock.LockPath(ctx, path, filelock.Wait{Max: time.Hour})
+		if !errors.Is(err, context.Canceled) || time.Since(start) != 300*time.Millisecond {
+			t.Errorf("LockPath = %v after %v; want canceled at once, after 300ms", err, time.Since(start))
 		}
 	})
 }
