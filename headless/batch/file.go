@@ -22,32 +22,40 @@ type Item struct {
 
 // ReadFile reads and checks a batch file: one JSON object a line, ids
 // unique, prompts not empty, each cwd a directory. Its errors name the
-// line.
-func ReadFile(path string) ([]Item, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--batch: %w", err)
-	}
+// line. A line over 16 MiB or a file over 1 GiB (endless input such as
+// /dev/zero) is refused.
+func ReadFile(path string) ([]Item, error) { return readFile(path, defaultBounds()) }
+
+// readFile is ReadFile within b.
+func readFile(path string, b bounds) ([]Item, error) {
 	base, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("--batch: %w", err)
 	}
 	var items []Item
+	var bad error
 	firstLine := map[string]int{}
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		n := i + 1
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	_, err = readLines(path, b, func(n int, line []byte) {
+		if bad != nil || len(bytes.TrimSpace(line)) == 0 {
+			return
 		}
 		it, err := parseLine(line, base)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			bad = fmt.Errorf("%s:%d: %w", path, n, err)
+			return
 		}
 		if first, dup := firstLine[it.ID]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate id %q (first on line %d)", path, n, it.ID, first)
+			bad = fmt.Errorf("%s:%d: duplicate id %q (first on line %d)", path, n, it.ID, first)
+			return
 		}
 		firstLine[it.ID] = n
 		items = append(items, it)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--batch: %w", err)
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	if len(items) == 0 {
 		return nil, fmt.Errorf("%s: no prompts", path)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
@@ -27,50 +25,38 @@ type MergeOptions struct {
 	Stdout, Stderr io.Writer
 }
 
-// mergeInput is one result line kept by merge.
+// mergeInput is one result line kept by merge, and where it was read.
 type mergeInput struct {
 	line []byte
 	r    Result
+	at   string // file:line
 }
 
 // Merge joins results files (of the slices of one batch, or of re-runs)
 // into one: for each id the completed result wins, else the last one
-// seen. Its error is an [*exitcode.Error]: exitcode.Usage when a file
-// cannot be read, exitcode.Failed when the output cannot be written or a
-// prompt of o.Batch has no completed result.
-func Merge(paths []string, o MergeOptions) error {
-	byID := map[string]mergeInput{}
-	var seen []string // ids in first-seen order, for merges without a batch file
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return &exitcode.Error{Code: exitcode.Usage, Err: err}
-		}
-		for i, line := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			var r Result
-			if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
-				fmt.Fprintf(o.Stderr, "agent: %s:%d: not a result line; ignored\n", p, i+1)
-				continue
-			}
-			prev, ok := byID[r.ID]
-			if !ok {
-				seen = append(seen, r.ID)
-			}
-			if !ok || prev.r.Status != StatusCompleted {
-				byID[r.ID] = mergeInput{line: slices.Clone(line), r: r}
-			}
-		}
+// seen. Two completed results of one id that differ are a conflict: the
+// first is kept and both are named on Stderr. Its error is an
+// [*exitcode.Error]: exitcode.Usage when a file cannot be read (or is
+// past [ReadFile]'s bounds: endless input such as /dev/zero),
+// exitcode.Failed when the output cannot be written or a prompt of
+// o.Batch has no completed result.
+func Merge(paths []string, o MergeOptions) error { return merge(paths, o, defaultBounds()) }
+
+// merge is Merge within b.
+func merge(paths []string, o MergeOptions, b bounds) error {
+	byID, seen, err := collect(paths, o.Stderr, b)
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Usage, Err: err}
 	}
 	order := seen
 	var missing []string
+	prompts := 0
 	if o.Batch != "" {
-		items, err := ReadFile(o.Batch)
+		items, err := readFile(o.Batch, b)
 		if err != nil {
 			return &exitcode.Error{Code: exitcode.Usage, Err: err}
 		}
+		prompts = len(items)
 		order = order[:0:0]
 		inFile := map[string]bool{}
 		for _, it := range items {
@@ -105,9 +91,49 @@ func Merge(paths []string, o MergeOptions) error {
 			}
 			fmt.Fprintf(o.Stderr, "agent: batch merge: %s: %s\n", id, state)
 		}
-		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d of %d prompts have no completed result", len(missing), len(order))}
+		// Of the batch file's prompts: results for ids it lacks are kept
+		// but are no prompts of it.
+		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("%d of %d prompts have no completed result", len(missing), prompts)}
 	}
 	return nil
+}
+
+// collect reads the results files: the line kept for each id (the first
+// completed result, else the last seen) and the ids in first-seen order.
+// Lines that are not results, and completed results that conflict with
+// the one kept, are reported on warn.
+func collect(paths []string, warn io.Writer, b bounds) (map[string]mergeInput, []string, error) {
+	byID := map[string]mergeInput{}
+	var seen []string
+	for _, p := range paths {
+		_, err := readLines(p, b, func(n int, line []byte) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				return
+			}
+			var r Result
+			if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
+				fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", p, n)
+				return
+			}
+			in := mergeInput{line: line, r: r, at: fmt.Sprintf("%s:%d", p, n)}
+			prev, ok := byID[r.ID]
+			switch {
+			case !ok:
+				seen = append(seen, r.ID)
+			case prev.r.Status != StatusCompleted:
+			case r.Status == StatusCompleted && !bytes.Equal(bytes.TrimSpace(prev.line), bytes.TrimSpace(line)):
+				fmt.Fprintf(warn, "agent: batch merge: %q has two different completed results, %s (kept) and %s; check which is right\n", r.ID, prev.at, in.at)
+				return
+			default:
+				return
+			}
+			byID[r.ID] = in
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return byID, seen, nil
 }
 
 // writeMerged writes data to path atomically ([atomicfile.Write]), or to

@@ -69,8 +69,8 @@ func TestMergeLostSlice(t *testing.T) {
 	out := filepath.Join(dir, "merged.jsonl")
 	var stdout, stderr bytes.Buffer
 	err := Merge([]string{r1}, MergeOptions{Batch: path, Output: out, Stdout: &stdout, Stderr: &stderr})
-	if exitcode.Of(err) != exitcode.Failed || !strings.Contains(err.Error(), "2 of 4 prompts have no completed result") {
-		t.Fatalf("Merge: exit %d (%v); want 1, 2 of 4 missing", exitcode.Of(err), err)
+	if exitcode.Of(err) != exitcode.Failed || !strings.Contains(err.Error(), "2 of 3 prompts have no completed result") {
+		t.Fatalf("Merge: exit %d (%v); want 1, 2 of 3 missing (zz is no prompt of the batch)", exitcode.Of(err), err)
 	}
 	for _, want := range []string{"batch merge: b: no result\n", "batch merge: c: failed\n", `result for "zz", which is not in ` + path + "; kept"} {
 		if !strings.Contains(stderr.String(), want) {
@@ -124,5 +124,65 @@ func TestMergeUsageErrors(t *testing.T) {
 		if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.want) || stdout.Len() != 0 {
 			t.Errorf("%s: exit %d (%v), stdout %q; want 2 naming %s, nothing written", c.name, exitcode.Of(err), err, stdout.String(), c.want)
 		}
+	}
+}
+
+// TestMergeRefusesEndlessInput: /dev/zero (one endless line) as a results
+// file or as the batch file, or a results file past the size bound, is a
+// usage error naming it, read no further than the bound.
+func TestMergeRefusesEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	r1 := writeResults(t, dir, "r1.jsonl", resultLine("a", "completed", "x"))
+	batchFile := writeBatch(t, dir, batchLine("a", "a"))
+	for _, c := range []struct {
+		name  string
+		paths []string
+		batch string
+	}{
+		{"results", []string{r1, "/dev/zero"}, batchFile},
+		{"batch", []string{r1}, "/dev/zero"},
+	} {
+		var stdout bytes.Buffer
+		err := Merge(c.paths, MergeOptions{Batch: c.batch, Stdout: &stdout, Stderr: &bytes.Buffer{}})
+		if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "/dev/zero:1: a line longer than 16 MiB") || stdout.Len() != 0 {
+			t.Errorf("%s /dev/zero: exit %d (%v), stdout %d bytes; want 2 naming /dev/zero:1, nothing written", c.name, exitcode.Of(err), err, stdout.Len())
+		}
+	}
+	if _, _, err := OpenResults("/dev/zero", &bytes.Buffer{}, nil); err == nil || !strings.Contains(err.Error(), "/dev/zero:1") {
+		t.Errorf("--results /dev/zero = %v; want refused naming it", err)
+	}
+	// Many short lines: the file's bound.
+	var lines []string
+	for range 100 {
+		lines = append(lines, resultLine("a", "failed", ""))
+	}
+	big := writeResults(t, dir, "big.jsonl", lines...)
+	err := merge([]string{big}, MergeOptions{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}, bounds{line: 1 << 10, file: 4 << 10})
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), big+": longer than 4096 bytes") {
+		t.Errorf("merge of a file past its bound: exit %d (%v); want 2 naming it", exitcode.Of(err), err)
+	}
+}
+
+// TestMergeConflictingResults: two different completed results for one id
+// (two slices that both ran it, a re-run) are named, with where each
+// was, and the first is kept; the same line twice (a file merged twice)
+// is no conflict.
+func TestMergeConflictingResults(t *testing.T) {
+	dir := t.TempDir()
+	r1 := writeResults(t, dir, "r1.jsonl", resultLine("a", "completed", "answer one"), resultLine("b", "completed", "b"))
+	r2 := writeResults(t, dir, "r2.jsonl", resultLine("b", "completed", "b"), resultLine("a", "completed", "answer two"))
+	var stdout, stderr bytes.Buffer
+	if err := Merge([]string{r1, r2}, MergeOptions{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a completed answer one", "b completed b"}, idsAndAnswers(t, stdout.String())); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	want := `agent: batch merge: "a" has two different completed results, ` + r1 + `:1 (kept) and ` + r2 + `:2; check which is right` + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr = %q; want only %q", stderr.String(), want)
 	}
 }

@@ -54,31 +54,39 @@ func NewSink(w io.Writer) *Sink { return &Sink{w: w} }
 // secrets in every line, and returns the ids it records as completed. A
 // last line cut short by a crash is ended with a newline first, so the
 // next result starts on a line of its own; lines that are not results are
-// reported on warn and ignored. The caller must Close the sink.
+// reported on warn and ignored. A file past the bounds of [ReadFile] is
+// refused. The caller must Close the sink.
 func OpenResults(path string, warn io.Writer, secrets *redact.Set) (*Sink, map[string]bool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("--results: %w", err)
-	}
+	return openResults(path, warn, secrets, defaultBounds())
+}
+
+// openResults is OpenResults within b.
+func openResults(path string, warn io.Writer, secrets *redact.Set, b bounds) (*Sink, map[string]bool, error) {
 	completed := map[string]bool{}
-	for i, line := range bytes.Split(data, []byte("\n")) {
+	terminated, err := readLines(path, b, func(n int, line []byte) {
 		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+			return
 		}
 		var r Result
 		if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
-			fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", path, i+1)
-			continue
+			fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", path, n)
+			return
 		}
 		if r.Status == StatusCompleted {
 			completed[r.ID] = true
 		}
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		terminated, err = true, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--results: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--results: %w", err)
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
+	if !terminated {
 		if _, err := f.Write([]byte("\n")); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("--results: %w", err)
