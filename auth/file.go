@@ -152,6 +152,10 @@ type StoreOptions struct {
 	// Keyring replaces the OS keyring of [OpenStore] (tests); nil is the
 	// OS keyring.
 	Keyring Keyring
+	// WriteFile replaces auth.json's content atomically; nil is
+	// [atomicfile.Write] (tests inject a full disk with an
+	// [atomicfile.Writer]).
+	WriteFile func(path string, data []byte, perm fs.FileMode) error
 }
 
 // Store reads and writes auth.json in one directory. Writes are atomic: a
@@ -174,6 +178,9 @@ func NewStore(dir string, opts *StoreOptions) *Store {
 	}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.WriteFile == nil {
+		s.opts.WriteFile = atomicfile.Write
 	}
 	return s
 }
@@ -269,7 +276,7 @@ func (s *Store) Save(f *File) error {
 	if err := s.mkdir(); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(s.Path(), append(data, '\n'), 0o600); err != nil {
+	if err := s.opts.WriteFile(s.Path(), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("auth: write %s: %w", s.Path(), err)
 	}
 	return nil

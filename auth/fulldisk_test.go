@@ -1,12 +1,13 @@
-//go:build linux
-
 package auth_test
 
 import (
-	"errors"
+	"bytes"
+	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,53 +15,18 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/atomicfile"
 )
 
-// smallDisk mounts a 64 KiB tmpfs for the test (root only).
-func smallDisk(t *testing.T) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
-		t.Skipf("cannot mount a tmpfs here: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes dir/filler until the disk is full.
-func fill(t *testing.T, dir string) {
-	t.Helper()
-	f, err := os.Create(filepath.Join(dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-}
-
-// TestRefreshOnFullDisk: a refresh on a full disk spends the rotating
+// refreshOnFullDisk: a refresh on a full disk spends the rotating
 // refresh token. The new tokens serve the request that needed them and
 // later ones, from memory; the user is told once that the login is not
-// saved; saving is retried and succeeds once there is room, and the user
-// is told that too.
-func TestRefreshOnFullDisk(t *testing.T) {
-	dir := smallDisk(t)
-	s := auth.NewStore(dir, nil)
+// saved, and why; auth.json keeps its old content, whole, with nothing
+// left beside it; saving is retried and succeeds once there is room, and
+// the user is told that too. full fills s's disk, free makes room.
+func refreshOnFullDisk(t *testing.T, s *auth.Store, full, free func()) {
+	t.Helper()
+	dir := filepath.Dir(s.Path())
 	last := t0.Add(-time.Hour)
 	if err := s.Save(&auth.File{AuthMode: auth.ModeChatGPT, LastRefresh: &last, Tokens: &auth.Tokens{
 		IDToken:      idToken("acct-1234567890", "user@example.com"),
@@ -85,7 +51,11 @@ func TestRefreshOnFullDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fill(t, dir)
+	before, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full()
 
 	h, err := apply(t, m)
 	if err != nil {
@@ -98,9 +68,11 @@ func TestRefreshOnFullDisk(t *testing.T) {
 	if len(notices) != 1 || !strings.Contains(notices[0], "could not be saved") || !strings.Contains(notices[0], "no space left on device") {
 		t.Errorf("notices = %q; want one saying the login is not saved and why", notices)
 	}
-	disk, err := s.Load()
-	if err != nil || disk.Tokens.RefreshToken != "test-refresh-"+leak+"-1" {
-		t.Fatalf("auth.json = %v, %v; want the old (spent) tokens still on disk", disk, err)
+	if after, err := os.ReadFile(s.Path()); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("auth.json after the failed save = %q, %v; want its old content, whole", after, err)
+	}
+	if ents, _ := os.ReadDir(dir); slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return strings.Contains(e.Name(), ".tmp-") }) {
+		t.Errorf("%s holds %v; want no temporary file left", dir, ents)
 	}
 
 	// Later requests use the kept tokens; a 401 path re-reading auth.json
@@ -117,17 +89,51 @@ func TestRefreshOnFullDisk(t *testing.T) {
 	}
 
 	// Room again: the next request saves them.
-	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
-		t.Fatal(err)
-	}
+	free()
 	if _, err := apply(t, m); err != nil {
 		t.Fatal(err)
 	}
-	disk, err = s.Load()
+	disk, err := s.Load()
 	if err != nil || disk.Tokens.RefreshToken != "test-refresh-"+leak+"-2" || disk.Tokens.AccessToken != fresh {
 		t.Errorf("auth.json after the retry = %+v, %v; want the refreshed tokens", disk, err)
 	}
 	if len(notices) != 2 || !strings.Contains(notices[1], "saved now") {
 		t.Errorf("notices = %q; want a second saying the login is saved now", notices)
 	}
+}
+
+// fullDisk is a disk with room for the first room bytes written through
+// it while full is set, as ENOSPC comes part-way through a write.
+type fullDisk struct {
+	mu   sync.Mutex
+	full bool
+	room int
+}
+
+func (d *fullDisk) set(full bool) { d.mu.Lock(); d.full = full; d.mu.Unlock() }
+
+func (d *fullDisk) wrap(tmp io.Writer) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !d.full || len(p) <= d.room {
+			return tmp.Write(p)
+		}
+		n, _ := tmp.Write(p[:d.room])
+		return n, &fs.PathError{Op: "write", Path: "auth.json.tmp", Err: syscall.ENOSPC}
+	})
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestRefreshOnInjectedFullDisk: the same refresh, with the disk full
+// part-way through writing the new auth.json (an injected ENOSPC in the
+// temporary file's write, which then takes atomicfile's failure path), on
+// every platform and without root.
+func TestRefreshOnInjectedFullDisk(t *testing.T) {
+	d := &fullDisk{room: 100}
+	s := auth.NewStore(t.TempDir(), &auth.StoreOptions{WriteFile: atomicfile.Writer{Wrap: d.wrap}.Write})
+	refreshOnFullDisk(t, s, func() { d.set(true) }, func() { d.set(false) })
 }

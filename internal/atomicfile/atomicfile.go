@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,15 +16,31 @@ import (
 // file in the same directory, is given mode perm and synced, and the
 // temporary file is renamed over path; then the directory is synced, so
 // the rename survives a crash too. A reader, or path after a crash, sees
-// the old content or the new, whole, never a part. On failure the
-// temporary file is removed and path is left as it was.
-func Write(path string, data []byte, perm fs.FileMode) error {
+// the old content or the new, whole, never a part. On failure (a full
+// disk) the temporary file is removed and path is left as it was.
+func Write(path string, data []byte, perm fs.FileMode) error { return Writer{}.Write(path, data, perm) }
+
+// Writer is [Write] with the temporary file's writes passed through Wrap:
+// a test makes them fail as a full disk does, and the failure takes the
+// path a real one takes. The zero value is [Write].
+type Writer struct {
+	// Wrap, if set, returns what the data is written to, given the
+	// temporary file.
+	Wrap func(tmp io.Writer) io.Writer
+}
+
+// Write replaces the file at path with data as [Write] does.
+func (w Writer) Write(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
+	var to io.Writer = tmp
+	if w.Wrap != nil {
+		to = w.Wrap(tmp)
+	}
+	_, err = to.Write(data)
 	if err == nil {
 		err = tmp.Chmod(perm)
 	}
