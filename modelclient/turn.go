@@ -3,10 +3,7 @@ package modelclient
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/agentcli/agent/provider"
@@ -22,9 +19,6 @@ type TurnOptions struct {
 	// until ctx ends).
 	Connection        bool
 	ConnectionMaxWait time.Duration
-	// Header holds turn-scoped headers, sent with every request of the
-	// turn after the client's own; nil sends none.
-	Header http.Header
 	// Wake ends a retry wait of the turn early (a person asked to retry
 	// now: the chat's Ctrl+R); nil: no wait is cut short.
 	Wake *retry.Waker
@@ -33,7 +27,7 @@ type TurnOptions struct {
 // Turn is one turn's use of a [Client]: the per-turn session the client
 // hands out ([Client.NewTurn]). It owns the turn's retry budgets, its
 // request count, its WebSocket chain (what the last completed request
-// established, for previous_response_id) and its headers; what outlives
+// established, for previous_response_id); what outlives
 // the turn (the transport choice, the sticky fallback, the cached
 // connection, credentials and 401 recovery) stays on the Client. A Turn
 // is not safe for concurrent use: its requests run one after another.
@@ -247,19 +241,5 @@ func (t *Turn) wait(ctx context.Context, w retry.Wait) error {
 	return t.c.backoff(ctx, w, t.sleep)
 }
 
-// header is the client's headers for one attempt plus the turn's.
-func (t *Turn) header(ctx context.Context) (http.Header, error) {
-	h, err := t.c.header(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range slices.Sorted(maps.Keys(t.opts.Header)) {
-		for _, v := range t.opts.Header[k] {
-			if !validHeaderValue(v) {
-				return nil, &HeaderError{Header: k, Source: fmt.Sprintf("the turn's header %s", k)}
-			}
-		}
-		h[http.CanonicalHeaderKey(k)] = slices.Clone(t.opts.Header[k])
-	}
-	return h, nil
-}
+// header is the client's headers for one attempt.
+func (t *Turn) header(ctx context.Context) (http.Header, error) { return t.c.header(ctx) }
