@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,4 +61,21 @@ func StdinHasData(r io.Reader) bool {
 	// A socket too: node's child_process (the Codex SDK) gives its
 	// children a socketpair, not a pipe.
 	return m&(os.ModeNamedPipe|os.ModeSocket) != 0 || m.IsRegular()
+}
+
+// ReadSchema loads and checks exec's --output-schema file: a JSON
+// object, sent as the answer's schema; "" is none.
+func ReadSchema(path string) (json.RawMessage, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--output-schema: %w", err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
+	}
+	return json.RawMessage(b), nil
 }

@@ -66,6 +66,17 @@ type Rollout struct {
 	Warnings []Warning
 }
 
+// LoadWarnings describes the damaged lines found loading ro, each with
+// its file and line number: a resume reports them rather than skipping
+// them silently.
+func (ro *Rollout) LoadWarnings() []string {
+	var out []string
+	for _, w := range ro.Warnings {
+		out = append(out, fmt.Sprintf("%s: %s", ro.Path, w))
+	}
+	return out
+}
+
 // Load reads the rollout at path. Only an unreadable file, or one whose
 // first line is not session_meta (an error wrapping [ErrNoMeta] that names
 // the file), is an error; damaged lines are skipped and reported in

@@ -128,3 +128,22 @@ func (v *ViewImage) readable(path string) error {
 	}
 	return nil
 }
+
+// ImageDataURLs reads the image files of -i/--image flags (each a path or
+// a comma-separated list of them) into data: URLs ([ImageDataURL]).
+func ImageDataURLs(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		for _, path := range strings.Split(p, ",") {
+			if path = strings.TrimSpace(path); path == "" {
+				continue
+			}
+			u, err := ImageDataURL(path)
+			if err != nil {
+				return nil, fmt.Errorf("--image: %w", err)
+			}
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}

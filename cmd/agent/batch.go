@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/headless/batch"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
@@ -81,7 +82,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			fmt.Fprintf(env.Stderr, "agent: batch: slice %d/%d of %s holds no prompts\n", sh.K, sh.N, bf.file)
 		}
 	}
-	schema, err := readSchema(f.outputSchema)
+	schema, err := headless.ReadSchema(f.outputSchema)
 	if err != nil {
 		return usageError(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
-	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/transport"
@@ -67,7 +65,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	if err != nil {
 		return usageError(err)
 	}
-	images, err := imageURLs(f.images)
+	images, err := tools.ImageDataURLs(f.images)
 	if err != nil {
 		return usageError(err)
 	}
@@ -129,7 +127,7 @@ func newChatApp(ctx context.Context, env Env, g *globalFlags, f *chatFlags, addD
 func chatOptions(env Env, a *app.App, chat *app.Chat) tui.Options {
 	cfg := a.Config()
 	return tui.Options{
-		Output:        redactedTTY{secrets: env.Secrets, f: os.Stdout},
+		Output:        env.Secrets.Terminal(os.Stdout),
 		Engine:        chat,
 		Model:         cfg.Model,
 		Provider:      a.Provider().Name,
@@ -203,24 +201,3 @@ func mcpStatus(m *mcp.Manager) []tui.MCPServer {
 	}
 	return out
 }
-
-// redactedTTY is the terminal the chat draws on, with the credentials
-// agent holds masked in every frame; it is still the terminal (Fd), so
-// the chat can size it and set its modes. Each write is masked whole and
-// passed on at once: holding back the end of a frame would leave it
-// unfinished on screen until the next one.
-type redactedTTY struct {
-	secrets *redact.Set
-	f       *os.File
-}
-
-func (t redactedTTY) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(t.f, t.secrets.String(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (t redactedTTY) Read(p []byte) (int, error) { return t.f.Read(p) }
-func (t redactedTTY) Close() error               { return nil }
-func (t redactedTTY) Fd() uintptr                { return t.f.Fd() }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,12 +11,13 @@ import (
 	"github.com/agentcli/agent/headless/execprint"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
-	env.Stderr = &syncWriter{w: env.Stderr} // MCP notices arrive from other goroutines
+	env.Stderr = &syncbuf.Writer{W: env.Stderr} // MCP notices arrive from other goroutines
 	f := &execFlags{}
 	cmd := &cobra.Command{
 		Use:   "exec [PROMPT]",
@@ -93,7 +92,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 	if err != nil {
 		return usageError(err)
 	}
-	images, err := imageURLs(f.images)
+	images, err := tools.ImageDataURLs(f.images)
 	if err != nil {
 		return usageError(err)
 	}
@@ -112,7 +111,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 
 // newExecApp builds the app for exec and its subcommands.
 func newExecApp(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*app.App, error) {
-	schema, err := readSchema(f.outputSchema)
+	schema, err := headless.ReadSchema(f.outputSchema)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -199,20 +198,4 @@ func execHeader(a *app.App) execprint.Header {
 		Approval: ws.Policy, Sandbox: string(ws.Sandbox.Mode), WritableRoots: ws.Sandbox.WritableRoots,
 		ReasoningEffort: cfg.ModelReasoningEffort,
 	}
-}
-
-// readSchema loads and checks an --output-schema file.
-func readSchema(path string) (json.RawMessage, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--output-schema: %w", err)
-	}
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("--output-schema %s: not a JSON object: %w", path, err)
-	}
-	return json.RawMessage(b), nil
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -17,19 +15,6 @@ import (
 // printMCPNotice is exec's notice handler: one line on stderr per change.
 func printMCPNotice(env Env) func(mcp.Notice) {
 	return func(n mcp.Notice) { fmt.Fprintln(env.Stderr, "agent: mcp: "+stderrText(env, n.String())) }
-}
-
-// syncWriter serialises writes: MCP notices reach exec's stderr from the
-// manager's goroutines while the turn writes to it.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 func newMCPCmd(env Env, g *globalFlags) *cobra.Command {

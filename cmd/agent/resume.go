@@ -11,6 +11,7 @@ import (
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -45,7 +46,7 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			if len(args) > 1 {
 				return usageError(errors.New("too many arguments"))
 			}
-			images, err := imageURLs(f.images)
+			images, err := tools.ImageDataURLs(f.images)
 			if err != nil {
 				return usageError(err)
 			}
@@ -62,7 +63,7 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
-			for _, w := range loadWarnings(ro) {
+			for _, w := range ro.LoadWarnings() {
 				fmt.Fprintln(env.Stderr, "agent: warning: "+w)
 			}
 			prompt := ""
@@ -158,22 +159,11 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 	return cmd
 }
 
-// loadWarnings describes the damaged lines found loading ro, each with its
-// file and line number: a resume reports them rather than skipping them
-// silently.
-func loadWarnings(ro *rollout.Rollout) []string {
-	var out []string
-	for _, w := range ro.Warnings {
-		out = append(out, fmt.Sprintf("%s: %s", ro.Path, w))
-	}
-	return out
-}
-
 // transcript turns a rollout's recorded messages into chat messages, after
 // warnings about the lines that could not be loaded.
 func transcript(ro *rollout.Rollout) []tui.Message {
 	var out []tui.Message
-	for _, w := range loadWarnings(ro) {
+	for _, w := range ro.LoadWarnings() {
 		out = append(out, tui.Message{Role: "warning", Text: w})
 	}
 	for _, ev := range ro.Events {
@@ -204,7 +194,7 @@ is left as it was.`,
 			if err != nil {
 				return usageError(err)
 			}
-			images, err := imageURLs(f.images)
+			images, err := tools.ImageDataURLs(f.images)
 			if err != nil {
 				return usageError(err)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -95,34 +94,9 @@ func runSandbox(ctx context.Context, env Env, f *sandboxFlags, args []string) er
 		// As for the agent's own commands: unreadable, hence unwritable.
 		p.ReadOnlyPaths, p.HiddenPaths = []string{home.Dir}, []string{home.Dir}
 	}
-	cmd, err := sandbox.Command(ctx, p, args[0], args[1:]...)
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		err = fmt.Errorf("%w (pass --best-effort to run it anyway)", err)
-	}
+	code, err := sandbox.Run(ctx, p, args, env.Stdin, env.Stdout, env.Stderr)
 	if err != nil {
-		return &exitcode.Error{Code: sandbox.ExitHelperFailed, Err: err}
+		return &exitcode.Error{Code: code, Err: err}
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
-	// A sandboxed command is in a session of its own, so Ctrl-C reaches
-	// agent alone: forward SIGTERM on any interrupt and let the command
-	// decide, as a shell would.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	err = cmd.Run()
-	if cmd.ProcessState == nil {
-		return &exitcode.Error{Code: sandbox.ExitHelperFailed, Err: err}
-	}
-	code := exitStatus(cmd.ProcessState)
-	if code == exitcode.OK {
-		return nil
-	}
-	return &exitcode.Error{Code: code, Err: fmt.Errorf("%s: %v", args[0], cmd.ProcessState)}
-}
-
-// exitStatus is the shell's view of how a process ended: its exit code,
-// or 128+N when signal N killed it.
-func exitStatus(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
+	return nil
 }

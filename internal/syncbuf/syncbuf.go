@@ -1,10 +1,12 @@
 // Package syncbuf provides [Buffer], a bytes.Buffer safe for concurrent
 // use: what a test hands a child process, a logger or a server as its
-// output while it reads what has arrived so far.
+// output while it reads what has arrived so far; and [Writer], which
+// serialises the writes of several goroutines to one stream.
 package syncbuf
 
 import (
 	"bytes"
+	"io"
 	"sync"
 )
 
@@ -34,4 +36,19 @@ func (b *Buffer) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Len()
+}
+
+// Writer serialises the writes to W: what several goroutines write to one
+// stream (a command's stderr taking notices from background servers while
+// a turn prints) arrives whole. The zero value needs W set.
+type Writer struct {
+	mu sync.Mutex
+	W  io.Writer
+}
+
+// Write writes p to W, one write at a time.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.W.Write(p)
 }

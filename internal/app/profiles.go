@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agentcli/agent/rollout"
+)
+
+// Profiles are apps by config profile, each built at its first use from
+// the same options (with Flags.Profile set) and shared by every session of
+// that profile (its HTTP pool, retry gate, MCP servers): a server whose
+// callers may name a profile per call (agent mcp-server). Its methods are
+// safe for concurrent use.
+type Profiles struct {
+	ctx  context.Context
+	opts Options
+
+	mu        sync.Mutex
+	byProfile map[string]*App
+}
+
+// NewProfiles returns the apps of o by profile; none is built yet. Each
+// app's notices go to o.Env.Stderr when it is built.
+func NewProfiles(ctx context.Context, o Options) *Profiles {
+	return &Profiles{ctx: ctx, opts: o, byProfile: map[string]*App{}}
+}
+
+// Get returns the app of profile ("" is the options' own), building it at
+// its first use.
+func (p *Profiles) Get(profile string) (*App, error) {
+	o := p.opts
+	if profile != "" {
+		o.Flags.Profile = profile
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a := p.byProfile[o.Flags.Profile]; a != nil {
+		return a, nil
+	}
+	a, err := New(p.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range a.Notices() {
+		fmt.Fprintln(o.Env.Stderr, "agent: "+n)
+	}
+	p.byProfile[o.Flags.Profile] = a
+	return a, nil
+}
+
+// Open opens a session of its own on profile's app (App.OpenSession): a
+// new one, or with id the recorded session of that id.
+func (p *Profiles) Open(profile, id string, so SessionOptions) (*Session, error) {
+	a, err := p.Get(profile)
+	if err != nil {
+		return nil, err
+	}
+	var ro *rollout.Rollout
+	if id != "" {
+		path, err := a.FindSession(id, false, false)
+		if err != nil {
+			return nil, err
+		}
+		if ro, err = rollout.Load(path); err != nil {
+			return nil, err
+		}
+	}
+	return a.OpenSession(so, ro)
+}
+
+// Close ends every app built.
+func (p *Profiles) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, a := range p.byProfile {
+		a.Close()
+	}
+}
