@@ -12,7 +12,6 @@ import (
 	"github.com/agentcli/agent/headless/batch"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
-	"github.com/agentcli/agent/tools"
 )
 
 // Defaults of the batch flags.
@@ -94,11 +93,13 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 		}
 		defer out.Close()
 	}
-	opts, err := batchAppOptions(env, g, f)
+	opts, err := execAppOptions(env, g, f)
 	if err != nil {
 		return err
 	}
-	opts.OutputSchema = schema
+	// One gate for every job, and with every agent process of this
+	// AGENT_HOME: the provider's limits are the account's.
+	opts.OutputSchema, opts.MaxResends = schema, bf.maxResends()
 	progress := batch.NewProgress(env.Stderr, env.StderrTTY, len(todo), env.now)
 	// One app for the whole batch: config, log, HTTP pool, auth manager,
 	// MCP servers (and the demo server) are built once; each prompt gets a
@@ -151,30 +152,6 @@ func checkBatchFlags(f *execFlags, args []string) error {
 		return fmt.Errorf("--max-concurrent-retries %d: want 1 or more", bf.maxRetries)
 	}
 	return nil
-}
-
-// batchAppOptions are the app options of a batch: exec's, with one retry
-// gate for every job.
-func batchAppOptions(env Env, g *globalFlags, f *execFlags) (app.Options, error) {
-	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
-		return app.Options{}, usageError(err)
-	}
-	if err := checkExecApproval(env, f.approval); err != nil {
-		return app.Options{}, err
-	}
-	addDirs, err := f.codex.writableRoots()
-	if err != nil {
-		return app.Options{}, usageError(err)
-	}
-	return g.appOptions(env, app.Options{
-		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
-		// exec never asks: the sandbox is the protection.
-		Approval:       tools.PolicyNever,
-		NoAutoContinue: f.noAutoContinue, Ephemeral: f.ephemeral,
-		// One gate for every job, and with every agent process of this
-		// AGENT_HOME: the provider's limits are the account's.
-		MaxResends: f.batch.maxResends(),
-	}), nil
 }
 
 // newBatchCmd is `agent batch`, the commands about batch results.

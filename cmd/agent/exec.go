@@ -115,27 +115,12 @@ func newExecApp(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*ap
 	if err != nil {
 		return nil, usageError(err)
 	}
-	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
-		return nil, usageError(err)
-	}
-	addDirs, err := f.codex.writableRoots()
+	opts, err := execAppOptions(env, g, f)
 	if err != nil {
-		return nil, usageError(err)
-	}
-	if err := checkExecApproval(env, f.approval); err != nil {
 		return nil, err
 	}
-	a, err := app.New(ctx, g.appOptions(env, app.Options{
-		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
-		// exec never asks: the approval policy is "never" and the sandbox
-		// (read-only unless -s or config says otherwise) is the protection.
-		Approval:       tools.PolicyNever,
-		NoAutoContinue: f.noAutoContinue,
-		Ephemeral:      f.ephemeral,
-		OutputSchema:   schema,
-		MCPNotice:      printMCPNotice(env),
-		WaitMCP:        true,
-	}))
+	opts.OutputSchema, opts.MCPNotice, opts.WaitMCP = schema, printMCPNotice(env), true
+	a, err := app.New(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +128,28 @@ func newExecApp(ctx context.Context, env Env, g *globalFlags, f *execFlags) (*ap
 		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
 	return a, nil
+}
+
+// execAppOptions are the app options of exec's flags (and --batch's).
+func execAppOptions(env Env, g *globalFlags, f *execFlags) (app.Options, error) {
+	if err := f.codex.apply(g, &f.sandbox, nil); err != nil {
+		return app.Options{}, usageError(err)
+	}
+	addDirs, err := f.codex.writableRoots()
+	if err != nil {
+		return app.Options{}, usageError(err)
+	}
+	if err := checkExecApproval(env, f.approval); err != nil {
+		return app.Options{}, err
+	}
+	return g.appOptions(env, app.Options{
+		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
+		// exec never asks: the approval policy is "never" and the sandbox
+		// (read-only unless -s or config says otherwise) is the protection.
+		Approval:       tools.PolicyNever,
+		NoAutoContinue: f.noAutoContinue,
+		Ephemeral:      f.ephemeral,
+	}), nil
 }
 
 // checkExecApproval checks exec's -a: exec never asks, so a policy that

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,7 +94,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.WebSocket = pc.WebSocket
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
 	opts.Sleep, opts.Rand = env.Sleep, env.Rand
-	opts.Logger = proxyLogger(env, g.logLevel)
+	opts.Logger = app.ProxyLogger(env.app(), g.logLevel)
 	// The proxy shares the machine's retry gate of what it forwards to.
 	opts.Gate = app.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
@@ -144,19 +142,4 @@ func mergeProxyFlags(pc config.Proxy, f *proxyFlags, cmd *cobra.Command) config.
 		pc.WebSocket = f.ws
 	}
 	return pc
-}
-
-// proxyLogger writes the proxy's request lines to standard error as slog
-// text, at --log-level, else $AGENT_LOG, else info.
-func proxyLogger(env Env, flagLevel string) *slog.Logger {
-	level := slog.LevelInfo
-	name := flagLevel
-	if name == "" {
-		name = env.Getenv("AGENT_LOG")
-	}
-	if name != "" && level.UnmarshalText([]byte(strings.ToLower(name))) != nil {
-		fmt.Fprintf(env.Stderr, "agent: ignoring log level %q (want debug, info, warn or error)\n", name)
-		level = slog.LevelInfo
-	}
-	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 }

@@ -22,17 +22,7 @@ func demoPace(env Env) time.Duration {
 // opened is reported once and replaced by a discarding logger: logging must
 // never stop a turn.
 func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
-	level := slog.LevelInfo
-	name := flagLevel
-	if name == "" {
-		name = env.Getenv("AGENT_LOG")
-	}
-	if name != "" {
-		if err := level.UnmarshalText([]byte(strings.ToLower(name))); err != nil {
-			fmt.Fprintf(env.Stderr, "agent: ignoring log level %q (want debug, info, warn or error)\n", name)
-			level = slog.LevelInfo
-		}
-	}
+	level := logLevel(env, flagLevel)
 	dir := filepath.Join(home, "log")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		fmt.Fprintf(env.Stderr, "agent: logging disabled: %v\n", err)
@@ -48,4 +38,25 @@ func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
 		w.Flush()
 		f.Close()
 	}
+}
+
+// logLevel is the level of agent's logs: --log-level, else $AGENT_LOG,
+// else info; a name that is none is said on stderr and info used.
+func logLevel(env Env, flagLevel string) slog.Level {
+	level := slog.LevelInfo
+	name := flagLevel
+	if name == "" {
+		name = env.Getenv("AGENT_LOG")
+	}
+	if name != "" && level.UnmarshalText([]byte(strings.ToLower(name))) != nil {
+		fmt.Fprintf(env.Stderr, "agent: ignoring log level %q (want debug, info, warn or error)\n", name)
+		return slog.LevelInfo
+	}
+	return level
+}
+
+// ProxyLogger writes agent proxy's request lines to env.Stderr as slog
+// text, at the level of [openLog]'s rule.
+func ProxyLogger(env Env, flagLevel string) *slog.Logger {
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: logLevel(env, flagLevel)}))
 }
