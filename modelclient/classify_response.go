@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/transport"
@@ -70,15 +71,22 @@ func DefaultKeywords() Keywords {
 // already retry it); else the status and error-code rules of [Classify]
 // decide. Delay carries the server's hint (Retry-After-Ms, Retry-After,
 // "try again in Xs") either way. The returned Err is a
-// [*transport.HTTPError].
+// [*transport.HTTPError]. A Retry-After date is measured against the
+// machine's clock; [ClassifyResponseAt] takes another.
 func ClassifyResponse(status int, header http.Header, body []byte, kw Keywords) Failure {
+	return ClassifyResponseAt(status, header, body, kw, time.Now)
+}
+
+// ClassifyResponseAt is [ClassifyResponse] on the clock now (a
+// Retry-After date's delay is its distance from now()).
+func ClassifyResponseAt(status int, header http.Header, body []byte, kw Keywords, now func() time.Time) Failure {
 	if status < http.StatusBadRequest && !hasErrorObject(body) {
 		return Failure{}
 	}
 	if header == nil {
 		header = http.Header{}
 	}
-	f := Classify(&transport.HTTPError{StatusCode: status, Header: header, Body: body})
+	f := ClassifyAt(&transport.HTTPError{StatusCode: status, Header: header, Body: body}, now)
 	return applyKeywords(f, body, kw)
 }
 

@@ -145,7 +145,7 @@ func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte) attempt {
 	switch {
 	case resp.StatusCode >= http.StatusBadRequest:
 		a.head, _, a.readErr = readUpTo(resp.Body, errorBodyLimit)
-		a.failure = modelclient.ClassifyResponse(resp.StatusCode, resp.Header, a.head, p.opts.Keywords)
+		a.failure = modelclient.ClassifyResponseAt(resp.StatusCode, resp.Header, a.head, p.opts.Keywords, p.opts.Now)
 	case isEventStream(resp.Header):
 		p.peekStream(&a)
 	default:
@@ -155,7 +155,7 @@ func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte) attempt {
 		case a.readErr != nil:
 			a.failure = modelclient.Classify(&transport.ReadError{Err: a.readErr})
 		case complete:
-			a.failure = modelclient.ClassifyResponse(resp.StatusCode, resp.Header, a.head, p.opts.Keywords)
+			a.failure = modelclient.ClassifyResponseAt(resp.StatusCode, resp.Header, a.head, p.opts.Keywords, p.opts.Now)
 		}
 	}
 	return a

@@ -98,6 +98,9 @@ type Options struct {
 	Sleep retry.Sleeper
 	// Rand draws jitter in [0,1). Default: math/rand/v2.Float64.
 	Rand func() float64
+	// Now reads the clock a Retry-After date is measured against; it must
+	// agree with Sleep. Default: time.Now.
+	Now func() time.Time
 	// Logger gets one line per request (OK or FAILED), one per retry
 	// (RETRY) and a STATS line every StatsEvery requests. Default: none.
 	Logger *slog.Logger
@@ -163,6 +166,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if opts.Sleep == nil {
 		opts.Sleep = retry.Sleep
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Float64

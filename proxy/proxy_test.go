@@ -628,3 +628,22 @@ func TestServerDelayBeyondCapIsRelayedAtOnce(t *testing.T) {
 		t.Errorf("slept %v; want none", s)
 	}
 }
+
+// TestRetryAfterDateOnTheProxysClock: a Retry-After HTTP date is measured
+// against the proxy's clock (Options.Now), not the machine's: a server
+// dated in 2030 asking to wait until 7 s after its date is waited 7 s.
+func TestRetryAfterDateOnTheProxysClock(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	srv := rt.NewServer(t, rt.Script{
+		rt.Status(503, "Retry-After", now.Add(7*time.Second).Format(http.TimeFormat)),
+		rt.Reply("r1", "m1", "ok"),
+	})
+	h := newHarness(t, srv.URL, func(o *proxy.Options) { o.Now = func() time.Time { return now } })
+	resp, _, err := h.post(t, "/responses", requestBody)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	if diff := cmp.Diff([]time.Duration{7 * time.Second}, h.recordedSleeps()); diff != "" {
+		t.Errorf("delays (-want +got):\n%s", diff)
+	}
+}

@@ -93,7 +93,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.MaxBodyBytes = pc.MaxBodyBytes
 	opts.WebSocket = pc.WebSocket
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
-	opts.Sleep, opts.Rand = env.Sleep, env.Rand
+	opts.Sleep, opts.Rand, opts.Now = env.Sleep, env.Rand, env.Now
 	opts.Logger = app.ProxyLogger(env.app(), g.logLevel)
 	// The proxy shares the machine's retry gate of what it forwards to.
 	opts.Gate = app.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
