@@ -97,7 +97,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
 	}
 	if err == nil && !a.Ephemeral() {
-		fmt.Fprintf(env.Stdout, "resume with `agent resume %s`\n", chat.Current().ID)
+		fmt.Fprintln(env.Stdout, chat.ResumeHint())
 	}
 	return err
 }
@@ -179,6 +179,14 @@ func chatCommands(a *app.App, chat *app.Chat) tui.Commands {
 			return tui.Resumed{Engine: chat, Messages: transcript(ro)}, nil
 		},
 		MCP:        func() []tui.MCPServer { return mcpStatus(a.MCP()) },
+		MCPPrompts: func() []tui.MCPPrompt { return mcpPrompts(a.MCP()) },
+		GetMCPPrompt: func(ctx context.Context, name string, args map[string]string) (string, error) {
+			if a.MCP() == nil {
+				return "", errors.New("no MCP server is configured")
+			}
+			return a.MCP().GetPrompt(ctx, name, args)
+		},
+		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
 		History:    func() []transport.Item { return chat.Current().History() },
 		Background: func() []tools.Background { return execTool(a).Running() },
 		Stop:       func(id int) int { return execTool(a).Stop(id) },
@@ -198,6 +206,22 @@ func mcpStatus(m *mcp.Manager) []tui.MCPServer {
 			srv.Err = s.Err.Error()
 		}
 		out = append(out, srv)
+	}
+	return out
+}
+
+// mcpPrompts are the MCP servers' prompts the / popup offers.
+func mcpPrompts(m *mcp.Manager) []tui.MCPPrompt {
+	if m == nil {
+		return nil
+	}
+	var out []tui.MCPPrompt
+	for _, p := range m.Prompts() {
+		tp := tui.MCPPrompt{Name: p.Name, Server: p.Server, Description: p.Description}
+		for _, a := range p.Arguments {
+			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, tp)
 	}
 	return out
 }

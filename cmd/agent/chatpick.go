@@ -22,7 +22,7 @@ func pickerHooks(a *app.App, chat *app.Chat, o *tui.Options) {
 		ents, err := rollout.List(a.Home(), a.Workspace().Cwd, all, sessionsShown)
 		var out []tui.SessionInfo
 		for _, e := range ents {
-			out = append(out, tui.SessionInfo{ID: e.ID, Title: e.Title, Cwd: e.Cwd, Updated: e.Updated})
+			out = append(out, tui.SessionInfo{ID: e.ID, Title: e.Label(), Cwd: e.Cwd, Updated: e.Updated})
 		}
 		return out, err
 	}

@@ -89,8 +89,8 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *cobra.Command {
 	p := &pickFlags{}
 	cmd := &cobra.Command{
-		Use:   "resume [--last | ID] [PROMPT]",
-		Short: "Open the chat on a recorded session (no id: a picker of them)",
+		Use:   "resume [--last | ID | NAME] [PROMPT]",
+		Short: "Open the chat on a recorded session, by id (or prefix) or /rename's name (none: a picker)",
 		Args:  cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)

@@ -159,6 +159,48 @@ func (c *Chat) Compact(ctx context.Context) (string, error) {
 	return fmt.Sprintf("history %s: %d items → %d", how, done.Before, done.After), nil
 }
 
+// Rename is /rename NAME: the session in use is named name (trimmed),
+// recorded at once, so `agent resume NAME` finds it; it returns the name.
+// An ephemeral session cannot be named.
+func (c *Chat) Rename(name string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur.rec == nil {
+		return "", errors.New("this session is not recorded (--ephemeral), so it cannot be named")
+	}
+	name, err := rollout.CheckName(name)
+	if err != nil {
+		return "", err
+	}
+	if err := c.cur.rec.Rename(name); err != nil && !errors.Is(err, rollout.ErrIndex) {
+		return "", err // an index record that is late is found by a scan
+	}
+	c.cur.name = name
+	return name, nil
+}
+
+// Name is the name of the session in use, "" when it has none.
+func (c *Chat) Name() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.name
+}
+
+// ResumeHint is how to reopen the session in use: `agent resume NAME`
+// when it is named (the id after it), else `agent resume ID`.
+func (c *Chat) ResumeHint() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return resumeHint(c.cur)
+}
+
+func resumeHint(s *Session) string {
+	if s.name == "" {
+		return "resume with `agent resume " + s.ID + "`"
+	}
+	return "resume with `agent resume " + tools.ShellJoin([]string{s.name}) + "` (session " + s.ID + ")"
+}
+
 // Status is /status: what the session in use runs with.
 func (c *Chat) Status() []string {
 	c.mu.Lock()
@@ -167,7 +209,10 @@ func (c *Chat) Status() []string {
 	st := c.cur.Settings()
 	p := st.Client.Provider()
 	id := c.cur.ID
-	sess := id + " · resume with `agent resume " + id + "`"
+	sess := id + " · " + resumeHint(c.cur)
+	if c.cur.name != "" {
+		sess = fmt.Sprintf("%q · %s", c.cur.name, resumeHint(c.cur))
+	}
 	if a.ephemeral {
 		sess = id + " (ephemeral, not recorded)"
 	}

@@ -72,10 +72,11 @@ func (a *App) OpenSession(o SessionOptions, ro *rollout.Rollout) (_ *Session, er
 		if opts.Context, err = ws.context(cfg, a.home, a.env.now()); err != nil {
 			return nil, err
 		}
-		closeRec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
+		closeRec, rec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
 		if err != nil {
 			return nil, err
 		}
+		sc.rec = rec
 		sc.closers = append(sc.closers, closeRec)
 	} else if err := a.resumeInto(&opts, sc, ro); err != nil {
 		return nil, err
@@ -92,6 +93,7 @@ func (a *App) resumeInto(opts *session.Options, sc *Session, ro *rollout.Rollout
 		return err
 	}
 	sc.closers = append(sc.closers, func() { r.Close() })
+	sc.rec, sc.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Resumed, opts.Usage = ro.History, ro.Total
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)

@@ -11,16 +11,16 @@ import (
 	"github.com/agentcli/agent/session/failover"
 )
 
-// record starts persisting a new session (unless ephemeral), closed with
-// the app.
-func (a *App) record(opts *session.Options) error {
-	closeRec, err := a.recordAs(opts, a.sessionID, a.ws.Cwd)
+// record starts persisting a new session (unless ephemeral: rec is nil
+// then), closed with the app.
+func (a *App) record(opts *session.Options) (rec *rollout.Recorder, err error) {
+	closeRec, rec, err := a.recordAs(opts, a.sessionID, a.ws.Cwd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.closers = append(a.closers, closeRec)
 	a.keepOpen(a.sessionID, closeRec)
-	return nil
+	return rec, nil
 }
 
 // keepOpen remembers how to close session id's rollout.
@@ -41,10 +41,10 @@ func (a *App) release(id string) {
 }
 
 // recordAs starts persisting session id, working in cwd, into opts
-// (unless ephemeral); the returned func closes its rollout.
-func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), err error) {
+// (unless ephemeral: rec is nil then); closeRec closes its rollout.
+func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), rec *rollout.Recorder, err error) {
 	if a.ephemeral {
-		return func() {}, nil
+		return func() {}, nil, nil
 	}
 	instructions := opts.Instructions // instructions / model_instructions_file
 	if instructions == "" {
@@ -55,11 +55,11 @@ func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), 
 		ModelProvider: a.client.Provider().ID, Model: a.cfg.Model, Instructions: instructions,
 	}, a.env.now())
 	if err != nil {
-		return nil, fmt.Errorf("record the session: %w", err)
+		return nil, nil, fmt.Errorf("record the session: %w", err)
 	}
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
-	return func() { r.Close() }, nil
+	return func() { r.Close() }, r, nil
 }
 
 // Resume loads the session recorded at path and keeps appending to its
@@ -86,7 +86,7 @@ func (a *App) Resume(path string) (*Session, *rollout.Rollout, error) {
 		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})
 	}
 	opts.Ledger.Restore(entries)
-	return &Session{Session: session.New(opts), ID: ro.Meta.ID}, ro, nil
+	return &Session{Session: session.New(opts), ID: ro.Meta.ID, rec: r, name: ro.Name}, ro, nil
 }
 
 // Fork copies the history of the session recorded at path into a new
@@ -158,8 +158,8 @@ func ambiguousSession(ae *rollout.AmbiguousError) error {
 			break
 		}
 		fmt.Fprintf(&b, "\n  %s  %s  %s", m.ID, m.Updated.Local().Format("2006-01-02 15:04"), m.Cwd)
-		if m.Title != "" {
-			fmt.Fprintf(&b, "  %q", m.Title)
+		if m.Label() != "" {
+			fmt.Fprintf(&b, "  %q", m.Label())
 		}
 	}
 	return errors.New(b.String())

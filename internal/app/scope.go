@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 )
 
@@ -12,6 +13,10 @@ type Session struct {
 	*session.Session
 	ID      string
 	closers []func()
+	// rec records the session (nil when it is ephemeral); name is what
+	// /rename named it ([Chat.Rename]; the chat's lock guards it).
+	rec  *rollout.Recorder
+	name string
 }
 
 // Close ends what the session holds of its own: its clients, tools and
@@ -32,10 +37,11 @@ func (a *App) NewSession() (*Session, error) {
 	}
 	a.started = true
 	opts := a.opts
-	if err := a.record(&opts); err != nil {
+	rec, err := a.record(&opts)
+	if err != nil {
 		return nil, err
 	}
-	return &Session{Session: session.New(opts), ID: a.sessionID}, nil
+	return &Session{Session: session.New(opts), ID: a.sessionID, rec: rec}, nil
 }
 
 // NewSessionIn starts a session of its own working in dir ("" the app's
@@ -77,10 +83,11 @@ func (a *App) NewSessionIn(dir string) (_ *Session, err error) {
 	for i, fo := range a.fallbackClients {
 		opts.Fallback = append(opts.Fallback, session.Alternative{Candidate: a.fallbacks[i].Candidate, Client: sc.client(fo)})
 	}
-	closeRec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
+	closeRec, rec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
 	if err != nil {
 		return nil, err
 	}
+	sc.rec = rec
 	sc.closers = append(sc.closers, closeRec)
 	sc.Session = session.New(opts)
 	return sc, nil

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestE2EChatRenameAndResumeByName: /rename names the session; /status and
+// the quit line show the name; `agent resume NAME` reopens it (the next
+// request carries its history, /status still names it); the picker of
+// `agent resume` lists it by its name.
+func TestE2EChatRenameAndResumeByName(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "back again")})
+	home := writeConfig(t, srv.URL, "")
+	dir := t.TempDir()
+	c := startChat(t, bin, home, dir, "; read -r done") // the pane stays, showing the quit line
+	c.send("remember me")
+	c.waitFor("first answer")
+	c.waitIdle()
+	c.send("/rename fix the parser")
+	c.waitFor(`session named "fix the parser"`)
+	c.send("/status")
+	c.waitFor(`"fix the parser" · resume with`)
+	c.keys("C-d")
+	c.waitFor("resume with `agent resume 'fix the parser'` (session ")
+
+	c = startChatShowing(t, "first answer", bin, home, dir, "resume", "'fix the parser'")
+	c.send("and again")
+	c.waitFor("back again")
+	c.waitIdle()
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	msgs, err := rt.InputMessages(reqs[1].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, strings.Join(m.Text, " "))
+	}
+	if got := strings.Join(texts, " | "); !strings.Contains(got, "remember me") || !strings.Contains(got, "first answer") {
+		t.Errorf("the resumed session's request lacks its history: %s", got)
+	}
+	c.send("/status")
+	c.waitFor(`"fix the parser" · resume with`)
+	c.keys("C-d")
+
+	c = startChatShowing(t, "Resume a session of this directory", bin, home, dir, "resume")
+	c.waitFor("› fix the parser")
+	c.keys("C-d")
+}
+
+// TestE2EChatMCPPrompts: a stdio MCP server's prompts are in the / popup
+// as /mcp__SERVER__PROMPT with their arguments; running one sends the
+// prompt's text with the argument filled; one holding an image is refused
+// in one line and sends nothing.
+func TestE2EChatMCPPrompts(t *testing.T) {
+	bin := buildAgent(t)
+	mcpBin := stdioMCPServer(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "said hello")})
+	home := writeConfig(t, srv.URL, "[mcp_servers.docs]\ncommand = "+quoteTOML(mcpBin)+"\nargs = [\"-prompts\"]\n")
+	c := startChat(t, bin, home, t.TempDir())
+	c.send("/mcp")
+	c.waitFor("docs: ready")
+	c.keys("-l", "/mcp__docs__gr")
+	s := c.waitFor("› /mcp__docs__greet NAME [STYLE]")
+	if !strings.Contains(s, "Greets someone. (MCP server docs)") {
+		t.Errorf("the popup row lacks the prompt's description:\n%s", s)
+	}
+	c.keys("-l", "eet Ada")
+	c.waitFor("› /mcp__docs__greet Ada")
+	c.keys("Enter")
+	c.waitFor("said hello")
+	c.waitIdle()
+	if got := lastUserText(srv.Requests()[0].Body); got != "Say hello to Ada." {
+		t.Errorf("the prompt sent %q", got)
+	}
+	c.send("/mcp__docs__picture")
+	c.waitFor("its message 2 is an image")
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests after the refused prompt, want 1", n)
+	}
+	c.keys("C-d")
+}
