@@ -29,11 +29,11 @@
 // paste, and an Enter after it submits. Keys are matched by type, never by
 // text: the word "enter" typed is text.
 //
-// Slash commands live in one registry (registry.go): builtinCommands are
-// run, comingCommands answer that they are not in agent yet (move one to
-// builtinCommands with its run func to implement it), absentCommands say
-// in one line what to use instead. The / popup, /help and lookup read the
-// registry, custom prompts (/prompts:NAME) included. A command that lets
+// Slash commands live in one registry (registry.go): builtinCommands and
+// sessionCommands are run, absentCommands say in one line what to use
+// instead. The / popup, /help and lookup read the registry, custom prompts
+// (/prompts:NAME) and the MCP servers' prompts (/mcp__SERVER__PROMPT)
+// included. A command that lets
 // the user choose opens a picker (picker.go: a title, items filtered by
 // typing, Enter chooses, Esc closes, Tab optional; loadPicker fills one
 // from a goroutine); list.go is the scrolling list both draw with.

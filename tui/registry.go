@@ -42,17 +42,6 @@ func builtinCommands() []command {
 	}
 }
 
-// comingCommands are Codex commands agent is getting (review and the
-// session commands). To add one, move it to builtinCommands with its run.
-func comingCommands() []command {
-	soon := func(name, help, instead string) command {
-		return command{name: name, help: help, absent: name + " is not in agent yet; " + instead}
-	}
-	return []command{
-		soon("/logout", "remove the stored credentials", "run `agent logout` in a shell"),
-	}
-}
-
 // absentCommands are the Codex 0.169 commands agent does not have, each
 // with what to use instead.
 func absentCommands() []command {
@@ -101,7 +90,7 @@ func (m *Model) commands() []command {
 // lookup finds the command called name (or an alias of it), among every
 // command agent knows of, present or not.
 func (m *Model) lookup(name string) (command, bool) {
-	for _, set := range [][]command{m.commands(), comingCommands(), absentCommands()} {
+	for _, set := range [][]command{m.commands(), absentCommands()} {
 		for _, c := range set {
 			if c.name == name || containsString(c.aliases, name) {
 				return c, true

@@ -36,3 +36,24 @@ func TestRenameCommand(t *testing.T) {
 		t.Errorf("/rename alone left the composer %q", got)
 	}
 }
+
+// TestLogoutCommand: /logout shows the hook's line, or its error.
+func TestLogoutCommand(t *testing.T) {
+	t.Parallel()
+	fail := false
+	m := newLiveModel(t, Options{Commands: Commands{Logout: func(context.Context) (string, error) {
+		if fail {
+			return "", errors.New("the keyring is locked")
+		}
+		return "Logged out: removed /h/auth.json", nil
+	}}})
+	slashRun(m, "/logout")
+	if view := plain(m.View()); !strings.Contains(view, "Logged out: removed /h/auth.json") {
+		t.Errorf("/logout's line:\n%s", view)
+	}
+	fail = true
+	slashRun(m, "/logout")
+	if view := plain(m.View()); !strings.Contains(view, "logout: the keyring is locked") {
+		t.Errorf("/logout's error:\n%s", view)
+	}
+}

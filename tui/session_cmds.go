@@ -19,7 +19,8 @@ import (
 )
 
 // sessionCommands are the review and session commands of the registry
-// (issue 28's): /review, /copy, /export, /warnings.
+// (issue 28's): /review, /copy, /export, /warnings, /ps, /stop, /init,
+// /rename, /logout.
 func sessionCommands() []command {
 	return []command{
 		{name: "/review", args: "[INSTRUCTIONS]", help: "review the uncommitted changes, a branch or a commit", run: (*Model).reviewCmd},
@@ -30,6 +31,7 @@ func sessionCommands() []command {
 		{name: "/stop", args: "[ID]", help: "stop the model's background commands (all, or session ID)", run: (*Model).stopCmd},
 		{name: "/init", help: "have the model write an AGENTS.md for this repository", run: (*Model).initCmd},
 		{name: "/rename", args: "NAME", help: "name this session (`agent resume NAME` reopens it)", run: (*Model).renameCmd},
+		{name: "/logout", help: "remove the saved login (as `agent logout`)", run: (*Model).logoutCmd},
 	}
 }
 
@@ -349,5 +351,20 @@ func (m *Model) renameCmd(arg string) tea.Cmd {
 			return commandMsg{err: fmt.Errorf("rename: %w", err)}
 		}
 		return commandMsg{info: fmt.Sprintf("session named %q · `agent resume %s` reopens it", name, tools.ShellJoin([]string{name}))}
+	})
+}
+
+// logoutCmd is /logout.
+func (m *Model) logoutCmd(string) tea.Cmd {
+	logout := m.opts.Commands.Logout
+	if logout == nil {
+		return m.unavailable("/logout")
+	}
+	return m.exclusive("Logging out", func(ctx context.Context) commandMsg {
+		line, err := logout(ctx)
+		if err != nil {
+			return commandMsg{err: fmt.Errorf("logout: %w", err)}
+		}
+		return commandMsg{info: line}
 	})
 }

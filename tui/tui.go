@@ -133,6 +133,9 @@ type Commands struct {
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer
+	// Logout removes the saved login (/logout) and returns the line to
+	// show; it is called while no turn runs.
+	Logout func(ctx context.Context) (string, error)
 	// Rename names the session (/rename NAME) and returns the name as
 	// recorded; it is called while no turn runs.
 	Rename func(ctx context.Context, name string) (string, error)

@@ -187,6 +187,7 @@ func chatCommands(a *app.App, chat *app.Chat) tui.Commands {
 			return a.MCP().GetPrompt(ctx, name, args)
 		},
 		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
+		Logout:     chat.Logout,
 		History:    func() []transport.Item { return chat.Current().History() },
 		Background: func() []tools.Background { return execTool(a).Running() },
 		Stop:       func(id int) int { return execTool(a).Stop(id) },

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,6 +87,34 @@ func TestE2EChatMCPPrompts(t *testing.T) {
 	c.waitFor("its message 2 is an image")
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests after the refused prompt, want 1", n)
+	}
+	c.keys("C-d")
+}
+
+// TestE2EChatLogout: with the login saved in auth.json, /logout removes it
+// and says so; the next message sends no request and says how to log in.
+func TestE2EChatLogout(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "logged in answer")})
+	home := loginHome(t, srv, "")
+	path := filepath.Join(home, "auth.json")
+	if err := os.WriteFile(path, []byte(`{"OPENAI_API_KEY":"`+fakeKey+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChat(t, bin, home, t.TempDir())
+	c.send("hello")
+	c.waitFor("logged in answer")
+	c.waitIdle()
+	c.send("/logout")
+	c.waitFor("Logged out: removed " + path)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("auth.json after /logout: %v", err)
+	}
+	c.send("are you there")
+	c.waitFor("not logged in (/logout removed the login): run `agent login`")
+	c.waitIdle()
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests; the turn after /logout sent one", n)
 	}
 	c.keys("C-d")
 }

@@ -22,8 +22,10 @@ import (
 type Chat struct {
 	a *App
 
-	mu  sync.Mutex // guards cur and the app's settings
+	mu  sync.Mutex // guards cur, loggedOut and the app's settings
 	cur *Session
+	// loggedOut: /logout removed the login the credentials came from.
+	loggedOut bool
 }
 
 // NewChat returns the chat of the app, on session first.
@@ -40,7 +42,10 @@ func (c *Chat) Current() *Session {
 // engine. It is a turn boundary: the clients a /model replaced are closed
 // first, the turn that streamed on them being over.
 func (c *Chat) Turn(ctx context.Context, input string, emit func(session.Event)) error {
-	cur := c.boundary()
+	cur, err := c.boundary()
+	if err != nil {
+		return err
+	}
 	return cur.Turn(ctx, input, emit)
 }
 
@@ -50,17 +55,24 @@ func (c *Chat) RetryNow() { c.Current().RetryNow() }
 // Review runs a review turn on the session in use, recorded as a review
 // (the chat's /review). It is a turn boundary, as [Chat.Turn].
 func (c *Chat) Review(ctx context.Context, target, request string, emit func(session.Event)) error {
-	cur := c.boundary()
+	cur, err := c.boundary()
+	if err != nil {
+		return err
+	}
 	return cur.Review(ctx, target, request, emit)
 }
 
 // boundary closes the clients /model replaced and returns the session in
-// use: no turn runs on them any more.
-func (c *Chat) boundary() *Session {
+// use: no turn runs on them any more. After /logout it returns the
+// [*LoggedOutError] instead.
+func (c *Chat) boundary() (*Session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.a.closeRetired()
-	return c.cur
+	if c.loggedOut {
+		return nil, c.loggedOutError()
+	}
+	return c.cur, nil
 }
 
 // New is /new: a new session with the settings in force, used from the
@@ -142,9 +154,12 @@ func (c *Chat) Sandbox() string {
 // Compact is /compact: the history of the session in use summarised, and
 // what became of it.
 func (c *Chat) Compact(ctx context.Context) (string, error) {
-	cur := c.boundary()
+	cur, err := c.boundary()
+	if err != nil {
+		return "", err
+	}
 	var done session.Compacted
-	err := cur.Compact(ctx, func(ev session.Event) {
+	err = cur.Compact(ctx, func(ev session.Event) {
 		if ev, ok := ev.(session.Compacted); ok {
 			done = ev
 		}

@@ -232,21 +232,31 @@ func Logout(ctx context.Context, o LoginOptions) error {
 	if err != nil {
 		return err
 	}
+	line, err := removeLogin(ctx, store)
+	if err != nil {
+		return &exitcode.Error{Code: exitcode.Failed, Err: err}
+	}
+	fmt.Fprintln(env.Stderr, line)
+	return nil
+}
+
+// removeLogin removes the login saved in store, even an unreadable one,
+// and says what it did: "Logged out: removed PATH", or "Not logged in:
+// nothing to remove".
+func removeLogin(ctx context.Context, store *auth.Store) (string, error) {
 	// Under the lock, so that a refresh in flight elsewhere cannot
 	// write the login back after it is removed.
 	unlock, err := store.Lock(ctx)
 	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
+		return "", err
 	}
 	removed, err := store.Remove()
 	unlock()
-	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
+	switch {
+	case err != nil:
+		return "", err
+	case removed:
+		return "Logged out: removed " + store.Location(), nil
 	}
-	if removed {
-		fmt.Fprintf(env.Stderr, "Logged out: removed %s\n", store.Location())
-	} else {
-		fmt.Fprintln(env.Stderr, "Not logged in: nothing to remove")
-	}
-	return nil
+	return "Not logged in: nothing to remove", nil
 }

@@ -76,3 +76,21 @@ func TestChatRename(t *testing.T) {
 		t.Errorf("an ephemeral session was named: %v", err)
 	}
 }
+
+// TestChatLogoutKeepsOtherCredentials: /logout with no saved login says
+// so and leaves the chat able to send (its credentials are not a login's).
+func TestChatLogoutKeepsOtherCredentials(t *testing.T) {
+	a, _ := renameApp(t, true)
+	sess, err := a.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := a.NewChat(sess)
+	line, err := chat.Logout(t.Context())
+	if err != nil || line != "Not logged in: nothing to remove" {
+		t.Errorf("Logout = %q, %v", line, err)
+	}
+	if _, err := chat.boundary(); err != nil {
+		t.Errorf("the chat refuses turns after a /logout that removed nothing of its own: %v", err)
+	}
+}
