@@ -1,13 +1,9 @@
 package app
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session"
@@ -23,23 +19,9 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 		rt.Stream(rt.Created("r1"), rt.Barrier("streaming"), rt.Stall(), rt.MessageDone("m1", "one"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "two"),
 	})
-	home := t.TempDir()
 	cfg := "model = \"model-a\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n" +
 		"[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
-		if k == "AGENT_HOME" {
-			return home
-		}
-		return ""
-	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
-	a, err := New(t.Context(), Options{Env: env, Originator: "agent_cli", Cd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a, _ := testApp(t, cfg, false)
 	sess, err := a.NewSession()
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,14 @@ import (
 // renameApp is an app on a fake provider in a home of its own.
 func renameApp(t *testing.T, ephemeral bool) (*App, string) {
 	t.Helper()
+	return testApp(t, "model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:9\"\n", ephemeral)
+}
+
+// testApp is an app whose home holds config.toml cfg, working in a
+// directory of its own; it returns the home.
+func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
+	t.Helper()
 	home := t.TempDir()
-	cfg := "model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:9\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
