@@ -8,12 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless"
-	"github.com/agentcli/agent/headless/execprint"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/tools"
-	"github.com/agentcli/agent/tools/mcp"
 )
 
 func newExecCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -172,37 +170,10 @@ func checkExecApproval(env Env, policy string) error {
 func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Session, prompt string) error {
 	return headless.RunTurn(ctx, sess.Session, prompt, headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.json, SessionID: sess.ID, Header: execHeader(a), Tools: execTools(a),
+		JSON: f.json, SessionID: sess.ID, Header: headless.AppHeader(a, version), Tools: headless.AppTools(a),
 		WaitForReset: f.waitForReset, Continue: a.ContinuePrompt,
 		LastMessage: f.lastMessage, Secrets: env.Secrets,
 		Now: env.now, Sleep: env.sleep,
 		OnStream: func() { headless.StreamGC(env.Getenv) },
 	})
-}
-
-// execTools describes a's tools to the printers.
-func execTools(a *app.App) execprint.Tools {
-	ws := a.Workspace()
-	return execprint.Tools{Shell: ws.Shell, Cwd: ws.Cwd, MCPTool: func(name string) (string, string, bool) {
-		t, ok := a.Tools().Lookup(name)
-		if !ok {
-			return "", "", false
-		}
-		m, ok := t.(*mcp.Tool)
-		if !ok {
-			return "", "", false
-		}
-		return m.Server(), m.Remote(), true
-	}}
-}
-
-// execHeader is what exec prints on stderr before the turn; RunTurn adds
-// the session id.
-func execHeader(a *app.App) execprint.Header {
-	ws, cfg := a.Workspace(), a.Config()
-	return execprint.Header{
-		Version: version, Workdir: ws.Cwd, Model: cfg.Model, Provider: a.Provider().ID,
-		Approval: ws.Policy, Sandbox: string(ws.Sandbox.Mode), WritableRoots: ws.Sandbox.WritableRoots,
-		ReasoningEffort: cfg.ModelReasoningEffort,
-	}
 }

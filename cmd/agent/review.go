@@ -104,7 +104,7 @@ func runReview(ctx context.Context, env Env, g *globalFlags, f *reviewFlags, arg
 	rt := &reviewTurn{Session: sess.Session, target: change.Summary}
 	return headless.RunTurn(ctx, rt, review.Prompt(change, t), headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.exec.json, SessionID: sess.ID, Header: execHeader(a), Tools: execTools(a),
+		JSON: f.exec.json, SessionID: sess.ID, Header: headless.AppHeader(a, version), Tools: headless.AppTools(a),
 		LastMessage: f.exec.lastMessage, Secrets: env.Secrets, Now: env.now, Sleep: env.sleep,
 		Answer: review.Render,
 	})

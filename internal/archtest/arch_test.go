@@ -89,7 +89,7 @@ func allowedImports() map[string][]string {
 		"headless/execprint":          {"session", "internal/termtext", "tools", "transport"},
 		"headless/exitcode":           {"modelclient", "session"},
 		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
-		"headless":                    {"headless/execprint", "headless/exitcode", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session"},
+		"headless":                    {"headless/execprint", "headless/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
 		"headless/mcpserver":          {"session", "tools"},
 		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight"},
 		"internal/termtext":           {},
