@@ -10,6 +10,7 @@ PROMPT ?= explain what this agent does when the model service fails
 # (psx without cgo); `make test` also runs its tests built this way.
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/agent ./cmd/agent
+	CGO_ENABLED=0 $(GO) build -o bin/agent-otel ./cmd/agent-otel
 
 # Installs the binary into GOBIN when it is set, else ~/.local/bin
 # (override with make install PREFIX_BIN=/some/dir).
@@ -17,7 +18,8 @@ PREFIX_BIN ?= $(or $(shell $(GO) env GOBIN),$(HOME)/.local/bin)
 install: build
 	mkdir -p "$(PREFIX_BIN)"
 	install -m 0755 bin/agent "$(PREFIX_BIN)/agent"
-	@echo "installed $(PREFIX_BIN)/agent"
+	install -m 0755 bin/agent-otel "$(PREFIX_BIN)/agent-otel"
+	@echo "installed $(PREFIX_BIN)/agent and agent-otel (the [otel] exporter)"
 
 # The man pages, generated from the commands: man -l man/man1/agent.1
 man: build

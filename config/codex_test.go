@@ -37,7 +37,6 @@ func TestCodexExampleConfig(t *testing.T) {
 		"features.enable_experimental_windows_sandbox",
 		"features.skills",
 		"features.experimental_use_freeform_apply_patch", // after [features]
-		"otel",
 	}
 	got := warningKeys(c.Warnings)
 	if diff := cmp.Diff(sorted(want), sorted(got)); diff != "" {
@@ -120,8 +119,8 @@ func TestCodexIgnoredKeys(t *testing.T) {
 			switch parts := strings.Split(key, "."); {
 			case len(parts) == 1:
 				file = key + " = true\n"
-			case parts[0] == "history":
-				file = "[history]\n" + parts[1] + " = true\n"
+			case parts[0] == "history", parts[0] == "otel":
+				file = "[" + parts[0] + "]\n" + parts[1] + " = true\n"
 			case parts[0] == "model_providers":
 				file = "[model_providers.x]\nbase_url = \"http://h/v1\"\n" + parts[2] + " = true\n"
 			case parts[0] == "mcp_servers":

@@ -32,7 +32,7 @@ func codexIgnoredKeys() []string {
 		"marketplaces", "mcp_oauth_callback_port", "mcp_oauth_callback_url",
 		"mcp_oauth_credentials_store", "memories", "model_auto_compact_token_limit_scope",
 		"model_catalog_json", "model_supports_reasoning_summaries", "notice", "oss_provider",
-		"otel", "permissions", "personality", "plan_mode_reasoning_effort", "plugins",
+		"permissions", "personality", "plan_mode_reasoning_effort", "plugins",
 		"realtime", "review_model", "show_raw_agent_reasoning", "skills", "sqlite_home",
 		"suppress_unstable_features_warning", "tool_suggest",
 		"tools", "tui", "windows",
@@ -52,6 +52,9 @@ func codexIgnoredKeys() []string {
 		"tools_view_image", "model_reasoning_summary_format", "model_supports_reasoning_summaries", "disable_response_storage",
 	}
 	keys := slices.Clone(top)
+	for _, k := range otelCodexKeys() {
+		keys = append(keys, "otel."+k)
+	}
 	// Codex's example config sets file_opener after [history], so inside it.
 	keys = append(keys, "history.file_opener")
 	for _, k := range profile {

@@ -202,6 +202,8 @@ type Config struct {
 
 	// Proxy is [proxy], the settings of `agent proxy`.
 	Proxy Proxy
+	// Otel is [otel]: telemetry over OTLP; nothing is sent by default.
+	Otel Otel
 
 	// MCPServers holds every [mcp_servers.<name>] table by name, enabled
 	// or not.
@@ -311,6 +313,7 @@ func Default() Config {
 		ProjectRootMarkers:   []string{".git"},
 		History:              History{Persistence: DefaultHistoryPersistence},
 		Proxy:                defaultProxy(),
+		Otel:                 Otel{Environment: DefaultOtelEnvironment},
 		Projects:             map[string]Project{},
 		MCPServers:           map[string]MCPServer{},
 		AuthCommands:         map[string]AuthCommand{},

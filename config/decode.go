@@ -46,6 +46,10 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 					d.warns.add(d.src, sub, ignoredMsg)
 					continue
 				}
+				if otelUnknown(sub) {
+					d.warns.add(d.src, sub, "unknown [otel] key; ignored"+codexHint(path, k, fields))
+					continue
+				}
 				d.probs.add(d.src, sub, "unknown key%s", codexHint(path, k, fields))
 				continue
 			}

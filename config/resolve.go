@@ -197,6 +197,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	set(&c.Notify, f.Notify)
 	set(&c.HideAgentReasoning, f.HideAgentReasoning)
 	c.applyProxy(f.Proxy)
+	c.applyOtel(f.Otel)
 	if ft := f.Features; ft != nil {
 		set(&c.Features.UnboundedConnectionRetries, ft.UnboundedConnectionRetries)
 	}

@@ -64,6 +64,7 @@ type fileConfig struct {
 	Retry          *topRetryFile           `toml:"retry"`
 	AutoContinue   *autoContinueFile       `toml:"auto_continue"`
 	Proxy          *proxyFile              `toml:"proxy"`
+	Otel           *otelFile               `toml:"otel"`
 	ModelProviders map[string]providerFile `toml:"model_providers"`
 	Profiles       map[string]profileFile  `toml:"profiles"`
 	Fallback       *[]fallbackFile         `toml:"fallback"`

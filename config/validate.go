@@ -145,6 +145,7 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	}
 	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)
+	c.otel(f.Otel)
 	c.mcpServers(f.MCPServers)
 }
 

@@ -84,6 +84,9 @@ type Options struct {
 	// request waits out its cooldowns, and rate_limit and overloaded
 	// waits become cooldowns for all. Nil: none.
 	Gate *gate.Gate
+	// Observer hears about each sampling request's attempts (telemetry);
+	// nil: nobody.
+	Observer Observer
 }
 
 // Close releases the cached WebSocket connection, if any.

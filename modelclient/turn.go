@@ -224,7 +224,9 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 			return nil, err
 		}
 		t.requests++
+		start := c.opts.Now()
 		st, err := tr.Open(ctx, req)
+		c.observe(ctx, n, start, err)
 		if err != nil {
 			return nil, classified(err, c.opts.Now)
 		}

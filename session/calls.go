@@ -92,12 +92,14 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 		call.Input = c.Input
 	}
 	emit(ToolCallBegin{Call: call})
+	watch := s.watchCall(ctx, call)
 	started := false
 	inv := &tools.Invocation{
 		Call:   call,
 		Policy: s.opts.ApprovalPolicy,
 		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
 			d := s.approve(ctx, req)
+			watch.decided(d)
 			st := CallApproved
 			if d.Kind == tools.Deny || d.Kind == tools.AbortTurn {
 				st = CallDeclined
@@ -131,6 +133,7 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	if started || s.ledger.State(c.CallID) != CallDeclined {
 		_ = s.ledger.set(c.CallID, c.Name, CallFinished)
 	}
+	watch.ended(res)
 	emit(ToolCallEnd{Call: call, Result: res})
 	return res
 }

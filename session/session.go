@@ -98,6 +98,11 @@ type Options struct {
 	// history is then sent in portable form.
 	ResumedFrom  failover.Candidate
 	ResumedMixed bool
+	// Observer hears what telemetry reports of the turns; nil: nobody.
+	Observer Observer
+	// Now is the clock of the durations the Observer hears; nil:
+	// time.Now.
+	Now func() time.Time
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -350,8 +355,11 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // ([modelclient.EndPaused]), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	s.applySettings() // a turn boundary
-	emit = s.armRetryNow(s.tap(emit))
+	emit = s.observeRetries(ctx, s.armRetryNow(s.tap(emit)))
 	emit(TurnStarted{Input: input})
+	if o := s.opts.Observer; o != nil {
+		o.UserPrompt(ctx, input, len(s.images))
+	}
 	s.startOnHealthy(emit)
 	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images}
 	s.images = nil
@@ -560,7 +568,7 @@ func (s *Session) sample(ctx context.Context, mc *modelclient.Turn, emit func(Ev
 // again.
 func (s *Session) attempt(ctx context.Context, stream transport.Stream, emit func(Event)) (_ transport.Usage, ran int, _ error) {
 	var a streamed
-	usage, err := s.consume(stream, &a, emit)
+	usage, err := s.consume(ctx, stream, &a, emit)
 	if err == nil || len(a.calls) > 0 {
 		s.appendItems(a.items...)
 	}
@@ -623,11 +631,14 @@ func itemKey(it transport.Item) string {
 const cutAnswer = "the answer was cut short: the response reached the server's output token limit (max_output_tokens)"
 
 // consume reads one stream into a.
-func (s *Session) consume(stream transport.Stream, a *streamed, emit func(Event)) (transport.Usage, error) {
+func (s *Session) consume(ctx context.Context, stream transport.Stream, a *streamed, emit func(Event)) (transport.Usage, error) {
 	open := map[string]bool{} // items with streamed deltas but not yet done
 	var order []string
+	clock := &streamClock{s: s, ctx: ctx, last: s.now()}
 	for ev := range stream.Events() {
 		switch ev := ev.(type) {
+		case transport.Created:
+			clock.event("response.created", nil, nil)
 		case transport.TextDelta:
 			if !open[ev.ItemID] {
 				open[ev.ItemID] = true
@@ -641,6 +652,7 @@ func (s *Session) consume(stream transport.Stream, a *streamed, emit func(Event)
 			}
 			emit(ReasoningDelta{ItemID: ev.ItemID, Delta: ev.Delta})
 		case transport.OutputItemDone:
+			clock.event("response.output_item.done", nil, nil)
 			delete(open, ev.Item.ID)
 			s.take(a, ev.Item, emit)
 		case transport.Completed:
@@ -653,6 +665,7 @@ func (s *Session) consume(stream transport.Stream, a *streamed, emit func(Event)
 				}
 			}
 			a.endTurn = ev.EndTurn
+			clock.event("response.completed", ev.Usage, nil)
 			return s.completed(ev.Usage, emit), nil
 		}
 	}
@@ -660,6 +673,7 @@ func (s *Session) consume(stream transport.Stream, a *streamed, emit func(Event)
 	if err == nil {
 		err = transport.ErrIncomplete // a stream must end with response.completed
 	}
+	clock.event(failedKind(err), nil, err)
 	var inc *transport.IncompleteError
 	if errors.As(err, &inc) && inc.Reason == "max_output_tokens" && (a.answered || len(a.calls) > 0) {
 		// Cut at the output limit after it answered: the partial answer

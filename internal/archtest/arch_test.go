@@ -96,9 +96,13 @@ func allowedImports() map[string][]string {
 		"internal/redact":             {},
 		"internal/app": {"auth", "config", "headless/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/shellenv",
 			"modelclient", "provider", "retry", "retry/gate", "rollout", "rollout/recording", "session", "session/failover",
-			"tools", "tools/mcp", "tools/sandbox", "transport"},
+			"tools", "tools/mcp", "tools/sandbox", "transport", "internal/telemetry"},
 		"internal/doctor": {"auth", "config", "headless/exitcode", "internal/app", "internal/termtext", "modelclient", "provider",
 			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws"},
+		"internal/telemetry":          {"config", "internal/redact", "internal/telemetry/wire", "modelclient", "session", "tools"},
+		"internal/telemetry/wire":     {},
+		"internal/telemetry/otlp":     {"internal/telemetry/wire"},
+		"internal/telemetry/otlptest": {},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},
@@ -219,6 +223,24 @@ func TestTopLevelLayout(t *testing.T) {
 	for _, want := range []string{"cmd/agent", "modelclient", "provider", "session", "transport/ws", "transport/sse", "retry", "auth"} {
 		if !have[want] {
 			t.Errorf("the design card's package %s is missing", want)
+		}
+	}
+}
+
+// TestAgentLinksNoTelemetrySDK: agent itself links none of OpenTelemetry's
+// SDK, gRPC or protobuf, whose package initialisation would cost every
+// run (measured: +6 MiB RSS for a small binary); cmd/agent-otel, started
+// only when [otel] names an exporter, does.
+func TestAgentLinksNoTelemetrySDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/agent").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, p := range []string{"go.opentelemetry.io/", "google.golang.org/grpc", "google.golang.org/protobuf", module + "/internal/telemetry/otlp"} {
+			if strings.HasPrefix(dep, p) {
+				t.Errorf("cmd/agent links %s: telemetry's exporter belongs to cmd/agent-otel", dep)
+			}
 		}
 	}
 }
