@@ -42,15 +42,7 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 			sub := append(slices.Clip(path), k)
 			i := slices.IndexFunc(fields, func(f field) bool { return f.name == k })
 			if i < 0 {
-				if codexIgnored(sub) {
-					d.warns.add(d.src, sub, ignoredMsg)
-					continue
-				}
-				if otelUnknown(sub) {
-					d.warns.add(d.src, sub, "unknown [otel] key; ignored"+codexHint(path, k, fields))
-					continue
-				}
-				d.probs.add(d.src, sub, "unknown key%s", codexHint(path, k, fields))
+				d.unknown(path, k, fields)
 				continue
 			}
 			d.decode(sub, m[k], rv.FieldByIndex(fields[i].index))
@@ -112,6 +104,21 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 			return false
 		}
 		return true
+	}
+}
+
+// unknown reports the key k at path that no field of fields reads: a
+// warning for a Codex key agent ignores and for a key of [otel], else an
+// error.
+func (d *decoder) unknown(path []string, k string, fields []field) {
+	sub := append(slices.Clip(path), k)
+	switch {
+	case codexIgnored(sub):
+		d.warns.add(d.src, sub, ignoredMsg)
+	case otelUnknown(sub):
+		d.warns.add(d.src, sub, "unknown [otel] key; ignored"+codexHint(path, k, fields))
+	default:
+		d.probs.add(d.src, sub, "unknown key%s", codexHint(path, k, fields))
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/demo"
 	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/internal/telemetry"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
@@ -180,6 +181,8 @@ type App struct {
 	// one it leaves (/new, /resume) so it can be resumed again.
 	open    map[string]func()
 	closers []func()
+	// telemetry is [otel]'s exporter; nil when none is configured.
+	telemetry *telemetry.Telemetry
 }
 
 // usageError is err with exit code 2.
@@ -217,14 +220,22 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 		return nil, err
 	}
 	a.sessionID = NewSessionID()
+	a.startTelemetry(ctx, o, creds)
 	a.clientOpts = a.clientOptions(o, p, creds, httpClient)
+	if a.telemetry != nil {
+		a.clientOpts.Observer = a.telemetry
+	}
 	a.client = modelclient.New(a.clientOpts)
 	a.closers = append(a.closers, func() { a.client.Close(); a.closeRetired() })
 	a.buildFallbacks(httpClient, o.Notice)
 	if err := a.startWorkspace(ctx, o, p); err != nil {
 		return nil, err
 	}
-	return a, a.sessionOptions(o, p)
+	if err := a.sessionOptions(o, p); err != nil {
+		return nil, err
+	}
+	a.conversationStarts()
+	return a, nil
 }
 
 // provider resolves the configured provider under the flags, its HTTP
@@ -382,6 +393,10 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		HideReasoning:     cfg.HideAgentReasoning,
 		Health:            a.health,
 		Fallback:          a.fallbacks,
+		Now:               a.env.Now,
+	}
+	if a.telemetry != nil {
+		a.opts.Observer = a.telemetry
 	}
 	if len(cfg.Notify) > 0 {
 		n := &notifier{argv: cfg.Notify, cwd: a.ws.Cwd, thread: func() string { return a.sessionID },
