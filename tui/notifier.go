@@ -89,7 +89,7 @@ type MCPServer struct {
 	Err string
 }
 
-// showMCP lists the MCP servers, their state and tools.
+// showMCP lists the MCP servers, their state, tools and prompts.
 func (m *Model) showMCP() {
 	f := m.opts.Commands.MCP
 	if f == nil {
@@ -101,18 +101,30 @@ func (m *Model) showMCP() {
 		m.info("MCP servers: none configured (add one with `agent mcp add NAME -- COMMAND`)", nil)
 		return
 	}
+	prompts := map[string][]string{}
+	if f := m.opts.Commands.MCPPrompts; f != nil {
+		for _, p := range f() {
+			prompts[p.Server] = append(prompts[p.Server], "/"+p.Name)
+		}
+	}
 	var body []string
 	for _, s := range servers {
 		line := "  " + clean(s.Name) + ": " + clean(s.State)
 		switch {
 		case s.State == "ready":
 			line += " · " + plural(len(s.Tools), "tool")
+			if n := len(prompts[s.Name]); n > 0 {
+				line += " · " + plural(n, "prompt")
+			}
 		case s.Err != "":
 			line += " · " + clean(s.Err)
 		}
 		body = append(body, line)
 		for _, t := range s.Tools {
 			body = append(body, "    "+clean(t))
+		}
+		for _, p := range prompts[s.Name] {
+			body = append(body, "    "+clean(p)+" (prompt)")
 		}
 	}
 	m.info("MCP servers", body)

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestMCPCommandAndNotices: /mcp lists each server's state, tools and
-// error; a posted failure shows once in the transcript.
+// TestMCPCommandAndNotices: /mcp lists each server's state, tools,
+// prompts and error; a posted failure shows once in the transcript.
 func TestMCPCommandAndNotices(t *testing.T) {
 	t.Parallel()
 	n := NewNotifier()
@@ -16,7 +16,7 @@ func TestMCPCommandAndNotices(t *testing.T) {
 			{Name: "docs", State: "ready", Tools: []string{"mcp__docs__search", "mcp__docs__fetch"}},
 			{Name: "slow", State: "starting"},
 		}
-	}}})
+	}, MCPPrompts: func() []MCPPrompt { return []MCPPrompt{{Name: "mcp__docs__summarize", Server: "docs"}} }}})
 	n.Post(`mcp: server "broken" failed to start: exit status 3; continuing without its tools`, true)
 	quit := make(chan struct{})
 	send(m, n.next(quit)())
@@ -25,7 +25,8 @@ func TestMCPCommandAndNotices(t *testing.T) {
 	for _, want := range []string{
 		`server "broken" failed to start`,
 		"broken: failed · exit status 3: cannot read my settings",
-		"docs: ready · 2 tools", "    mcp__docs__search", "    mcp__docs__fetch",
+		"docs: ready · 2 tools · 1 prompt", "    mcp__docs__search", "    mcp__docs__fetch",
+		"    /mcp__docs__summarize (prompt)",
 		"slow: starting",
 	} {
 		if !strings.Contains(view, want) {

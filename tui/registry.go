@@ -34,7 +34,7 @@ func builtinCommands() []command {
 		{name: "/diff", help: "show the git diff of the working tree", run: func(m *Model, _ string) tea.Cmd { return m.diff() }},
 		{name: "/mention", help: "mention a file (@ does the same)", run: (*Model).mentionCmd},
 		{name: "/status", help: "configuration, provider, transport, tokens and retries", run: func(m *Model, _ string) tea.Cmd { m.showStatus(); return nil }},
-		{name: "/mcp", help: "MCP servers, their state and tools", run: func(m *Model, _ string) tea.Cmd { m.showMCP(); return nil }},
+		{name: "/mcp", help: "MCP servers, their state, tools and prompts", run: func(m *Model, _ string) tea.Cmd { m.showMCP(); return nil }},
 		{name: "/pwd", help: "the directory agent works in", run: (*Model).pwdCmd},
 		{name: "/prompts", help: "list the custom prompts (/prompts:NAME runs one) and the MCP prompts", run: (*Model).promptsCmd},
 		{name: "/help", help: "commands and keys", run: func(m *Model, _ string) tea.Cmd { m.showHelp(); return nil }},

@@ -69,7 +69,7 @@ func TestE2EChatMCPPrompts(t *testing.T) {
 	home := writeConfig(t, srv.URL, "[mcp_servers.docs]\ncommand = "+quoteTOML(mcpBin)+"\nargs = [\"-prompts\"]\n")
 	c := startChat(t, bin, home, t.TempDir())
 	c.send("/mcp")
-	c.waitFor("docs: ready")
+	c.waitFor("docs: ready · 2 tools · 2 prompts")
 	c.keys("-l", "/mcp__docs__gr")
 	s := c.waitFor("› /mcp__docs__greet NAME [STYLE]")
 	if !strings.Contains(s, "Greets someone. (MCP server docs)") {
