@@ -253,8 +253,9 @@ func (c *recorder) Read(b []byte) (int, error) {
 
 // relay writes a's status, headers and body to the client: the held-back
 // head, then the rest of the upstream body as it arrives, flushing each
-// chunk. An upstream that breaks mid-body breaks the client's response
-// too (the handler aborts), so a truncated stream never looks complete.
+// chunk. An upstream that breaks mid-body, or ends a Responses stream
+// cleanly before its final event, breaks the client's response too (the
+// handler aborts), so a truncated stream never looks complete.
 func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 	if a.resp == nil {
 		res.status = http.StatusBadGateway
@@ -307,6 +308,11 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 			}
 		}
 		switch {
+		case errors.Is(err, io.EOF) && fin.on && !res.final && route(res.path) == "/responses":
+			// A clean end before the final event is a truncated answer
+			// all the same: cut it, so it never looks complete.
+			res.streamErr = &transport.ReadError{Err: transport.ErrIncomplete}
+			panic(http.ErrAbortHandler)
 		case errors.Is(err, io.EOF):
 			return
 		case err != nil:

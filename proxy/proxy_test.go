@@ -647,3 +647,34 @@ func TestRetryAfterDateOnTheProxysClock(t *testing.T) {
 		t.Errorf("delays (-want +got):\n%s", diff)
 	}
 }
+
+// TestCleanEndBeforeFinalEventIsCut: an upstream that ends its stream
+// cleanly after bytes reached the client but before response.completed
+// (or failed, incomplete) is a truncated answer: the client's stream is
+// cut, not ended cleanly, and the request counts as failed_after_commit.
+func TestCleanEndBeforeFinalEventIsCut(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "partial answer"), rt.End()),
+	})
+	h := newHarness(t, srv.URL, nil)
+	resp, got, err := h.post(t, "/responses", requestBody)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status = %d", resp.StatusCode)
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read error = %v; want io.ErrUnexpectedEOF (a stream without its final event must not look complete)", err)
+	}
+	if !strings.Contains(string(got), "partial answer") {
+		t.Errorf("client saw %q; want the bytes streamed before the end", got)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("upstream saw %d requests; want 1", n)
+	}
+	h.settled(t, 1)
+	if s := h.p.Stats(); s.OK != 0 || s.Failed != 1 || s.FailedAfterCommit != 1 {
+		t.Errorf("stats ok=%d failed=%d failed_after_commit=%d; want 0, 1, 1", s.OK, s.Failed, s.FailedAfterCommit)
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "msg=FAILED") || !strings.Contains(logs, "committed=true") {
+		t.Errorf("log lacks FAILED committed=true:\n%s", logs)
+	}
+}
