@@ -91,8 +91,9 @@ type Options struct {
 	// WebSocket is [WebSocketReject] (the default when empty) or
 	// [WebSocketPassthrough].
 	WebSocket string
-	// Transport sends upstream requests. Default: a clone of
-	// http.DefaultTransport.
+	// Transport sends upstream requests. Default: the transport of
+	// [modelclient.NewHTTPClient], whose pool keeps as many idle
+	// connections as were busy at once.
 	Transport http.RoundTripper
 	// Sleep waits between attempts. Default: [retry.Sleep].
 	Sleep retry.Sleeper
@@ -162,7 +163,11 @@ func New(opts Options) (*Proxy, error) {
 		opts.Keywords.Retryable = def.Retryable
 	}
 	if opts.Transport == nil {
-		opts.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		hc, err := modelclient.NewHTTPClient("")
+		if err != nil {
+			return nil, err
+		}
+		opts.Transport = hc.Transport
 	}
 	if opts.Sleep == nil {
 		opts.Sleep = retry.Sleep

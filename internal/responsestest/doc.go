@@ -8,7 +8,7 @@
 // request ([Hang]) or a stream made of [Step]s ([Stream], [Reply]). Steps
 // are Responses API events ([Created], [TextDelta], [Completed], [Failed],
 // [Event], ...), raw bytes ([Raw], [Comment], [Binary]) and control points
-// ([Drop], [End], [CloseWS], [Stall], [Barrier], [Sleep]).
+// ([Drop], [End], [CloseWS], [Stall], [Barrier], [Quorum], [Sleep]).
 //
 //	srv := responsestest.NewServer(t, responsestest.Script{
 //		responsestest.Status(429, "Retry-After", "2"),

@@ -33,7 +33,7 @@ func (s *Server) PipeClient() *http.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pipeServer == nil && !s.closed {
-		ps := &http.Server{Handler: s.Handler()}
+		ps := &http.Server{Handler: s.Handler(), ConnState: s.connState}
 		s.pipeServer = ps
 		s.serving.Add(1)
 		go func() {

@@ -104,6 +104,8 @@ type Server struct {
 	conns      int                   // WebSocket connections numbered so far
 	live       map[net.Conn]struct{} // hijacked WebSocket connections
 	barriers   map[string]*barrier
+	quorums    map[string]*quorum
+	accepted   int // connections accepted, loopback or pipe
 	released   bool
 	closed     bool
 	hs         *httptest.Server
@@ -139,6 +141,7 @@ func New(script Script, opts Options) *Server {
 		script:   slices.Clone(script),
 		live:     make(map[net.Conn]struct{}),
 		barriers: make(map[string]*barrier),
+		quorums:  make(map[string]*quorum),
 	}
 }
 
@@ -176,8 +179,28 @@ func (s *Server) Start() {
 	if s.hs != nil || s.closed {
 		panic("responsestest: Start called twice or after Close")
 	}
-	s.hs = httptest.NewServer(s.Handler())
+	s.hs = httptest.NewUnstartedServer(s.Handler())
+	s.hs.Config.ConnState = s.connState
+	s.hs.Start()
 	s.URL = s.hs.URL + "/v1"
+}
+
+// connState counts the connections the server accepts.
+func (s *Server) connState(_ net.Conn, st http.ConnState) {
+	if st == http.StateNew {
+		s.mu.Lock()
+		s.accepted++
+		s.mu.Unlock()
+	}
+}
+
+// Conns returns how many connections the server has accepted so far,
+// over loopback or pipes: fewer than its requests means clients reused
+// connections.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted
 }
 
 // Client returns an HTTP client that reaches s: the httptest client after
@@ -300,6 +323,28 @@ func (s *Server) barrierLocked(name string) *barrier {
 		s.barriers[name] = b
 	}
 	return b
+}
+
+// quorum is the state behind one [Quorum] name.
+type quorum struct {
+	n       int // streams that reached it so far
+	reached chan struct{}
+}
+
+// meet counts a stream at Quorum(name, n) and returns the channel that
+// is closed once n streams have reached it.
+func (s *Server) meet(name string, n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.quorums[name]
+	if q == nil {
+		q = &quorum{reached: make(chan struct{})}
+		s.quorums[name] = q
+	}
+	if q.n++; q.n == n {
+		close(q.reached)
+	}
+	return q.reached
 }
 
 func (s *Server) reach(name string) {
@@ -439,6 +484,15 @@ func (s *Server) runStep(w http.ResponseWriter, rc *http.ResponseController, ctx
 	case stepBarrier:
 		s.reach(st.data)
 		return true
+	case stepQuorum:
+		select {
+		case <-s.meet(st.data, int(st.d)):
+			return true
+		case <-ctx.Done():
+		case <-s.done:
+			drop(w)
+		}
+		return false
 	case stepSleep:
 		t := time.NewTimer(st.d)
 		defer t.Stop()

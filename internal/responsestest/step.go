@@ -25,6 +25,7 @@ const (
 	stepSleep            // wait d (fake time inside a synctest bubble)
 	stepCloseWS          // WebSocket close frame with code; SSE: as stepDrop
 	stepBinary           // WebSocket binary message; SSE: data verbatim
+	stepQuorum           // wait until d streams reached Quorum(data)
 )
 
 // Step is one action inside a [Stream]: an event, raw bytes, or a control
@@ -32,9 +33,9 @@ const (
 // does nothing.
 type Step struct {
 	kind stepKind
-	typ  string // stepEvent: the event type
-	data string // event JSON, raw bytes, comment text, barrier name or close reason
-	d    time.Duration
+	typ  string               // stepEvent: the event type
+	data string               // event JSON, raw bytes, comment text, barrier name or close reason
+	d    time.Duration        // stepSleep: the wait; stepQuorum: the count
 	code websocket.StatusCode // stepCloseWS only
 }
 
@@ -243,6 +244,16 @@ func Stall() Step {
 // the first time any stream reaches it. It writes nothing.
 func Barrier(name string) Step {
 	return Step{kind: stepBarrier, data: name}
+}
+
+// Quorum holds the stream here until n streams (counted over the
+// server's life) have reached Quorum(name, n), so a test can make n
+// requests be in flight upstream at once. It writes nothing. Like
+// [Stall], it ends the stream when the client goes away and drops it
+// when the server closes. All Quorum steps of one name must give the
+// same n.
+func Quorum(name string, n int) Step {
+	return Step{kind: stepQuorum, data: name, d: time.Duration(n)}
 }
 
 // Sleep pauses the stream for d, sending nothing. It is meant for streams

@@ -260,6 +260,14 @@ func (wc *wsConn) runStep(ctx context.Context, st Step) bool {
 		return wc.s.wait(ctx) == waitReleased
 	case stepBarrier:
 		wc.s.reach(st.data)
+	case stepQuorum:
+		select {
+		case <-wc.s.meet(st.data, int(st.d)):
+		case <-ctx.Done():
+			return false
+		case <-wc.s.done:
+			return false
+		}
 	case stepSleep:
 		t := time.NewTimer(st.d)
 		defer t.Stop()
