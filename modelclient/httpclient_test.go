@@ -1,11 +1,6 @@
 package modelclient
 
 import (
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
-	"sync"
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
@@ -17,35 +12,14 @@ import (
 // as the reference client's does. Go's default kept 2 per host.
 func TestHTTPClientReusesConnections(t *testing.T) {
 	const clients, rounds = 32, 3
-	var script rt.Script
-	for r := range rounds {
-		for range clients {
-			script = append(script, rt.Stream(rt.Created("r"), rt.Quorum(fmt.Sprint("round ", r), clients), rt.Completed("r")))
-		}
-	}
-	srv := rt.NewServer(t, script)
+	srv := rt.NewServer(t, rt.Rounds(clients, rounds))
 	hc, err := NewHTTPClient("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hc.CloseIdleConnections()
-	for r := range rounds {
-		var wg sync.WaitGroup
-		for range clients {
-			wg.Go(func() {
-				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/responses", strings.NewReader(`{}`))
-				resp, err := hc.Do(req)
-				if err != nil {
-					t.Errorf("round %d: %v", r, err)
-					return
-				}
-				defer resp.Body.Close()
-				if b, err := io.ReadAll(resp.Body); err != nil || !strings.Contains(string(b), "response.completed") {
-					t.Errorf("round %d: %v: %q", r, err, b)
-				}
-			})
-		}
-		wg.Wait()
+	if err := rt.RunRounds(t.Context(), hc, srv.URL+"/responses", clients, rounds); err != nil {
+		t.Error(err)
 	}
 	if n := srv.Conns(); n != clients {
 		t.Errorf("server accepted %d connections for %d rounds of %d requests; want %d", n, rounds, clients, clients)
