@@ -29,7 +29,11 @@
 //   - Only re-sends pass the gate ([Options].MaxConcurrentRetries); first
 //     attempts never wait for it.
 //   - Every wait goes through [Options].Sleep and ends with the request's
-//     context. Nothing logs request or response bodies or the
-//     Authorization header.
+//     context, or when [Proxy.Serve] begins to shut down: the request is
+//     then answered 503 proxy_shutting_down, never dropped. Nothing logs
+//     request or response bodies or the Authorization header.
+//   - A client that goes away (hangs up, or stops reading for
+//     [Options].WriteTimeout) ends its upstream request and is counted
+//     apart from upstream failures ([Stats].ClientGone, a GONE line).
 //   - Every response carries X-Agent-Proxy: 1 and X-Agent-Proxy-Attempts.
 package proxy

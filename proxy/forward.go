@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ const peekLimit = 1 << 20
 // errorBodyLimit bounds the start of an error body read to classify it;
 // the rest is relayed unread.
 const errorBodyLimit = 64 << 10
+
+// errShuttingDown: the proxy is shutting down and sends nothing new.
+var errShuttingDown = fmt.Errorf("proxy: shutting down: %w", context.Canceled)
 
 // errTooLarge: the request body exceeds MaxBodyBytes.
 var errTooLarge = errors.New("proxy: request body too large")
@@ -70,6 +74,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		return
 	}
 	ctx := r.Context()
+	wctx, endWaits := p.waitContext(ctx)
+	defer endWaits()
 	// The proxy's one layer runs through the shared retry driver: the
 	// budget is max_retries, the delay the class's (the server's wins).
 	budget := retry.NewBudget("proxy", p.opts.MaxRetries, 0)
@@ -82,8 +88,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		// A rate limit or overload delay is a cooldown of the whole gate:
 		// every client sharing it (with a machine-wide gate, every agent
 		// process of this AGENT_HOME) waits it out too.
-		Wait: func(ctx context.Context, w retry.Wait) error {
-			return p.gate.Backoff(ctx, w.Delay, last.failure.Cooldown(), p.opts.Sleep)
+		Wait: func(_ context.Context, w retry.Wait) error {
+			return p.gate.Backoff(wctx, w.Delay, last.failure.Cooldown(), p.opts.Sleep)
 		},
 		Decide: func(error) retry.Decision {
 			f := last.failure
@@ -104,7 +110,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 	}
 	_, err = retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
 		res.attempts, waiting = n, false
-		release, err := p.gate.Enter(ctx, n > 1) // a re-send takes a slot
+		release, err := p.gate.Enter(wctx, n > 1) // a re-send takes a slot
+		if err == nil && p.stopping.Err() != nil {
+			// The gate may open as shutdown ends the cooldown that held
+			// it: send nothing new upstream once shutting down.
+			release()
+			err = errShuttingDown
+		}
 		if err != nil {
 			stopped = err
 			return struct{}{}, nil
@@ -115,23 +127,33 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 	})
 	switch {
 	case stopped != nil:
-		p.giveUp(w, res, stopped)
-	case waiting: // the wait for a retry ended with ctx
-		p.giveUp(w, res, err)
+		p.giveUp(w, r, res, stopped)
+	case waiting: // the wait for a retry ended: the client left, or shutdown
+		p.giveUp(w, r, res, err)
+	case last.resp == nil && ctx.Err() != nil: // the attempt was cut short with ctx
+		p.giveUp(w, r, res, ctx.Err())
 	default:
 		if last.failure.Err != nil {
 			res.failure = last.failure
 		}
-		p.relay(w, last, res)
+		p.relay(w, r, last, res)
 	}
 }
 
-// giveUp answers a request whose wait for a retry ended with its context:
-// the client left, or the proxy is shutting down.
-func (p *Proxy) giveUp(w http.ResponseWriter, res *result, err error) {
+// giveUp ends a request that stopped before an answer to relay: its
+// client left (nothing to answer), or the proxy is shutting down, which
+// it answers 503 proxy_shutting_down so the client can send it again.
+func (p *Proxy) giveUp(w http.ResponseWriter, r *http.Request, res *result, err error) {
+	if p.clientGone(r) {
+		res.gone = goneClosed
+		return
+	}
 	res.status = http.StatusServiceUnavailable
 	res.failure = modelclient.Classify(err)
-	writeError(w, res, "server_error", "proxy_canceled", "agent proxy: stopped while waiting to retry")
+	res.failure.Code = "proxy_shutting_down"
+	w.Header().Set("Connection", "close")
+	writeError(w, res, "server_error", res.failure.Code,
+		"agent proxy: shutting down; the request was not sent upstream to completion, send it again")
 }
 
 // try makes one upstream attempt and reads as much of the answer as the
@@ -255,8 +277,10 @@ func (c *recorder) Read(b []byte) (int, error) {
 // head, then the rest of the upstream body as it arrives, flushing each
 // chunk. An upstream that breaks mid-body, or ends a Responses stream
 // cleanly before its final event, breaks the client's response too (the
-// handler aborts), so a truncated stream never looks complete.
-func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
+// handler aborts), so a truncated stream never looks complete. A client
+// that leaves (or stops reading) ends the relay and, with it, the
+// upstream request.
+func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, a attempt, res *result) {
 	if a.resp == nil {
 		res.status = http.StatusBadGateway
 		writeError(w, res, "server_error", "upstream_unavailable",
@@ -273,37 +297,24 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 	h.Set(HeaderProxy, "1")
 	h.Set(HeaderAttempts, strconv.Itoa(res.attempts))
 	w.WriteHeader(a.resp.StatusCode)
-	rc := http.NewResponseController(w)
 	var fin finalWatch
 	if isEventStream(a.resp.Header) {
 		fin.on = true
 		res.final = fin.saw(a.head)
 	}
-	if len(a.head) > 0 {
-		if _, err := w.Write(a.head); err != nil {
-			res.streamErr = err
-			return
-		}
-	}
-	if err := rc.Flush(); err != nil {
-		res.streamErr = err
+	if !p.send(w, res, a.head) {
 		return
 	}
 	if a.readErr != nil {
-		res.streamErr = &transport.ReadError{Err: a.readErr}
-		panic(http.ErrAbortHandler)
+		p.upstreamBroke(r, res, a.readErr)
+		return
 	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := a.resp.Body.Read(buf)
 		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				res.streamErr = werr
-				return
-			}
 			res.final = fin.saw(buf[:n]) || res.final
-			if werr := rc.Flush(); werr != nil {
-				res.streamErr = werr
+			if !p.send(w, res, buf[:n]) {
 				return
 			}
 		}
@@ -311,15 +322,54 @@ func (p *Proxy) relay(w http.ResponseWriter, a attempt, res *result) {
 		case errors.Is(err, io.EOF) && fin.on && !res.final && route(res.path) == "/responses":
 			// A clean end before the final event is a truncated answer
 			// all the same: cut it, so it never looks complete.
-			res.streamErr = &transport.ReadError{Err: transport.ErrIncomplete}
-			panic(http.ErrAbortHandler)
+			p.upstreamBroke(r, res, transport.ErrIncomplete)
+			return
 		case errors.Is(err, io.EOF):
 			return
 		case err != nil:
-			res.streamErr = &transport.ReadError{Err: err}
-			panic(http.ErrAbortHandler)
+			p.upstreamBroke(r, res, err)
+			return
 		}
 	}
+}
+
+// send writes b to the client and flushes it. A failed write means the
+// client hung up or stopped reading (the write deadline passed), unless
+// the proxy cut the request off at shutdown; send records which and
+// reports false.
+func (p *Proxy) send(w http.ResponseWriter, res *result, b []byte) bool {
+	var err error
+	if len(b) > 0 {
+		_, err = w.Write(b)
+	}
+	if err == nil {
+		err = flush(w)
+	}
+	if err == nil {
+		return true
+	}
+	res.streamErr = err
+	switch {
+	case p.cut.Load():
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		res.gone = goneStalled
+	default:
+		res.gone = goneClosed
+	}
+	return false
+}
+
+// upstreamBroke ends a relay whose upstream body failed with err after
+// the commit: it aborts the handler, so net/http cuts the client's
+// response instead of ending it cleanly. A read that failed because the
+// client left (its request's context ended) is the client's doing.
+func (p *Proxy) upstreamBroke(r *http.Request, res *result, err error) {
+	if p.clientGone(r) {
+		res.gone, res.streamErr = goneClosed, err
+		return
+	}
+	res.streamErr = &transport.ReadError{Err: err}
+	panic(http.ErrAbortHandler)
 }
 
 // finalWatch spots, in the bytes of an event stream as they are relayed,

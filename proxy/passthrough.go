@@ -2,10 +2,13 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httputil"
+
+	"github.com/agentcli/agent/transport"
 
 	"github.com/agentcli/agent/modelclient"
 )
@@ -41,7 +44,11 @@ func (p *Proxy) newReverseProxy() *httputil.ReverseProxy {
 			if res == nil {
 				res = &result{}
 			}
-			if res.status != 0 {
+			switch {
+			case p.clientGone(r):
+				res.gone, res.streamErr = goneClosed, err
+				return
+			case res.status != 0:
 				// The response had started (a body copy or an upgraded
 				// connection broke); nothing more can be said to the client.
 				res.streamErr = err
@@ -55,12 +62,29 @@ func (p *Proxy) newReverseProxy() *httputil.ReverseProxy {
 	}
 }
 
-// passthrough relays r once, without buffering or retries.
+// passthrough relays r once, without buffering or retries. A body copy
+// that breaks makes httputil.ReverseProxy abort the handler; the abort
+// is recorded (a client gone, or a broken stream) and passed on.
 func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request, res *result) {
 	res.attempts = 1
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler && res.streamErr == nil {
+				res.streamErr = errCopyAborted
+				if p.clientGone(r) {
+					res.gone = goneClosed
+				}
+			}
+			panic(v)
+		}
+	}()
 	ctx := context.WithValue(r.Context(), resultKey{}, res)
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// errCopyAborted: httputil.ReverseProxy aborted a pass-through whose body
+// copy broke.
+var errCopyAborted = &transport.ReadError{Err: errors.New("proxy: relaying the body broke")}
 
 // serveWebSocket refuses an upgrade (426, so Responses clients fall back
 // to HTTP) or, in passthrough mode, relays the connection.

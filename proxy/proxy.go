@@ -29,6 +29,7 @@ const (
 	DefaultMaxBodyBytes         = 32 << 20
 	DefaultStatsEvery           = 100
 	DefaultShutdownTimeout      = 5 * time.Second
+	DefaultWriteTimeout         = 60 * time.Second
 )
 
 // WebSocket modes of [Options].WebSocket.
@@ -112,6 +113,11 @@ type Options struct {
 	// finish after its ctx ends before cutting them off. Zero means
 	// [DefaultShutdownTimeout].
 	ShutdownTimeout time.Duration
+	// WriteTimeout bounds each write to a client: one that stops reading
+	// for that long is cut off (counted in [Stats].ClientGone) and its
+	// upstream request closed, so it cannot hold a stream for ever. Zero
+	// means [DefaultWriteTimeout].
+	WriteTimeout time.Duration
 }
 
 // Proxy is the retrying reverse proxy. It is an http.Handler, safe for
@@ -122,6 +128,15 @@ type Proxy struct {
 	stats *counters
 	rp    *httputil.ReverseProxy
 	seq   atomic.Int64
+
+	// stopping ends when Serve begins to shut down: requests waiting to
+	// retry (or for the gate) stop waiting and are answered 503.
+	stopping context.Context
+	stop     context.CancelFunc
+	// cut is set when Serve cuts off the requests still running after
+	// ShutdownTimeout: their broken writes are the proxy's doing, not a
+	// client that left.
+	cut atomic.Bool
 
 	mu       sync.Mutex
 	closing  bool
@@ -187,11 +202,15 @@ func New(opts Options) (*Proxy, error) {
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
+	}
 	g := opts.Gate
 	if g == nil {
 		g = gate.New(opts.MaxConcurrentRetries)
 	}
 	p := &Proxy{opts: opts, gate: g, stats: newCounters()}
+	p.stopping, p.stop = context.WithCancel(context.Background())
 	p.rp = p.newReverseProxy()
 	return p, nil
 }
@@ -215,14 +234,33 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.stats.inFlight.Add(-1)
 	res := &result{id: p.seq.Add(1), method: r.Method, path: r.URL.Path, start: time.Now()}
 	defer p.finish(res)
-	switch rest := route(r.URL.Path); {
-	case isWebSocket(r):
+	if isWebSocket(r) {
 		p.serveWebSocket(w, r, res)
-	case r.Method == http.MethodPost && (rest == "/responses" || rest == "/chat/completions"):
-		p.forward(w, r, res)
-	default:
-		p.passthrough(w, r, res)
+		return
 	}
+	dw := newDeadlineWriter(w, p.opts.WriteTimeout)
+	defer dw.clear()
+	if rest := route(r.URL.Path); r.Method == http.MethodPost && (rest == "/responses" || rest == "/chat/completions") {
+		p.forward(dw, r, res)
+		return
+	}
+	p.passthrough(dw, r, res)
+}
+
+// waitContext returns a context for r's waits (a retry's backoff, the
+// gate): it ends with ctx or when the proxy begins to shut down. Call
+// done when the request no longer waits.
+func (p *Proxy) waitContext(ctx context.Context) (wctx context.Context, done func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(p.stopping, cancel)
+	return wctx, func() { unhook(); cancel() }
+}
+
+// clientGone reports whether r ended because its client went away (hung
+// up, or stopped reading past WriteTimeout) rather than because the proxy
+// cut it off at shutdown.
+func (p *Proxy) clientGone(r *http.Request) bool {
+	return r.Context().Err() != nil && !p.cut.Load()
 }
 
 // enter registers a running handler, unless Serve is done.
@@ -237,11 +275,13 @@ func (p *Proxy) enter() bool {
 }
 
 // Serve accepts connections on ln, which it closes, and serves them until
-// ctx ends. Then it shuts down gracefully: it stops accepting, lets
-// running requests finish for up to ShutdownTimeout, then cancels the
-// rest (their waits, upstream requests and relayed WebSockets) and
-// returns once every handler has. It returns nil after a shutdown caused
-// by ctx, otherwise the error that stopped it. Call Serve at most once.
+// ctx ends. Then it shuts down gracefully: it stops accepting, answers
+// the requests waiting to retry (or for the gate) at once with 503
+// proxy_shutting_down, lets running requests and streams finish for up to
+// ShutdownTimeout, then cancels the rest (their upstream requests and
+// relayed WebSockets; a stream is cut) and returns once every handler
+// has. It returns nil after a shutdown caused by ctx, otherwise the error
+// that stopped it. Call Serve at most once.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	reqCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
@@ -259,8 +299,10 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	case err = <-served:
 		_ = srv.Close()
 	case <-ctx.Done():
+		p.stop() // waiting requests are answered before their connections close
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.ShutdownTimeout)
 		if srv.Shutdown(sctx) != nil {
+			p.cut.Store(true)
 			cancelRequests()
 			_ = srv.Close()
 		}
@@ -269,6 +311,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			err = nil
 		}
 	}
+	p.stop()
 	cancelRequests() // hijacked (WebSocket) connections outlive Shutdown
 	p.mu.Lock()
 	p.closing = true

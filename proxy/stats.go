@@ -18,16 +18,18 @@ import (
 // counted once each, when they end; the stats endpoint itself is not
 // counted.
 type Stats struct {
-	// Requests is the number of finished requests; OK + Failed.
+	// Requests is the number of finished requests; OK + Failed +
+	// ClientGone.
 	Requests int64 `json:"requests"`
 	// OK counts requests relayed with a status below 400 whose body, if
 	// streamed, arrived whole.
 	OK int64 `json:"ok"`
-	// Failed counts the others: an error status relayed, an upstream that
-	// could not be reached, a stream broken after the commit, a client
-	// that left before its stream ended. A stream relayed up to its
-	// final event (response.completed) is OK even when the client then
-	// closes the connection without waiting for the end of the body.
+	// Failed counts the failures: an error status relayed, an upstream
+	// that could not be reached, a stream broken (or ended early) by the
+	// upstream after the commit, a request answered 503 at shutdown. A
+	// stream relayed up to its final event (response.completed) is OK
+	// even when the client then closes the connection without waiting
+	// for the end of the body.
 	Failed int64 `json:"failed"`
 	// FailedAfterCommit counts the failures of a stream cut after its
 	// first bytes were relayed: the proxy could not retry them (the
@@ -37,6 +39,11 @@ type Stats struct {
 	Retries int64 `json:"retries"`
 	// RetrySuccesses counts OK requests that needed at least one retry.
 	RetrySuccesses int64 `json:"retry_successes"`
+	// ClientGone counts requests whose client went away before its answer
+	// ended: it hung up, or stopped reading for WriteTimeout and was cut
+	// off. They are not upstream failures; their upstream request was
+	// cancelled.
+	ClientGone int64 `json:"client_gone"`
 	// ByClass breaks retries and failures down by retry class
 	// (transport, server_error, rate_limit, overloaded, idle); failures
 	// that are not retryable are under their kind (auth,
@@ -82,11 +89,13 @@ func (c *counters) retry(class string) {
 }
 
 // finish counts a finished request and returns the new request count.
-func (c *counters) finish(ok, committed bool, attempts int, key string) int64 {
+func (c *counters) finish(ok, gone, committed bool, attempts int, key string) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.s.Requests++
 	switch {
+	case gone:
+		c.s.ClientGone++
 	case ok:
 		c.s.OK++
 		if attempts > 1 {
@@ -143,11 +152,24 @@ type result struct {
 	// (response.completed, failed or incomplete): what came after it, a
 	// client closing at once included, does not make the request fail.
 	final bool
+	// gone says why the client went away before the answer ended
+	// (goneClosed, goneStalled), "" if it did not.
+	gone string
 }
 
-// finish logs the request's line (OK or FAILED), counts it, and every
-// StatsEvery requests logs a STATS line.
+// Why a client went away, the reason of a GONE line.
+const (
+	goneClosed  = "closed"  // it hung up
+	goneStalled = "stalled" // it stopped reading for WriteTimeout and was cut off
+)
+
+// finish logs the request's line (OK, FAILED or GONE), counts it, and
+// every StatsEvery requests logs a STATS line.
 func (p *Proxy) finish(res *result) {
+	if res.gone != "" && !res.final {
+		p.finishGone(res)
+		return
+	}
 	f := res.failure
 	if f.Err == nil && res.streamErr != nil && !res.final {
 		f = modelclient.Classify(res.streamErr)
@@ -181,7 +203,30 @@ func (p *Proxy) finish(res *result) {
 		// The server's message comes from a response body: only at debug.
 		p.opts.Logger.LogAttrs(ctx, slog.LevelDebug, "FAILED detail", slog.Int64("id", res.id), slog.String("message", f.Message))
 	}
-	n := p.stats.finish(ok, committed, res.attempts, key)
+	p.count(ctx, ok, false, committed, res.attempts, key)
+}
+
+// finishGone logs and counts a request whose client went away: a GONE
+// line, apart from the upstream's failures.
+func (p *Proxy) finishGone(res *result) {
+	ctx := context.Background()
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "GONE",
+		slog.Int64("id", res.id),
+		slog.String("method", res.method),
+		slog.String("path", res.path),
+		slog.Int("status", res.status),
+		slog.Int("attempts", res.attempts),
+		slog.Duration("duration", time.Since(res.start).Round(time.Millisecond)),
+		slog.String("reason", res.gone),
+		slog.Bool("committed", res.status > 0),
+	)
+	p.count(ctx, false, true, false, res.attempts, "")
+}
+
+// count adds a finished request to the counters and every StatsEvery
+// requests logs a STATS line.
+func (p *Proxy) count(ctx context.Context, ok, gone, committed bool, attempts int, key string) {
+	n := p.stats.finish(ok, gone, committed, attempts, key)
 	if every := int64(p.opts.StatsEvery); every > 0 && n%every == 0 {
 		p.logStats(ctx)
 	}
@@ -215,6 +260,7 @@ func (p *Proxy) logStats(ctx context.Context) {
 		slog.Int64("failed_after_commit", s.FailedAfterCommit),
 		slog.Int64("retries", s.Retries),
 		slog.Int64("retry_successes", s.RetrySuccesses),
+		slog.Int64("client_gone", s.ClientGone),
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.ByClass)) {
 		cs := s.ByClass[k]
