@@ -47,8 +47,9 @@ Requests go to --upstream, or to the base_url of --provider (whose
 http_headers, query_params and env_key credentials are added), or, with
 neither, to the selected model_provider. Settings not given as flags come
 from [proxy] in config.toml. One log line per request goes to standard
-error (OK, RETRY, FAILED, and STATS every 100 requests); GET /_proxy/stats
-returns the counters as JSON. Ctrl-C stops the proxy gracefully.`,
+error (OK, RETRY, FAILED, GONE for a client that went away, and STATS
+every 100 requests); GET /_proxy/stats returns the counters as JSON.
+Ctrl-C stops the proxy gracefully: waiting requests are answered 503.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProxy(ctx, env, g, f, cmd)
@@ -113,8 +114,8 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("proxy: %w", err)}
 	}
 	s := p.Stats()
-	fmt.Fprintf(env.Stderr, "agent proxy: stopped after %d requests (%d retries, %d retry successes, %d failed)\n",
-		s.Requests, s.Retries, s.RetrySuccesses, s.Failed)
+	fmt.Fprintf(env.Stderr, "agent proxy: stopped after %d requests (%d retries, %d retry successes, %d failed, %d clients gone)\n",
+		s.Requests, s.Retries, s.RetrySuccesses, s.Failed, s.ClientGone)
 	return nil
 }
 

@@ -141,7 +141,7 @@ func TestProxyCommandAbsorbsFailuresForExec(t *testing.T) {
 	}
 	log := p.stderr.String()
 	for _, want := range []string{"msg=RETRY", "retry=1", "delay=200ms", "class=server_error", "msg=OK", "attempts=2",
-		"stopped after 1 requests (1 retries, 1 retry successes, 0 failed)"} {
+		"stopped after 1 requests (1 retries, 1 retry successes, 0 failed, 0 clients gone)"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("proxy stderr lacks %q:\n%s", want, log)
 		}
