@@ -141,8 +141,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 }
 
 // giveUp ends a request that stopped before an answer to relay: its
-// client left (nothing to answer), or the proxy is shutting down, which
-// it answers 503 proxy_shutting_down so the client can send it again.
+// client left (nothing to answer); the proxy is shutting down, which it
+// answers 503 proxy_shutting_down so the client can send it again; or
+// the retry gate failed (a lock file it could not use), answered 503 too.
 func (p *Proxy) giveUp(w http.ResponseWriter, r *http.Request, res *result, err error) {
 	if p.clientGone(r) {
 		res.gone = goneClosed
@@ -150,10 +151,14 @@ func (p *Proxy) giveUp(w http.ResponseWriter, r *http.Request, res *result, err 
 	}
 	res.status = http.StatusServiceUnavailable
 	res.failure = modelclient.Classify(err)
-	res.failure.Code = "proxy_shutting_down"
-	w.Header().Set("Connection", "close")
-	writeError(w, res, "server_error", res.failure.Code,
-		"agent proxy: shutting down; the request was not sent upstream to completion, send it again")
+	msg := "agent proxy: cannot retry: " + err.Error()
+	res.failure.Code = "proxy_retry_unavailable"
+	if p.stopping.Err() != nil {
+		msg = "agent proxy: shutting down; this request was not answered, send it again"
+		res.failure.Code = "proxy_shutting_down"
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, res, "server_error", res.failure.Code, msg)
 }
 
 // try makes one upstream attempt and reads as much of the answer as the
