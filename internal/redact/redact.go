@@ -9,9 +9,11 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/url"
 	"slices"
 	"strings"
@@ -31,6 +33,10 @@ type Set struct {
 	mu   sync.RWMutex
 	vals []string // longest first
 	rep  *strings.Replacer
+	// filter tells the texts that hold no secret, which are passed on as
+	// they are, without the replacer's slow scan and copy. Replaced, never
+	// changed, by Add.
+	filter *filter
 }
 
 // New returns a set holding values (see [Set.Add]).
@@ -81,6 +87,101 @@ func (s *Set) Add(values ...string) {
 		pairs = append(pairs, v, Mask)
 	}
 	s.rep = strings.NewReplacer(pairs...)
+	s.filter = newFilter(s.vals)
+}
+
+// filter finds, in one fast pass, the texts that may hold a secret. Every
+// secret is at least [MinLen] (>= 7) bytes long, so wherever one occurs in
+// a text it covers a whole 4-byte block of the text at an offset that is
+// a multiple of 4; grams is a bit set of the hashed 4-byte substrings of
+// the secrets. A text none of whose blocks is in it holds no secret; a
+// block that is in it is checked for the start of a secret around it.
+type filter struct {
+	grams   []uint64
+	probes  []string // the distinct starts (probeLen bytes) of the secrets
+	probesB [][]byte // probes as bytes
+	longest int
+}
+
+// gramBits is log2 of the size of the filter's bit set (128 KiB): a few
+// thousand 4-byte substrings leave ordinary text's blocks a small chance
+// of a false hit.
+const gramBits = 20
+
+// probeLen is how much of a secret's start a candidate region is searched
+// for.
+const probeLen = 16
+
+func newFilter(vals []string) *filter {
+	f := &filter{grams: make([]uint64, 1<<gramBits/64)}
+	for _, v := range vals {
+		for i := 0; i+4 <= len(v); i++ {
+			h := gramHash(uint32(v[i]) | uint32(v[i+1])<<8 | uint32(v[i+2])<<16 | uint32(v[i+3])<<24)
+			f.grams[h/64] |= 1 << (h % 64)
+		}
+		if p := v[:min(len(v), probeLen)]; !slices.Contains(f.probes, p) {
+			f.probes = append(f.probes, p)
+			f.probesB = append(f.probesB, []byte(p))
+		}
+		f.longest = max(f.longest, len(v))
+	}
+	return f
+}
+
+func gramHash(g uint32) uint32 { return (g * 0x9E3779B1) >> (32 - gramBits) }
+
+// holds reports whether text holds the start of a secret of f (false:
+// it holds no secret). It does not copy text.
+func (f *filter) holds(text string) bool {
+	for lo, hi := range candidates(f, text) {
+		for _, p := range f.probes {
+			if strings.Contains(text[lo:hi], p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsBytes is holds for bytes.
+func (f *filter) holdsBytes(text []byte) bool {
+	for lo, hi := range candidates(f, text) {
+		for _, p := range f.probesB {
+			if bytes.Contains(text[lo:hi], p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// candidates yields the regions text[lo:hi] of text that must be searched
+// for the start of a secret: around each block whose 4 bytes are in the
+// bit set, from where a secret covering it could start to where its start
+// would end. A nil filter yields none.
+func candidates[T string | []byte](f *filter, text T) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if f == nil {
+			return
+		}
+		n := len(text)
+		for j := 0; j+4 <= n; j += 4 {
+			h := gramHash(uint32(text[j]) | uint32(text[j+1])<<8 | uint32(text[j+2])<<16 | uint32(text[j+3])<<24)
+			if f.grams[h/64]&(1<<(h%64)) != 0 && !yield(max(0, j+4-f.longest), min(n, j+f.longest)) {
+				return
+			}
+		}
+	}
+}
+
+// currentFilter is the filter of the secrets known now.
+func (s *Set) currentFilter() *filter {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.filter
 }
 
 // encodings returns the forms in which v is commonly echoed: JSON-escaped;
@@ -126,10 +227,10 @@ func (s *Set) String(text string) string {
 		return text
 	}
 	s.mu.RLock()
-	rep := s.rep
+	rep, f := s.rep, s.filter
 	s.mu.RUnlock()
-	if rep == nil {
-		return text
+	if rep == nil || !f.holds(text) {
+		return text // no secret in it: no copy
 	}
 	return rep.Replace(text)
 }
@@ -140,13 +241,31 @@ func (s *Set) heldBack(text string) int {
 	if s == nil {
 		return 0
 	}
+	return s.heldBackBytes([]byte(text[max(0, len(text)-s.longest()):]))
+}
+
+// longest is the length of the longest secret.
+func (s *Set) longest() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.vals) == 0 {
+		return 0
+	}
+	return len(s.vals[0])
+}
+
+// heldBackBytes is heldBack of text as bytes.
+func (s *Set) heldBackBytes(text []byte) int {
+	if s == nil {
+		return 0
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	best := 0
 	for _, v := range s.vals {
 		from := max(0, len(text)-len(v)+1)
 		for i := from; i < len(text)-best; i++ {
-			if text[i] == v[0] && strings.HasPrefix(v, text[i:]) {
+			if text[i] == v[0] && string(text[i:]) == v[:len(text)-i] { // i > len(text)-len(v)
 				best = len(text) - i
 				break
 			}
@@ -175,6 +294,9 @@ type Writer struct {
 func (w *Writer) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if f := w.set.currentFilter(); w.pending == "" && (f == nil || !f.holdsBytes(p)) {
+		return w.writeClean(p)
+	}
 	out := w.set.String(w.pending + string(p))
 	keep := w.set.heldBack(out)
 	w.pending = out[len(out)-keep:]
@@ -183,6 +305,22 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if _, err := io.WriteString(w.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeClean is Write for a p that holds no secret, with nothing held
+// back before it: p is written as it is (a long text is not copied), all
+// but the start of a secret it may end with.
+func (w *Writer) writeClean(p []byte) (int, error) {
+	keep := w.set.heldBackBytes(p)
+	out := p[:len(p)-keep]
+	w.pending = string(p[len(p)-keep:])
+	if len(out) == 0 {
+		return len(p), nil
+	}
+	if _, err := w.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil

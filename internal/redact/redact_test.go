@@ -151,3 +151,86 @@ func TestEncodedEchoes(t *testing.T) {
 		t.Errorf("ordinary base64 changed: %q", got)
 	}
 }
+
+// TestLongTextNotCopied: a long text holding no secret passes through
+// String and a Writer without being copied (a 10 MiB answer or command
+// output used to be copied and scanned twice per sink), and one holding a
+// secret is still masked wherever it sits in it.
+func TestLongTextNotCopied(t *testing.T) {
+	s := redact.New(canary, "refresh-test-0000-long")
+	long := strings.Repeat("lorem ipsum sk-test dolor sit amet\n", 1<<15) // ~1.1 MB, secret starts but no secret
+	if n := testing.AllocsPerRun(5, func() { _ = s.String(long) }); n != 0 {
+		t.Errorf("String of a clean %d-byte text: %v allocations; want 0", len(long), n)
+	}
+	var sink countWriter
+	w := s.Writer(&sink)
+	p := []byte(long)
+	if n := testing.AllocsPerRun(5, func() { w.Write(p) }); n > 1 {
+		t.Errorf("Writer.Write of a clean %d-byte text: %v allocations; want at most 1 (the held-back end)", len(long), n)
+	}
+	for _, at := range []int{0, len(long) / 2, len(long)} {
+		text := long[:at] + canary + long[at:]
+		if got := s.String(text); strings.Contains(got, canary) || len(got) != len(long)+len(redact.Mask) {
+			t.Errorf("secret at %d: String kept it or changed other text (len %d)", at, len(got))
+		}
+		var b strings.Builder
+		w := s.Writer(&b)
+		w.Write([]byte(text[:at+3])) // the secret split across writes
+		w.Write([]byte(text[at+3:]))
+		w.Flush()
+		if b.String() != s.String(text) {
+			t.Errorf("secret at %d: Writer wrote other text than String", at)
+		}
+	}
+}
+
+// TestWriterMatchesString: whatever the cuts between writes, a Writer
+// writes exactly what String makes of the whole text. (Not when one secret
+// is the start of another: a Writer masks the shorter as soon as it is
+// whole.)
+func TestWriterMatchesString(t *testing.T) {
+	t.Parallel()
+	s := redact.New(canary, "abcdefgh-ijkl", "zabcdefgh")
+	text := "sk-te abcdefgh-ijk zabcdefgh-ijkl " + canary + "sk-test-canary-000 abcdefg" + canary
+	want := s.String(text)
+	for step := 1; step <= len(text); step++ {
+		var b strings.Builder
+		w := s.Writer(&b)
+		for i := 0; i < len(text); i += step {
+			w.Write([]byte(text[i:min(i+step, len(text))]))
+		}
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("writes of %d bytes: wrote %q, want %q", step, b.String(), want)
+		}
+	}
+}
+
+type countWriter struct{ n int }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// BenchmarkStringClean10MiB is the masking of a 10 MiB answer or command
+// output that holds no secret, with a set as agent exec holds one (an API
+// key and its encoded forms).
+func BenchmarkStringClean10MiB(b *testing.B) {
+	s := redact.New("sk-proj-"+strings.Repeat("AbCdEfGh0123", 13), "refresh-test-0000-long")
+	text := strings.Repeat("lorem ipsum dolor sit amet, sk consectetur\n", 10<<20/43)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = s.String(text)
+	}
+}
+
+// BenchmarkWriterClean10MiB is one 10 MiB write through a masking Writer.
+func BenchmarkWriterClean10MiB(b *testing.B) {
+	s := redact.New("sk-proj-"+strings.Repeat("AbCdEfGh0123", 13), "refresh-test-0000-long")
+	p := []byte(strings.Repeat("lorem ipsum dolor sit amet, sk consectetur\n", 10<<20/43))
+	w := s.Writer(&countWriter{})
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Write(p)
+	}
+}
