@@ -40,7 +40,7 @@ test:
 # CI runs them briefly after the tests.
 FUZZTIME ?= 10s
 FUZZ_TARGETS = \
-	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport/sse:FuzzSSEStream \
+	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
 	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./internal/termtext:FuzzSanitize
 fuzz:

@@ -3,6 +3,7 @@ package sse_test
 import (
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/agentcli/agent/transport"
@@ -79,5 +80,53 @@ func BenchmarkStreamDeltas(b *testing.B) {
 	}
 	if s.Err() != nil || deltas != b.N {
 		b.Fatalf("stream ended with %v after %d deltas; want nil after %d", s.Err(), deltas, b.N)
+	}
+}
+
+// chunkedBody answers every request with body, read in reads of at most 64
+// KiB (as from a socket).
+type chunkedBody string
+
+func (b chunkedBody) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(&limitedReads{s: string(b)})}, nil
+}
+
+type limitedReads struct{ s string }
+
+func (l *limitedReads) Read(p []byte) (int, error) {
+	if l.s == "" {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 64<<10)], l.s)
+	l.s = l.s[n:]
+	return n, nil
+}
+
+// BenchmarkStreamLargeDelta is one 10 MiB text delta (issue 30's big
+// payload) read and decoded from memory: the SSE framing and the decode,
+// no network. The delta's text is a substring of the event's data.
+func BenchmarkStreamLargeDelta(b *testing.B) {
+	text := strings.Repeat("lorem ipsum ", 10<<20/12)
+	body := createdEvent + "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"content_index\":0,\"delta\":\"" +
+		text + "\",\"item_id\":\"msg_1\",\"output_index\":0}\n\n" + completedEvent
+	tr := sse.New(&sse.Options{HTTPClient: &http.Client{Transport: chunkedBody(body)}})
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := tr.Open(b.Context(), &transport.Request{URL: "http://bench.invalid/v1/responses", Body: []byte(`{}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for ev := range s.Events() {
+			if d, ok := ev.(transport.TextDelta); ok {
+				got += len(d.Delta)
+			}
+		}
+		s.Close()
+		if s.Err() != nil || got != len(text) {
+			b.Fatalf("stream ended with %v after %d bytes of text; want nil after %d", s.Err(), got, len(text))
+		}
 	}
 }

@@ -1,20 +1,16 @@
 // Package sse is the HTTP transport for the Responses API: one POST per
-// request, the answer read as Server-Sent Events by go-sse.
+// request, the answer read as Server-Sent Events (see [eventReader]).
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"iter"
 	"net"
 	"net/http"
 	"time"
-
-	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/internal/liveness"
@@ -152,7 +148,7 @@ type stream struct {
 	closed  bool
 }
 
-// Events ranges over go-sse's reader directly: each event is decoded and
+// Events reads the stream with [eventReader]: each event is decoded and
 // handed to the caller's loop body on the reading goroutine.
 func (s *stream) Events() iter.Seq[transport.Event] {
 	return func(yield func(transport.Event) bool) {
@@ -160,40 +156,47 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 			return
 		}
 		s.started = true
-		for e, err := range gosse.Read(s.r, &gosse.ReadConfig{MaxEventSize: s.maxEventSize}) {
-			if err != nil {
-				s.finish(s.readFact(err))
-				return
-			}
-			ev, skip, err := transport.DecodeFrame(e.Type, e.Data)
+		done := false // the stream ended here: completed, or a frame failed
+		err := newEventReader(s.r, s.maxEventSize).each(func(typ, data string) bool {
+			ev, skip, err := transport.DecodeFrame(typ, data)
 			if skip {
-				continue
+				return true
 			}
 			if err != nil {
 				s.finish(err)
-				return
+				done = true
+				return false
 			}
 			s.w.Progressed()
 			if _, ok := ev.(transport.Completed); ok {
 				// Success ends here; do not wait for EOF.
 				s.release()
 				yield(ev)
-				return
+				done = true
+				return false
 			}
 			if !yield(ev) {
-				return
+				done = true
+				return false
 			}
+			return true
+		})
+		switch {
+		case done:
+		case err != nil:
+			s.finish(s.readFact(err))
+		default:
+			// The input ended (an unterminated last event is discarded)
+			// before response.completed.
+			s.finish(transport.ErrIncomplete)
 		}
-		// go-sse ends without an error at EOF (an unterminated last event is
-		// discarded): the stream ended before response.completed.
-		s.finish(transport.ErrIncomplete)
 	}
 }
 
-// readFact maps a failure of go-sse's reader to a transport fact.
+// readFact maps a failure of the event reader to a transport fact.
 func (s *stream) readFact(err error) error {
-	if errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("%w: more than %d bytes", transport.ErrEventTooLarge, s.maxEventSize)
+	if errors.Is(err, transport.ErrEventTooLarge) {
+		return err
 	}
 	return &transport.ReadError{Err: err}
 }
