@@ -42,7 +42,7 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS = \
 	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
-	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./internal/termtext:FuzzSanitize
+	./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

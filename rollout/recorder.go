@@ -207,31 +207,26 @@ func (r *Recorder) ID() string { return r.id }
 // line); an item without a valid raw JSON object is an error and nothing
 // is appended.
 func (r *Recorder) AppendItems(items ...transport.Item) error {
-	raws := make([][]byte, len(items))
+	lines := make([]pieceLine, len(items))
 	for i, it := range items {
 		raw, err := rawItem(it)
 		if err != nil {
 			return err
 		}
-		raws[i] = raw
+		lines[i] = pieceLine{typ: LineResponseItem, origin: it.Origin, payload: [][]byte{raw}}
 	}
-	return r.add(func(t time.Time, buf []byte) []byte {
-		for i, raw := range raws {
-			buf = appendItemLine(buf, t, LineResponseItem, items[i].Origin, raw)
-		}
-		return buf
-	})
+	return r.addLines(lines, nil)
 }
 
 // AppendEvent appends an event_msg line. The first user message becomes
 // the session's title in the index; an event ending a turn refreshes the
 // session's index record at the next [Recorder.Sync].
 func (r *Recorder) AppendEvent(ev EventMsg) error {
-	payload, err := json.Marshal(ev)
+	payload, err := eventPayload(ev)
 	if err != nil {
 		return fmt.Errorf("rollout: encode event: %w", err)
 	}
-	return r.add(func(t time.Time, buf []byte) []byte {
+	return r.addLines([]pieceLine{{typ: LineEventMsg, payload: payload}}, func() {
 		if ev.Type == EventUserMessage && r.title == "" {
 			r.title = truncateTitle(ev.Message)
 			r.indexDirty = true
@@ -243,7 +238,6 @@ func (r *Recorder) AppendEvent(ev EventMsg) error {
 			r.name = ev.Message
 			r.indexDirty = true
 		}
-		return appendLine(buf, t, LineEventMsg, payload)
 	})
 }
 

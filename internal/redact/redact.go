@@ -235,6 +235,21 @@ func (s *Set) String(text string) string {
 	return rep.Replace(text)
 }
 
+// Bytes is [Set.String] for bytes: b itself when it holds no secret (not
+// copied), else a masked copy.
+func (s *Set) Bytes(b []byte) []byte {
+	if s == nil {
+		return b
+	}
+	s.mu.RLock()
+	rep, f := s.rep, s.filter
+	s.mu.RUnlock()
+	if rep == nil || !f.holdsBytes(b) {
+		return b
+	}
+	return []byte(rep.Replace(string(b)))
+}
+
 // heldBack returns the length of the longest suffix of text that is the
 // start (not the whole) of a secret.
 func (s *Set) heldBack(text string) int {

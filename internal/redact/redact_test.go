@@ -162,9 +162,15 @@ func TestLongTextNotCopied(t *testing.T) {
 	if n := testing.AllocsPerRun(5, func() { _ = s.String(long) }); n != 0 {
 		t.Errorf("String of a clean %d-byte text: %v allocations; want 0", len(long), n)
 	}
+	p := []byte(long)
+	if n := testing.AllocsPerRun(5, func() { _ = s.Bytes(p) }); n != 0 {
+		t.Errorf("Bytes of a clean %d-byte text: %v allocations; want 0", len(long), n)
+	}
+	if got := string(s.Bytes([]byte("x " + canary))); got != "x "+redact.Mask {
+		t.Errorf("Bytes = %q; want the secret masked", got)
+	}
 	var sink countWriter
 	w := s.Writer(&sink)
-	p := []byte(long)
 	if n := testing.AllocsPerRun(5, func() { w.Write(p) }); n > 1 {
 		t.Errorf("Writer.Write of a clean %d-byte text: %v allocations; want at most 1 (the held-back end)", len(long), n)
 	}

@@ -6,7 +6,6 @@
 package recording
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/agentcli/agent/internal/redact"
@@ -48,7 +47,7 @@ func redactItem(s *redact.Set, it transport.Item) transport.Item {
 		*f = s.String(*f)
 	}
 	if it.Raw != nil {
-		it.Raw = json.RawMessage(s.String(string(it.Raw)))
+		it.Raw = s.Bytes(it.Raw) // not copied when it holds no secret
 	}
 	return it
 }

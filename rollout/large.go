@@ -1,0 +1,198 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// largePayload is the size from which a line's payload is written to the
+// file at once, from where it lies, instead of being copied into the
+// buffer: a 10 MiB answer or command output would be copied once more
+// and held until the next flush.
+const largePayload = 256 << 10
+
+// pieceLine is one line to record: its envelope's type and origin, and
+// its payload as the pieces it is made of, in order.
+type pieceLine struct {
+	typ     LineType
+	origin  transport.Origin
+	payload [][]byte
+}
+
+// addLines records lines, in order and together. Small ones are buffered
+// as by add; when their payloads are large, the buffered lines and these
+// are written to the file at once, each large piece as it is. locked, if
+// set, runs under the lock when the lines are taken (the index's
+// bookkeeping).
+func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
+	size := 0
+	for _, l := range lines {
+		for _, p := range l.payload {
+			size += len(p)
+		}
+	}
+	if size < largePayload {
+		return r.add(func(t time.Time, buf []byte) []byte {
+			if locked != nil {
+				locked()
+			}
+			segs := encodeLines(buf, t, lines, int(^uint(0)>>1))
+			return segs[0]
+		})
+	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.mu.Lock()
+	if r.closed || r.err != nil {
+		defer r.mu.Unlock()
+		if r.closed {
+			return ErrClosed
+		}
+		return r.err
+	}
+	if locked != nil {
+		locked()
+	}
+	segs := encodeLines(r.buf, r.now(), lines, largePayload)
+	r.buf, r.spare = r.spare[:0], nil
+	r.mu.Unlock()
+	for _, s := range segs {
+		if len(s) == 0 {
+			continue
+		}
+		if _, err := r.f.Write(s); err != nil {
+			return r.fail(err)
+		}
+	}
+	r.unsynced = true
+	return nil
+}
+
+// encodeLines appends lines to buf and returns what is to be written, in
+// order: buf with the envelopes and the pieces smaller than large, then
+// each larger piece on its own, each followed by the bytes after it.
+func encodeLines(buf []byte, t time.Time, lines []pieceLine, large int) [][]byte {
+	var segs [][]byte
+	for _, l := range lines {
+		buf = appendItemLine(buf, t, l.typ, l.origin, nil)
+		buf = buf[:len(buf)-2] // the envelope up to its payload
+		for _, p := range l.payload {
+			if len(p) < large {
+				buf = append(buf, p...)
+				continue
+			}
+			segs = append(segs, buf, p)
+			buf = nil
+		}
+		buf = append(buf, '}', '\n')
+	}
+	return append(segs, buf)
+}
+
+// eventPayload is ev encoded as json.Marshal encodes it, as the pieces
+// of its payload: a long message is encoded on its own (encoding/json
+// would copy it twice more and keep its buffer pooled).
+func eventPayload(ev EventMsg) ([][]byte, error) {
+	if len(ev.Message) < largePayload {
+		b, err := json.Marshal(ev)
+		return [][]byte{b}, err
+	}
+	msg := ev.Message
+	ev.Message = ""
+	rest, err := json.Marshal(ev) // {"type":"...",... without the message
+	if err != nil {
+		return nil, err
+	}
+	typ, err := json.Marshal(ev.Type)
+	if err != nil {
+		return nil, err
+	}
+	at := len(`{"type":`) + len(typ) // the message follows the type
+	if len(rest) < at {
+		return nil, fmt.Errorf("rollout: unexpected event encoding %.40q", rest)
+	}
+	pieces := [][]byte{append(append([]byte(nil), rest[:at]...), `,"message":`...)}
+	pieces = append(pieces, jsonStringPieces(msg, largePayload)...)
+	return append(pieces, rest[at:]), nil
+}
+
+// jsonStringPieces is appendJSONString(nil, s) in pieces of about chunk
+// bytes of s each, cut where a rune starts, so no piece grows far beyond
+// its start size. (Each rune is encoded on its own, so the pieces join to
+// the encoding of the whole.)
+func jsonStringPieces(s string, chunk int) [][]byte {
+	var pieces [][]byte
+	for first := true; first || s != ""; first = false {
+		cut := min(len(s), chunk)
+		for cut < len(s) && cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		for cut < len(s) && (cut == 0 || !utf8.RuneStart(s[cut])) {
+			cut++ // no rune start in reach: the next one
+		}
+		b := appendJSONString(make([]byte, 0, cut+cut/8+2), s[:cut])
+		if !first {
+			b = b[1:] // the opening quote
+		}
+		if cut < len(s) {
+			b = b[:len(b)-1] // the closing quote
+		}
+		pieces = append(pieces, b)
+		s = s[cut:]
+	}
+	return pieces
+}
+
+// appendJSONString appends s to dst as encoding/json encodes a string
+// (HTML-escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped):
+// FuzzAppendJSONString holds it to json.Marshal.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}

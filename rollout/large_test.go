@@ -1,0 +1,101 @@
+package rollout
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// FuzzAppendJSONString holds the rollout's encoder of long messages to
+// encoding/json's.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<b>&</b> \"q\" \\ \n\r\t\b\f\x01\x1f\x7f", "é ✓ \u2028\u2029 \xff\xfe", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendJSONString(%q) = %s; json.Marshal %s", s, got[1:], want)
+		}
+		for _, chunk := range []int{1, 2, 3, 7} {
+			if got := bytes.Join(jsonStringPieces(s, chunk), nil); string(got) != string(want) {
+				t.Fatalf("jsonStringPieces(%q, %d) = %s; json.Marshal %s", s, chunk, got, want)
+			}
+		}
+	})
+}
+
+// TestLargeLines: an answer and an item of 1 MiB are recorded as
+// json.Marshal and the buffer would record them, in order between small
+// lines, and read back whole; the large pieces are written from where they
+// lie, not copied into the buffer.
+func TestLargeLines(t *testing.T) {
+	r, err := Create(t.TempDir(), SessionMeta{ID: "s1", Cwd: "/p"}, time.Date(2024, 3, 9, 14, 5, 6, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	text := strings.Repeat("lorem <ipsum> & \"dolor\" é\u2028\n", 1<<20/32)
+	item, err := json.Marshal(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := EventMsg{Type: EventAgentMessage, Message: text, Provider: "p"}
+	for _, err := range []error{
+		r.AppendEvent(EventMsg{Type: EventUserMessage, Message: "hi"}),
+		r.AppendEvent(ev),
+		r.AppendItems(transport.Item{Type: "message", Raw: item}, transport.Item{Type: "message", Raw: json.RawMessage(`{"type":"message","role":"user"}`)}),
+		r.AppendEvent(EventMsg{Type: EventTurnCompleted}),
+		r.Sync(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(r.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	if len(lines) != 6 {
+		t.Fatalf("%d lines; want 6 (meta, user, answer, 2 items, turn end)", len(lines))
+	}
+	want, _ := json.Marshal(ev)
+	if !bytes.HasSuffix(lines[2], append(append([]byte(`"type":"event_msg","payload":`), want...), '}')) {
+		t.Errorf("the answer's line is not json.Marshal's encoding: %.120s...", lines[2])
+	}
+	if !bytes.HasSuffix(lines[3], append(append([]byte(`"payload":`), item...), '}')) {
+		t.Errorf("the item's line is not its raw JSON: %.120s...", lines[3])
+	}
+	ro, err := Load(r.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ro.Events) != 3 || ro.Events[1].Message != text || len(ro.History) != 2 || !bytes.Equal(ro.History[0].Raw, item) || ro.Title != "hi" {
+		t.Errorf("read back %d events, %d items, title %q; want the answer and the item whole", len(ro.Events), len(ro.History), ro.Title)
+	}
+
+	plain := strings.Repeat("lorem ipsum dolor sit amet, consectetur\n", 1<<20/40)
+	ev.Message = plain
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := r.AppendEvent(ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AppendItems(transport.Item{Type: "message", Raw: item}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(plain))*3/2 {
+		t.Errorf("recording a %d KiB answer and item allocated %d KiB; want at most 1.5x the answer (its encoding)", len(plain)>>10, alloc>>10)
+	}
+}
