@@ -20,19 +20,35 @@ const largePayload = 256 << 10
 type pieceLine struct {
 	typ     LineType
 	origin  transport.Origin
-	payload [][]byte
+	payload []piece
+}
+
+// piece is part of a line's payload: bytes as they are, or (json set) a
+// string written JSON-encoded.
+type piece struct {
+	b    []byte
+	text string
+	json bool
+}
+
+func (p piece) size() int {
+	if p.json {
+		return len(p.text)
+	}
+	return len(p.b)
 }
 
 // addLines records lines, in order and together. Small ones are buffered
 // as by add; when their payloads are large, the buffered lines and these
-// are written to the file at once, each large piece as it is. locked, if
-// set, runs under the lock when the lines are taken (the index's
+// are written to the file at once, each large piece from where it lies (a
+// string encoded in pieces into a small buffer as it is written). locked,
+// if set, runs under the lock when the lines are taken (the index's
 // bookkeeping).
 func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 	size := 0
 	for _, l := range lines {
 		for _, p := range l.payload {
-			size += len(p)
+			size += p.size()
 		}
 	}
 	if size < largePayload {
@@ -40,8 +56,7 @@ func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 			if locked != nil {
 				locked()
 			}
-			segs := encodeLines(buf, t, lines, int(^uint(0)>>1))
-			return segs[0]
+			return encodeLines(buf, t, lines, int(^uint(0)>>1))[0].b
 		})
 	}
 	r.wmu.Lock()
@@ -61,10 +76,14 @@ func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 	r.buf, r.spare = r.spare[:0], nil
 	r.mu.Unlock()
 	for _, s := range segs {
-		if len(s) == 0 {
-			continue
+		var err error
+		switch {
+		case s.json:
+			err = jsonStringChunks(s.text, largePayload, func(b []byte) error { _, err := r.f.Write(b); return err })
+		case len(s.b) > 0:
+			_, err = r.f.Write(s.b)
 		}
-		if _, err := r.f.Write(s); err != nil {
+		if err != nil {
 			return r.fail(err)
 		}
 	}
@@ -75,31 +94,35 @@ func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 // encodeLines appends lines to buf and returns what is to be written, in
 // order: buf with the envelopes and the pieces smaller than large, then
 // each larger piece on its own, each followed by the bytes after it.
-func encodeLines(buf []byte, t time.Time, lines []pieceLine, large int) [][]byte {
-	var segs [][]byte
+func encodeLines(buf []byte, t time.Time, lines []pieceLine, large int) []piece {
+	var segs []piece
 	for _, l := range lines {
 		buf = appendItemLine(buf, t, l.typ, l.origin, nil)
 		buf = buf[:len(buf)-2] // the envelope up to its payload
 		for _, p := range l.payload {
-			if len(p) < large {
-				buf = append(buf, p...)
-				continue
+			switch {
+			case p.size() >= large:
+				segs = append(segs, piece{b: buf}, p)
+				buf = nil
+			case p.json:
+				buf = appendJSONString(buf, p.text)
+			default:
+				buf = append(buf, p.b...)
 			}
-			segs = append(segs, buf, p)
-			buf = nil
 		}
 		buf = append(buf, '}', '\n')
 	}
-	return append(segs, buf)
+	return append(segs, piece{b: buf})
 }
 
 // eventPayload is ev encoded as json.Marshal encodes it, as the pieces
-// of its payload: a long message is encoded on its own (encoding/json
-// would copy it twice more and keep its buffer pooled).
-func eventPayload(ev EventMsg) ([][]byte, error) {
+// of its payload: a long message is its own piece, encoded as it is
+// written (encoding/json would copy it twice more and keep its buffer
+// pooled).
+func eventPayload(ev EventMsg) ([]piece, error) {
 	if len(ev.Message) < largePayload {
 		b, err := json.Marshal(ev)
-		return [][]byte{b}, err
+		return []piece{{b: b}}, err
 	}
 	msg := ev.Message
 	ev.Message = ""
@@ -115,17 +138,16 @@ func eventPayload(ev EventMsg) ([][]byte, error) {
 	if len(rest) < at {
 		return nil, fmt.Errorf("rollout: unexpected event encoding %.40q", rest)
 	}
-	pieces := [][]byte{append(append([]byte(nil), rest[:at]...), `,"message":`...)}
-	pieces = append(pieces, jsonStringPieces(msg, largePayload)...)
-	return append(pieces, rest[at:]), nil
+	head := append(append([]byte(nil), rest[:at]...), `,"message":`...)
+	return []piece{{b: head}, {text: msg, json: true}, {b: rest[at:]}}, nil
 }
 
-// jsonStringPieces is appendJSONString(nil, s) in pieces of about chunk
-// bytes of s each, cut where a rune starts, so no piece grows far beyond
-// its start size. (Each rune is encoded on its own, so the pieces join to
-// the encoding of the whole.)
-func jsonStringPieces(s string, chunk int) [][]byte {
-	var pieces [][]byte
+// jsonStringChunks calls write with appendJSONString(nil, s) in pieces,
+// each the encoding of about chunk bytes of s cut where a rune starts,
+// in one reused buffer. (Each rune is encoded on its own, so the pieces
+// join to the encoding of the whole.)
+func jsonStringChunks(s string, chunk int, write func([]byte) error) error {
+	var buf []byte
 	for first := true; first || s != ""; first = false {
 		cut := min(len(s), chunk)
 		for cut < len(s) && cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -134,17 +156,20 @@ func jsonStringPieces(s string, chunk int) [][]byte {
 		for cut < len(s) && (cut == 0 || !utf8.RuneStart(s[cut])) {
 			cut++ // no rune start in reach: the next one
 		}
-		b := appendJSONString(make([]byte, 0, cut+cut/8+2), s[:cut])
+		buf = appendJSONString(buf[:0], s[:cut])
+		b := buf
 		if !first {
 			b = b[1:] // the opening quote
 		}
 		if cut < len(s) {
 			b = b[:len(b)-1] // the closing quote
 		}
-		pieces = append(pieces, b)
+		if err := write(b); err != nil {
+			return err
+		}
 		s = s[cut:]
 	}
-	return pieces
+	return nil
 }
 
 // appendJSONString appends s to dst as encoding/json encodes a string

@@ -213,7 +213,7 @@ func (r *Recorder) AppendItems(items ...transport.Item) error {
 		if err != nil {
 			return err
 		}
-		lines[i] = pieceLine{typ: LineResponseItem, origin: it.Origin, payload: [][]byte{raw}}
+		lines[i] = pieceLine{typ: LineResponseItem, origin: it.Origin, payload: []piece{{b: raw}}}
 	}
 	return r.addLines(lines, nil)
 }
