@@ -147,7 +147,7 @@ func eventPayload(ev EventMsg) ([]piece, error) {
 // in one reused buffer. (Each rune is encoded on its own, so the pieces
 // join to the encoding of the whole.)
 func jsonStringChunks(s string, chunk int, write func([]byte) error) error {
-	var buf []byte
+	buf := make([]byte, 0, min(len(s), chunk)+chunk/8+2)
 	for first := true; first || s != ""; first = false {
 		cut := min(len(s), chunk)
 		for cut < len(s) && cut > 0 && !utf8.RuneStart(s[cut]) {
