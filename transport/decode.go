@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,12 +133,13 @@ func (f flag) ptr() *bool {
 	return &v
 }
 
-// rawList is a JSON array's elements, kept raw; anything else is empty.
-type rawList []json.RawMessage
+// rawList is a JSON array's elements, kept raw as slices of the input
+// (see [rawRef]); anything else is empty.
+type rawList []rawRef
 
 func (l *rawList) UnmarshalJSON(b []byte) error {
 	if first(b) == '[' {
-		var v []json.RawMessage
+		var v []rawRef
 		if json.Unmarshal(b, &v) == nil {
 			*l = v
 		}
@@ -156,6 +158,16 @@ func (d *incompleteDetails) UnmarshalJSON(b []byte) error {
 	if first(b) == '{' && json.Unmarshal(b, &p) == nil {
 		*d = incompleteDetails(p)
 	}
+	return nil
+}
+
+// rawRef is a JSON value kept as the slice of the input it was decoded
+// from (encoding/json hands an Unmarshaler a slice of its input), not
+// copied: only for input the decoder owns and never changes.
+type rawRef []byte
+
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
 	return nil
 }
 
@@ -245,11 +257,12 @@ func Decode(typ string, data []byte) (Event, error) {
 	if ev, ok := decodeDelta(string(data)); ok {
 		return ev, nil
 	}
-	return decodeGeneral(typ, data)
+	return decodeGeneral(typ, data, false)
 }
 
-// decodeGeneral is Decode by way of encoding/json.
-func decodeGeneral(typ string, data []byte) (Event, error) {
+// decodeGeneral is Decode by way of encoding/json. owned says data is the
+// decoder's own copy, which an item's Raw may then be a slice of.
+func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 	var h wireHead
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, &DecodeError{Type: typ, Err: err}
@@ -271,14 +284,14 @@ func decodeGeneral(typ string, data []byte) (Event, error) {
 		_ = json.Unmarshal(data, &r) // the id is informational
 		return Created{ResponseID: string(r.Response.ID)}, nil
 	case "response.output_item.added", "response.output_item.done":
-		return decodeItemEvent(t, data)
+		return decodeItemEvent(t, data, owned)
 	case "response.output_text.delta", "response.refusal.delta", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_part.added", "response.reasoning_text.delta", "response.custom_tool_call_input.delta":
 		var w wireDelta
 		_ = json.Unmarshal(data, &w) // lenient fields: it cannot fail once the head decoded
 		return deltaEvent(t, w), nil
 	case "response.completed", "response.failed", "response.incomplete":
-		return decodeResponseEvent(t, data)
+		return decodeResponseEvent(t, data, owned)
 	case "error":
 		var w wireErrorEvent
 		_ = json.Unmarshal(data, &w)
@@ -304,13 +317,19 @@ func deltaEvent(t string, w wireDelta) Event {
 	return TextDelta{ItemID: id, Delta: delta}
 }
 
-// decodeItemEvent decodes response.output_item.added or .done.
-func decodeItemEvent(t string, data []byte) (Event, error) {
+// decodeItemEvent decodes response.output_item.added or .done. When data
+// is owned, the item's Raw is the slice of it the item lies in (a 10 MiB
+// message is not copied once more); else a copy.
+func decodeItemEvent(t string, data []byte, owned bool) (Event, error) {
 	var w struct {
-		Item json.RawMessage `json:"item"`
+		Item rawRef `json:"item"`
 	}
 	_ = json.Unmarshal(data, &w)
-	it, err := parseItem(w.Item) // w.Item is already a copy of data
+	raw := json.RawMessage(w.Item)
+	if !owned {
+		raw = bytes.Clone(raw)
+	}
+	it, err := parseItem(raw)
 	if err != nil || it.Type == "" {
 		return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
 	}
@@ -320,10 +339,11 @@ func decodeItemEvent(t string, data []byte) (Event, error) {
 	return OutputItemDone{Item: it}, nil
 }
 
-// decodeResponseEvent decodes the events that end a response.
-func decodeResponseEvent(t string, data []byte) (Event, error) {
+// decodeResponseEvent decodes the events that end a response; its output
+// items' Raw are slices of data when it is owned.
+func decodeResponseEvent(t string, data []byte, owned bool) (Event, error) {
 	var w struct {
-		Response json.RawMessage `json:"response"`
+		Response rawRef `json:"response"` // read here only: a slice of data
 	}
 	_ = json.Unmarshal(data, &w)
 	var r wireResponse
@@ -341,7 +361,11 @@ func decodeResponseEvent(t string, data []byte) (Event, error) {
 		return nil, &IncompleteError{ResponseID: string(r.ID), Reason: string(r.IncompleteDetails.Reason)}
 	}
 	c := Completed{ResponseID: string(r.ID), EndTurn: r.EndTurn.ptr(), Usage: decodeUsage(r.Usage)}
-	for _, raw := range r.Output {
+	for _, ref := range r.Output {
+		raw := json.RawMessage(ref)
+		if !owned {
+			raw = bytes.Clone(raw)
+		}
 		if it, err := parseItem(raw); err == nil && it.Type != "" {
 			c.Output = append(c.Output, it)
 		}
@@ -393,7 +417,7 @@ func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
 	}
 	ev, ok := decodeDelta(data)
 	if !ok {
-		ev, err = decodeGeneral(typ, []byte(data))
+		ev, err = decodeGeneral(typ, []byte(data), true)
 	}
 	if err == nil { // the common case, without errors.As's allocation
 		return ev, false, nil

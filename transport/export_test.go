@@ -4,4 +4,4 @@ package transport
 func DecodeDeltaForTest(data []byte) (Event, bool) { return decodeDelta(string(data)) }
 
 // DecodeSlowForTest runs Decode without the fast path.
-func DecodeSlowForTest(data []byte) (Event, error) { return decodeGeneral("", data) }
+func DecodeSlowForTest(data []byte) (Event, error) { return decodeGeneral("", data, false) }

@@ -1,6 +1,8 @@
 package transport_test
 
 import (
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/agentcli/agent/transport"
@@ -18,6 +20,39 @@ func TestParseItemJoinsToolNamespace(t *testing.T) {
 		}
 		if string(it.Raw) != raw {
 			t.Errorf("Raw = %s; want the item verbatim", it.Raw)
+		}
+	}
+}
+
+// TestDecodeFrameLargeItemCopiedOnce: a 4 MiB message's output_item.done
+// is decoded with the event copied once (the bytes encoding/json reads,
+// which the item's Raw is a slice of), not once more for Raw; a completed
+// response's large output is not copied whole either.
+func TestDecodeFrameLargeItemCopiedOnce(t *testing.T) {
+	text := strings.Repeat("lorem ipsum ", 4<<20/12)
+	item := `{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"` + text + `","annotations":[]}]}`
+	for _, data := range []string{
+		`{"type":"response.output_item.done","output_index":0,"item":` + item + `}`,
+		`{"type":"response.completed","response":{"id":"r","status":"completed","output":[` + item + `]}}`,
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ev, skip, err := transport.DecodeFrame("", data)
+		runtime.ReadMemStats(&after)
+		var it transport.Item
+		switch ev := ev.(type) {
+		case transport.OutputItemDone:
+			it = ev.Item
+		case transport.Completed:
+			if len(ev.Output) == 1 {
+				it = ev.Output[0]
+			}
+		}
+		if err != nil || skip || string(it.Raw) != item {
+			t.Fatalf("DecodeFrame = %T, %v, %v; want the item whole", ev, skip, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
+			t.Errorf("decoding a %d KiB %.30s... allocated %d KiB; want one copy of it", len(data)>>10, data, alloc>>10)
 		}
 	}
 }
