@@ -239,7 +239,7 @@ func (p *Text) Handle(ev session.Event) {
 	case session.ResponseCompleted:
 		for _, m := range p.pending {
 			if !m.shown {
-				fmt.Fprintln(p.opts.Stderr, "codex\n"+p.safe(m.text))
+				writeLine(p.opts.Stderr, "codex\n", p.safe(m.text))
 			}
 			p.final, p.hasFinal = m.text, true
 		}
@@ -282,9 +282,24 @@ func (p *Text) Handle(ev session.Event) {
 			if p.opts.StdoutTTY {
 				text = termtext.Sanitize(text) // the model's text must not drive the terminal
 			}
-			fmt.Fprintln(p.opts.Stdout, text)
+			writeLine(p.opts.Stdout, text)
 		}
 	}
+}
+
+// writeLine writes parts and a newline in one write, copying the text
+// once: a long answer is not copied again by a concatenation and by fmt's
+// growing buffer.
+func writeLine(w io.Writer, parts ...string) {
+	n := 1
+	for _, s := range parts {
+		n += len(s)
+	}
+	b := make([]byte, 0, n)
+	for _, s := range parts {
+		b = append(b, s...)
+	}
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // safe returns a line of text from outside (a server's error message) fit

@@ -2,6 +2,7 @@ package execprint
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -159,5 +160,31 @@ func TestHeader(t *testing.T) {
 	h.Sandbox, h.ReasoningEffort = "read-only", "high"
 	if got := h.String(); !strings.Contains(got, "sandbox: read-only\nreasoning effort: high\n") {
 		t.Errorf("header:\n%s", got)
+	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n int }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// TestTextLongAnswerCopiedOnce: a 4 MiB answer is printed on stderr (after
+// "codex") and on stdout with one copy of it per print (a line is one
+// write), not a concatenation and fmt's growing buffer besides.
+func TestTextLongAnswerCopiedOnce(t *testing.T) {
+	text := strings.Repeat("lorem ipsum ", 4<<20/12)
+	var out, errw countingWriter
+	p := NewText(TextOptions{Stdout: &out, Stderr: &errw})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, ev := range []session.Event{session.MessageDone{ItemID: "m", Text: text}, session.ResponseCompleted{}, session.TurnCompleted{}} {
+		p.Handle(ev)
+	}
+	runtime.ReadMemStats(&after)
+	if out.n != len(text)+1 || errw.n != len("codex\n")+len(text)+1 {
+		t.Fatalf("wrote %d bytes on stdout, %d on stderr; want the answer on each", out.n, errw.n)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(text))*9/4 {
+		t.Errorf("printing a %d KiB answer twice allocated %d KiB; want one copy per print", len(text)>>10, alloc>>10)
 	}
 }
