@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT]] [--repeat N]
+//	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT] [--delta-size BYTES]]
+//	              [--call-args FILE] [--repeat N]
 //	fakeresponses [--listen 127.0.0.1:0] --script FILE [--dump DIR]
 //
 // Every request to .../responses (SSE POST or WebSocket) is answered by the
@@ -13,8 +14,14 @@
 // reply is "hello from the fake server"); --deltas N streams N deltas of
 // --delta TEXT (default "tok ") instead, each its own
 // response.output_text.delta event (with item_id, output_index and
-// content_index) in its own write. The scenario is repeated --repeat times, after which
-// requests get a 500.
+// content_index) in its own write; --delta-size BYTES makes each delta
+// --delta repeated to that many bytes (--deltas 1 --delta-size 10485760
+// is one 10 MiB delta). With --call-args FILE each scenario is two
+// requests: the first is answered with an exec_command function call whose
+// arguments are FILE's text (streamed as one
+// response.function_call_arguments.delta, then the item), the second (the
+// call's output sent back) with the reply. The scenario is repeated
+// --repeat times, after which requests get a 500.
 //
 // --script FILE answers the requests in order with the attempts of a JSON
 // script instead (format: responsestest.ParseScript); requests past its end
@@ -71,8 +78,11 @@ type config struct {
 	deltas int
 	delta  string
 	repeat int
-	script rt.Script // --script, parsed; nil: the --reply/--deltas scenario
-	dump   string
+	// callArgs, when set, are the arguments of an exec_command call that
+	// answers every first request of a scenario (--call-args).
+	callArgs string
+	script   rt.Script // --script, parsed; nil: the --reply/--deltas scenario
+	dump     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -83,6 +93,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.reply, "reply", "hello from the fake server", "reply text, streamed one word per delta")
 	fs.IntVar(&c.deltas, "deltas", 0, "stream this many --delta deltas instead of --reply")
 	fs.StringVar(&c.delta, "delta", "tok ", "the text of each of the --deltas deltas")
+	deltaSize := fs.Int("delta-size", 0, "repeat --delta to this many bytes in each delta")
+	callFile := fs.String("call-args", "", "answer each scenario's first request with an exec_command call with this file's arguments")
 	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
 	scriptFile := fs.String("script", "", "answer requests with the attempts of this JSON script file")
 	fs.StringVar(&c.dump, "dump", "", "write each request body to DIR/request-N.json")
@@ -97,6 +109,19 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if c.script, err = rt.ParseScript(b); err != nil {
 			return c, fmt.Errorf("%s: %w", *scriptFile, err)
 		}
+	}
+	if *callFile != "" {
+		b, err := os.ReadFile(*callFile)
+		if err != nil {
+			return c, err
+		}
+		c.callArgs = string(b)
+	}
+	if *deltaSize < 0 {
+		return c, errors.New("--delta-size must be >= 0")
+	}
+	if c.delta != "" && *deltaSize > 0 {
+		c.delta = strings.Repeat(c.delta, *deltaSize/len(c.delta)+1)[:*deltaSize]
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -128,6 +153,34 @@ func (c config) attempt() rt.Attempt {
 	return rt.Stream(steps...)
 }
 
+// call is the answer to a --call-args scenario's first request: one
+// exec_command call with c.callArgs.
+func (c config) call() rt.Attempt {
+	return rt.Stream(
+		rt.Created("resp_call"),
+		rt.OutputItemAdded(map[string]any{
+			"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "exec_command", "arguments": "", "status": "in_progress",
+		}),
+		rt.Event("response.function_call_arguments.delta", map[string]any{"item_id": "fc_1", "output_index": 0, "delta": c.callArgs}),
+		rt.FunctionCallDone("fc_1", "call_1", "exec_command", c.callArgs),
+		rt.Completed("resp_call"),
+	)
+}
+
+// scenario is the script of the --reply/--deltas/--call-args scenario,
+// repeated c.repeat times.
+func (c config) scenario() rt.Script {
+	one := rt.Script{c.attempt()}
+	if c.callArgs != "" {
+		one = rt.Script{c.call(), c.attempt()}
+	}
+	script := make(rt.Script, 0, len(one)*c.repeat)
+	for range c.repeat {
+		script = append(script, one...)
+	}
+	return script
+}
+
 func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
@@ -148,11 +201,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func serve(ctx context.Context, c config, ln net.Listener, stdout, stderr io.Writer) error {
 	script := c.script
 	if script == nil {
-		script = make(rt.Script, c.repeat)
-		a := c.attempt()
-		for i := range script {
-			script[i] = a
-		}
+		script = c.scenario()
 	}
 	out := &lineWriter{w: stdout}
 	fake := rt.New(script, rt.Options{OnUnexpected: func(msg string) { out.printTo(stderr, "%s\n", msg) }})

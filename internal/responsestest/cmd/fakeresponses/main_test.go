@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,9 +68,44 @@ func TestServeDeltasAndLog(t *testing.T) {
 }
 
 func TestParseFlagsRejects(t *testing.T) {
-	for _, args := range [][]string{{"--deltas", "-1"}, {"--repeat", "0"}, {"--delta", ""}, {"extra"}} {
+	for _, args := range [][]string{{"--deltas", "-1"}, {"--repeat", "0"}, {"--delta", ""}, {"--delta-size", "-1"}, {"--call-args", "/nonexistent"}, {"extra"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) = nil error", args)
+		}
+	}
+}
+
+// TestBigDeltaAndCallScenario: --delta-size makes one delta that many
+// bytes; --call-args answers every first request of a scenario with an
+// exec_command call carrying the file's arguments, the second with the
+// reply, and again.
+func TestBigDeltaAndCallScenario(t *testing.T) {
+	args := filepath.Join(t.TempDir(), "args.json")
+	if err := os.WriteFile(args, []byte(`{"cmd":"echo hi"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseFlags([]string{"--deltas", "1", "--delta", "ab", "--delta-size", "5", "--call-args", args, "--repeat", "2"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, c, ln, io.Discard, io.Discard) }()
+	defer func() { cancel(); <-done }()
+	url := "http://" + ln.Addr().String() + "/v1/responses"
+	for i, want := range []string{`"arguments":"{\"cmd\":\"echo hi\"}"`, `"delta":"ababa"`, `"name":"exec_command"`, `"text":"ababa"`} {
+		resp, err := http.Post(url, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("request %d: the stream lacks %s:\n%s", i+1, want, body)
 		}
 	}
 }
