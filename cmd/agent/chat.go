@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
-	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/tui"
 )
 
@@ -88,10 +86,9 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	}
 	first.AttachImages(images...)
 	chat := a.NewChat(first)
-	opts := chatOptions(env, a, chat)
+	opts := tui.AppOptions(a, chat, env.Secrets.Terminal(os.Stdout), env.Getenv)
 	opts.Prompt, opts.Messages, opts.Approver, opts.Notices = f.prompt, shown, ap, notices
 	opts.OpenResume = f.pickResume
-	pickerHooks(a, chat, &opts)
 	err = tui.Run(ctx, opts)
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
@@ -120,109 +117,4 @@ func newChatApp(ctx context.Context, env Env, g *globalFlags, f *chatFlags, addD
 		// The chat owns the terminal: notices go to its transcript.
 		Notice: func(msg string) { notices.Post(msg, true) },
 	}))
-}
-
-// chatOptions are the chat's options on app a and its chat: the screen,
-// what the status line shows, and the slash commands.
-func chatOptions(env Env, a *app.App, chat *app.Chat) tui.Options {
-	cfg := a.Config()
-	return tui.Options{
-		Output:        env.Secrets.Terminal(os.Stdout),
-		Engine:        chat,
-		Model:         cfg.Model,
-		Provider:      a.Provider().Name,
-		Transport:     app.TransportName(chat.Current().Settings().Client),
-		ContextWindow: cfg.ModelContextWindow,
-		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
-		// [history]: persistence = "none" writes nothing; max_bytes trims.
-		HistoryNoSave:   cfg.History.Persistence == "none",
-		HistoryMaxBytes: cfg.History.MaxBytes,
-		SessionID:       func() string { return chat.Current().ID },
-		NoColor:         env.Getenv("NO_COLOR") != "",
-		Warnings:        warningLines(cfg.Warnings),
-		InTmux:          env.Getenv("TMUX") != "",
-		Dir:             a.Workspace().Cwd,
-		Commands:        chatCommands(a, chat),
-	}
-}
-
-// chatCommands are the chat's slash commands, each one operation of the
-// chat (app.Chat).
-func chatCommands(a *app.App, chat *app.Chat) tui.Commands {
-	return tui.Commands{
-		New: func(context.Context) (tui.Engine, error) {
-			if err := chat.New(); err != nil {
-				return nil, err
-			}
-			return chat, nil
-		},
-		Model: func(_ context.Context, name, effort string) (tui.Engine, error) {
-			if err := chat.SetModel(name, effort); err != nil {
-				return nil, err
-			}
-			return chat, nil
-		},
-		Approvals: func(_ context.Context, policy string) (string, error) {
-			policy, note := approvalPreset(policy, chat.Sandbox())
-			msg, err := chat.SetApprovals(policy)
-			if err != nil || policy == "" {
-				return msg, err
-			}
-			return msg + note, nil
-		},
-		Compact: chat.Compact,
-		Resume: func(_ context.Context, id string) (tui.Resumed, error) {
-			ro, err := chat.Resume(id)
-			if err != nil {
-				return tui.Resumed{}, err
-			}
-			return tui.Resumed{Engine: chat, Messages: transcript(ro)}, nil
-		},
-		MCP:        func() []tui.MCPServer { return mcpStatus(a.MCP()) },
-		MCPPrompts: func() []tui.MCPPrompt { return mcpPrompts(a.MCP()) },
-		GetMCPPrompt: func(ctx context.Context, name string, args map[string]string) (string, error) {
-			if a.MCP() == nil {
-				return "", errors.New("no MCP server is configured")
-			}
-			return a.MCP().GetPrompt(ctx, name, args)
-		},
-		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
-		Logout:     chat.Logout,
-		History:    func() []transport.Item { return chat.Current().History() },
-		Background: func() []tools.Background { return execTool(a).Running() },
-		Stop:       func(id int) int { return execTool(a).Stop(id) },
-		Status:     chat.Status,
-	}
-}
-
-// mcpStatus is /mcp's list: each server's state, tools and error.
-func mcpStatus(m *mcp.Manager) []tui.MCPServer {
-	if m == nil {
-		return nil
-	}
-	var out []tui.MCPServer
-	for _, s := range m.Servers() {
-		srv := tui.MCPServer{Name: s.Name, State: s.State.String(), Tools: s.Tools}
-		if s.Err != nil {
-			srv.Err = s.Err.Error()
-		}
-		out = append(out, srv)
-	}
-	return out
-}
-
-// mcpPrompts are the MCP servers' prompts the / popup offers.
-func mcpPrompts(m *mcp.Manager) []tui.MCPPrompt {
-	if m == nil {
-		return nil
-	}
-	var out []tui.MCPPrompt
-	for _, p := range m.Prompts() {
-		tp := tui.MCPPrompt{Name: p.Name, Server: p.Server, Description: p.Description}
-		for _, a := range p.Arguments {
-			tp.Arguments = append(tp.Arguments, tui.MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-		}
-		out = append(out, tp)
-	}
-	return out
 }

@@ -121,7 +121,7 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 				if err != nil {
 					return nil, nil, err
 				}
-				return sess, transcript(ro), nil
+				return sess, tui.Transcript(ro), nil
 			})
 		},
 	}
@@ -151,30 +151,12 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 				if err != nil {
 					return nil, nil, err
 				}
-				return sess, transcript(ro), nil
+				return sess, tui.Transcript(ro), nil
 			})
 		},
 	}
 	addChatFlags(cmd.Flags(), cf)
 	return cmd
-}
-
-// transcript turns a rollout's recorded messages into chat messages, after
-// warnings about the lines that could not be loaded.
-func transcript(ro *rollout.Rollout) []tui.Message {
-	var out []tui.Message
-	for _, w := range ro.LoadWarnings() {
-		out = append(out, tui.Message{Role: "warning", Text: w})
-	}
-	for _, ev := range ro.Events {
-		switch ev.Type {
-		case rollout.EventUserMessage:
-			out = append(out, tui.Message{Role: "user", Text: ev.Message})
-		case rollout.EventAgentMessage:
-			out = append(out, tui.Message{Role: "assistant", Text: ev.Message})
-		}
-	}
-	return out
 }
 
 // newExecForkCmd is `agent exec fork ID [PROMPT]`: a new session starting

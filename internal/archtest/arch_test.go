@@ -91,7 +91,7 @@ func allowedImports() map[string][]string {
 		"headless/batch":              {"headless/execprint", "headless/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                    {"headless/execprint", "headless/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
 		"headless/mcpserver":          {"session", "tools"},
-		"tui":                         {"session", "tools", "modelclient", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight"},
+		"tui":                         {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight"},
 		"internal/termtext":           {},
 		"internal/redact":             {},
 		"internal/app": {"auth", "config", "headless/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/shellenv",

@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
+	"github.com/agentcli/agent/transport"
+)
+
+// AppOptions are the chat's options on app a and its chat, drawn on out
+// (the terminal) with the environment getenv reads: what the status line
+// shows, the history file, and the slash commands and pickers, each an
+// operation of the app or its chat ([app.Chat]). The caller sets the first
+// prompt, the messages shown first, the approver and the notifier.
+func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) string) Options {
+	cfg := a.Config()
+	o := Options{
+		Output:        out,
+		Engine:        chat,
+		Model:         cfg.Model,
+		Provider:      a.Provider().Name,
+		Transport:     app.TransportName(chat.Current().Settings().Client),
+		ContextWindow: cfg.ModelContextWindow,
+		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
+		// [history]: persistence = "none" writes nothing; max_bytes trims.
+		HistoryNoSave:   cfg.History.Persistence == "none",
+		HistoryMaxBytes: cfg.History.MaxBytes,
+		SessionID:       func() string { return chat.Current().ID },
+		NoColor:         getenv("NO_COLOR") != "",
+		Warnings:        warningLines(cfg.Warnings),
+		InTmux:          getenv("TMUX") != "",
+		Dir:             a.Workspace().Cwd,
+		Commands:        chatCommands(a, chat),
+	}
+	pickerHooks(a, chat, &o)
+	return o
+}
+
+// chatCommands are the chat's slash commands, each one operation of the
+// chat (app.Chat).
+func chatCommands(a *app.App, chat *app.Chat) Commands {
+	return Commands{
+		New: func(context.Context) (Engine, error) {
+			if err := chat.New(); err != nil {
+				return nil, err
+			}
+			return chat, nil
+		},
+		Model: func(_ context.Context, name, effort string) (Engine, error) {
+			if err := chat.SetModel(name, effort); err != nil {
+				return nil, err
+			}
+			return chat, nil
+		},
+		Approvals: func(_ context.Context, policy string) (string, error) {
+			policy, note := approvalPreset(policy, chat.Sandbox())
+			msg, err := chat.SetApprovals(policy)
+			if err != nil || policy == "" {
+				return msg, err
+			}
+			return msg + note, nil
+		},
+		Compact: chat.Compact,
+		Resume: func(_ context.Context, id string) (Resumed, error) {
+			ro, err := chat.Resume(id)
+			if err != nil {
+				return Resumed{}, err
+			}
+			return Resumed{Engine: chat, Messages: Transcript(ro)}, nil
+		},
+		MCP:        func() []MCPServer { return mcpStatus(a.MCP()) },
+		MCPPrompts: func() []MCPPrompt { return mcpPrompts(a.MCP()) },
+		GetMCPPrompt: func(ctx context.Context, name string, args map[string]string) (string, error) {
+			if a.MCP() == nil {
+				return "", errors.New("no MCP server is configured")
+			}
+			return a.MCP().GetPrompt(ctx, name, args)
+		},
+		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
+		Logout:     chat.Logout,
+		History:    func() []transport.Item { return chat.Current().History() },
+		Background: func() []tools.Background { return execTool(a).Running() },
+		Stop:       func(id int) int { return execTool(a).Stop(id) },
+		Status:     chat.Status,
+	}
+}
+
+// mcpStatus is /mcp's list: each server's state, tools and error.
+func mcpStatus(m *mcp.Manager) []MCPServer {
+	if m == nil {
+		return nil
+	}
+	var out []MCPServer
+	for _, s := range m.Servers() {
+		srv := MCPServer{Name: s.Name, State: s.State.String(), Tools: s.Tools}
+		if s.Err != nil {
+			srv.Err = s.Err.Error()
+		}
+		out = append(out, srv)
+	}
+	return out
+}
+
+// mcpPrompts are the MCP servers' prompts the / popup offers.
+func mcpPrompts(m *mcp.Manager) []MCPPrompt {
+	if m == nil {
+		return nil
+	}
+	var out []MCPPrompt
+	for _, p := range m.Prompts() {
+		tp := MCPPrompt{Name: p.Name, Server: p.Server, Description: p.Description}
+		for _, a := range p.Arguments {
+			tp.Arguments = append(tp.Arguments, MCPPromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+		}
+		out = append(out, tp)
+	}
+	return out
+}
+
+// Transcript turns a rollout's recorded messages into chat messages, after
+// warnings about the lines that could not be loaded.
+func Transcript(ro *rollout.Rollout) []Message {
+	var out []Message
+	for _, w := range ro.LoadWarnings() {
+		out = append(out, Message{Role: "warning", Text: w})
+	}
+	for _, ev := range ro.Events {
+		switch ev.Type {
+		case rollout.EventUserMessage:
+			out = append(out, Message{Role: "user", Text: ev.Message})
+		case rollout.EventAgentMessage:
+			out = append(out, Message{Role: "assistant", Text: ev.Message})
+		}
+	}
+	return out
+}
+
+// sessionsShown caps the sessions the /resume picker lists.
+const sessionsShown = 500
+
+// pickerHooks are the chat's hooks for the /model and /resume pickers, the
+// custom prompts' directories and /fork.
+func pickerHooks(a *app.App, chat *app.Chat, o *Options) {
+	c := &o.Commands
+	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(chat.Models(ctx)), nil }
+	c.Sessions = func(_ context.Context, all bool) ([]SessionInfo, error) {
+		ents, err := rollout.List(a.Home(), a.Workspace().Cwd, all, sessionsShown)
+		var out []SessionInfo
+		for _, e := range ents {
+			out = append(out, SessionInfo{ID: e.ID, Title: e.Label(), Cwd: e.Cwd, Updated: e.Updated})
+		}
+		return out, err
+	}
+	c.Fork = func(_ context.Context, keep int) (Resumed, error) {
+		ro, err := chat.Fork(keep)
+		if err != nil {
+			return Resumed{}, err
+		}
+		return Resumed{Engine: chat, Messages: Transcript(ro)}, nil
+	}
+	o.PromptDirs = append(o.PromptDirs, filepath.Join(a.Home(), "prompts"))
+}
+
+// modelChoices are the /model picker's rows: reasoning efforts for the
+// models that take them.
+func modelChoices(names []string) []ModelChoice {
+	var out []ModelChoice
+	for _, n := range names {
+		c := ModelChoice{Name: n}
+		if strings.HasPrefix(n, "gpt-5") || strings.HasPrefix(n, "o3") || strings.HasPrefix(n, "o4") {
+			c.Efforts = []string{"low", "medium", "high"}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// approvalPreset resolves a /permissions preset name (else a policy as it
+// is) in a chat whose sandbox is mode: the preset's policy, and a note
+// when its sandbox is another (set when the session's tools are made).
+func approvalPreset(policy, mode string) (string, string) {
+	for _, p := range Presets() {
+		if p.Name != policy {
+			continue
+		}
+		if p.Sandbox != mode {
+			return p.Policy, "; the sandbox stays " + mode + " in this chat: start agent with -s " + p.Sandbox + " for " + p.Label
+		}
+		return p.Policy, ""
+	}
+	return policy, ""
+}
+
+// warningLines are the configuration's warnings as the chat lists them.
+func warningLines(ws []config.Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+// execTool is the app's exec_command tool, whose sessions /ps lists and
+// /stop ends; a set without one gives an Exec with none running.
+func execTool(a *app.App) *tools.Exec {
+	if t, ok := a.Tools().Lookup("exec_command"); ok {
+		if ex, ok := t.(*tools.Exec); ok {
+			return ex
+		}
+	}
+	return tools.NewExec(tools.ExecOptions{})
+}
