@@ -47,3 +47,25 @@ func TestAppHeaderAndTools(t *testing.T) {
 		t.Error("an unknown tool reported as an MCP tool")
 	}
 }
+
+// TestReadSchema: --output-schema reads a JSON object as it is; a missing
+// file or one that is not a JSON object is an error naming the flag (and
+// the file); no flag is no schema.
+func TestReadSchema(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	os.WriteFile(good, []byte(`{"type":"object"}`), 0o600)
+	os.WriteFile(bad, []byte(`["not", "an object"]`), 0o600)
+	if s, err := headless.ReadSchema(""); s != nil || err != nil {
+		t.Errorf(`ReadSchema(""): %s, %v; want nil, nil`, s, err)
+	}
+	if s, err := headless.ReadSchema(good); string(s) != `{"type":"object"}` || err != nil {
+		t.Errorf("good: %s, %v", s, err)
+	}
+	if _, err := headless.ReadSchema(bad); err == nil || !strings.Contains(err.Error(), "--output-schema "+bad+": not a JSON object") {
+		t.Errorf("bad: %v; want an error naming the flag and the file", err)
+	}
+	if _, err := headless.ReadSchema(filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "--output-schema") {
+		t.Errorf("missing: %v; want an error naming the flag", err)
+	}
+}
