@@ -95,8 +95,9 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	watch := s.watchCall(ctx, call)
 	started := false
 	inv := &tools.Invocation{
-		Call:   call,
-		Policy: s.opts.ApprovalPolicy,
+		Call:    call,
+		Policy:  s.opts.ApprovalPolicy,
+		AskUser: s.opts.AskUser,
 		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
 			d := s.approve(ctx, req)
 			watch.decided(d)

@@ -62,6 +62,9 @@ type Options struct {
 	// asks). It is called on the turn's goroutine, possibly concurrently
 	// for parallel-safe tools.
 	Approve func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	// AskUser shows the model's request_user_input questions to the
+	// person ([tools.Invocation].AskUser); nil: nobody can answer.
+	AskUser func(ctx context.Context, req tools.UserInputRequest) (map[string][]string, bool)
 	// Context is recorded once, before the first user message
 	// (environment context, AGENTS.md instructions).
 	Context []transport.Item

@@ -99,6 +99,10 @@ type Invocation struct {
 	// current one, which may change between turns); "" leaves the tool's
 	// own. Tools read it through [Invocation.PolicyOr].
 	Policy string
+	// AskUser shows the model's questions to the person and returns the
+	// answers by question id; ok is false when the person ended the turn
+	// instead (or its ctx ended). Nil: nobody can answer (agent exec).
+	AskUser func(ctx context.Context, req UserInputRequest) (answers map[string][]string, ok bool)
 }
 
 // PolicyOr returns the call's approval policy, or def when it has none.

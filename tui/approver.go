@@ -15,11 +15,32 @@ import (
 // may outlive a [Run] (for example across /new).
 type Approver struct {
 	reqs chan approvalPrompt
+	asks chan askPrompt
 }
 
 // NewApprover returns an Approver with no chat attached yet.
 func NewApprover() *Approver {
-	return &Approver{reqs: make(chan approvalPrompt)}
+	return &Approver{reqs: make(chan approvalPrompt), asks: make(chan askPrompt)}
+}
+
+// AskUser shows the model's request_user_input questions in the chat and
+// blocks until the person answers them (the answers by question id) or
+// ends the turn (ok false). When ctx ends first it returns ok false. It has
+// the signature of session.Options.AskUser and may be called concurrently:
+// requests are shown one at a time, in order.
+func (a *Approver) AskUser(ctx context.Context, req tools.UserInputRequest) (answers map[string][]string, ok bool) {
+	p := askPrompt{req: req, reply: make(chan askReply, 1), done: ctx.Done()}
+	select {
+	case a.asks <- p:
+	case <-ctx.Done():
+		return nil, false
+	}
+	select {
+	case r := <-p.reply:
+		return r.answers, r.ok
+	case <-ctx.Done():
+		return nil, false
+	}
 }
 
 // Approve shows req in the chat and blocks until the user answers. When ctx
@@ -52,13 +73,16 @@ type approvalPrompt struct {
 // approvalMsg delivers a request to Update.
 type approvalMsg struct{ p approvalPrompt }
 
-// next returns a command that delivers the next request, or nothing once the
-// program ends. Update re-arms it after each request.
+// next returns a command that delivers the next request, approval or
+// questions, or nothing once the program ends. Update re-arms it after
+// each request.
 func (a *Approver) next(quit <-chan struct{}) tea.Cmd {
 	return func() tea.Msg {
 		select {
 		case p := <-a.reqs:
 			return approvalMsg{p: p}
+		case p := <-a.asks:
+			return askMsg{p: p}
 		case <-quit:
 			return nil
 		}

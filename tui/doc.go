@@ -3,7 +3,9 @@
 // multi-line composer, a status line and approval prompts.
 //
 // Start with [Run]. Approvals reach the chat through an [Approver], whose
-// Approve method is plugged into session.Options.Approve.
+// Approve method is plugged into session.Options.Approve; the model's
+// request_user_input questions through its AskUser method
+// (session.Options.AskUser), answered in a box of their own.
 //
 // Invariants:
 //   - One root tea.Model ([Model]); components are plain structs rendered

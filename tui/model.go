@@ -72,7 +72,8 @@ type Model struct {
 	busy      *busyOp
 	turnSeq   int
 	approvals []approvalPrompt
-	noting    bool // typing a note for a denial
+	asks      []*askState // request_user_input questions, the first shown
+	noting    bool        // typing a note for a denial
 	// approvalTop is the first diff line the patch approval shows.
 	approvalTop int
 	note        []rune // the note
@@ -212,6 +213,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.turnDone(msg)
 	case approvalMsg:
 		return m.updateApproval(msg)
+	case askMsg:
+		return m.updateAsk(msg)
 	case noticesMsg:
 		return m.showNotices(msg)
 	case tickMsg:
@@ -373,6 +376,10 @@ func (m *Model) bottomPane() []string {
 	if len(m.approvals) > 0 {
 		out = append(out, m.statusLine())
 		return append(out, m.approvalView()...)
+	}
+	if len(m.asks) > 0 {
+		out = append(out, m.statusLine())
+		return append(out, m.askView()...)
 	}
 	out = append(out, m.statusLine())
 	if m.picker != nil {

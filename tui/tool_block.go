@@ -45,6 +45,13 @@ func (t *toolBlock) title() string {
 	if !t.call.Custom && json.Unmarshal([]byte(t.call.Input), &args) == nil && args.Cmd != "" {
 		return "$ " + clean(args.Cmd)
 	}
+	if qs := t.questions(); len(qs) > 0 {
+		title := "? " + clean(qs[0].Question)
+		if len(qs) > 1 {
+			title += fmt.Sprintf(" (+%d more)", len(qs)-1)
+		}
+		return title
+	}
 	in := strings.Join(strings.Fields(clean(t.call.Input)), " ")
 	return "• " + t.call.Name + " " + in
 }
@@ -52,6 +59,8 @@ func (t *toolBlock) title() string {
 // state is the short status after the title.
 func (t *toolBlock) state(l *look) string {
 	switch {
+	case t.awaiting && t.call.Name == askTool:
+		return l.warn.Render("awaiting your answer")
 	case t.awaiting:
 		return l.warn.Render("awaiting approval")
 	case t.res == nil:
@@ -82,7 +91,52 @@ func (t *toolBlock) renderCommand(width int, l *look) []string {
 	if t.res == nil {
 		return out
 	}
+	if lines := t.answerLines(width, l); lines != nil {
+		return append(out, lines...)
+	}
 	return append(out, outputTail(commandOutput(t.res.Output), width, l)...)
+}
+
+// askTool is the tool whose calls ask the person questions.
+const askTool = "request_user_input"
+
+// questions are a request_user_input call's questions; nil for any other
+// call.
+func (t *toolBlock) questions() []tools.Question {
+	if t.call.Name != askTool {
+		return nil
+	}
+	var args struct {
+		Questions []tools.Question `json:"questions"`
+	}
+	_ = json.Unmarshal([]byte(t.call.Input), &args)
+	return args.Questions
+}
+
+// answerLines shows the answers of a completed request_user_input call,
+// one line per question; nil for any other result.
+func (t *toolBlock) answerLines(width int, l *look) []string {
+	qs := t.questions()
+	if len(qs) == 0 || t.res.Status != tools.StatusCompleted {
+		return nil
+	}
+	var out struct {
+		Answers map[string]struct {
+			Answers []string `json:"answers"`
+		} `json:"answers"`
+	}
+	if json.Unmarshal([]byte(t.res.Output), &out) != nil {
+		return nil
+	}
+	lines := make([]string, 0, len(qs))
+	for _, q := range qs {
+		a := strings.Join(out.Answers[q.ID].Answers, " · ")
+		if a == "" {
+			a = "(no answer)"
+		}
+		lines = append(lines, l.dim.Render(truncate("  │ "+clean(q.Header)+": "+clean(strings.ReplaceAll(a, tools.NotePrefix, "note: ")), width)))
+	}
+	return lines
 }
 
 // commandOutput is what the command printed: exec's result text carries a

@@ -127,6 +127,9 @@ func (m *Model) abortApprovals() tea.Cmd {
 	for len(m.approvals) > 0 {
 		cmds = append(cmds, m.answer(tools.Decision{Kind: tools.AbortTurn}))
 	}
+	for len(m.asks) > 0 {
+		cmds = append(cmds, m.closeAsk(askReply{}))
+	}
 	m.noting, m.note = false, nil
 	return tea.Batch(cmds...)
 }

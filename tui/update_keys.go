@@ -16,6 +16,9 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if len(m.approvals) > 0 {
 		return m.approvalKey(k)
 	}
+	if len(m.asks) > 0 {
+		return m.askKey(k)
+	}
 	if m.pager {
 		return m.pagerKey(k)
 	}

@@ -105,6 +105,7 @@ func newChatApp(ctx context.Context, env Env, g *globalFlags, f *chatFlags, addD
 	ap *tui.Approver, notices *tui.Notifier) (*app.App, error) {
 	return app.New(ctx, g.appOptions(env, app.Options{
 		Originator: "agent_cli", Cd: f.cd, Sandbox: f.sandbox, Approval: f.approval, Approve: ap.Approve,
+		AskUser: ap.AskUser,
 		AddDirs: addDirs,
 		// A server that fails or stops is told once, in the transcript;
 		// /mcp shows every server's state.

@@ -127,7 +127,10 @@ type Options struct {
 	AddDirs        []string // --add-dir: writable roots beyond config's (absolute)
 	OutputSchema   json.RawMessage
 	Approve        func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
-	MaxResends     int // the retry gate's bound; 0: [retry] max_concurrent_resends
+	// AskUser answers the model's request_user_input questions (the
+	// chat); nil: nobody can.
+	AskUser    func(ctx context.Context, req tools.UserInputRequest) (map[string][]string, bool)
+	MaxResends int // the retry gate's bound; 0: [retry] max_concurrent_resends
 	// Notice tells the user something while the app runs (a refreshed
 	// login that could not be saved); nil prints it on stderr.
 	Notice func(msg string)
@@ -385,6 +388,7 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		OutputSchema:               o.OutputSchema,
 		Tools:                      a.tools,
 		Approve:                    o.Approve,
+		AskUser:                    o.AskUser,
 		ApprovalPolicy:             a.ws.Policy,
 		Context:                    initial,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
