@@ -15,8 +15,10 @@ func newDoctorCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
 		Short: "Check why agent does or does not work here",
 		Long: `Check, one line each, what agent needs on this machine: the config file
 (and its errors), the provider and model chosen, where the credential comes
-from (masked) and whether the provider accepts it (one GET /models), HTTPS
-and WebSocket reachability through the configured proxy and CA, the
+from (masked) and whether the provider accepts it (one GET /models; where
+that is not served, an invalid POST /responses that must be refused with
+400, not 401), HTTPS and WebSocket reachability through the configured
+proxy and CA, the
 sandbox this kernel can enforce in each mode, each MCP server's start-up,
 and AGENT_HOME's permissions. Every failed line says how to fix it.
 

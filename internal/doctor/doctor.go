@@ -316,12 +316,34 @@ func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provid
 		cred.Fix = credentialFix(p)
 	case resp.StatusCode/100 == 2:
 		cred.Status, cred.Detail = checkOK, cred.Detail+": accepted"
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		cred = probeCredential(rctx, hc, p, req.Header, cred, resp.Status)
 	default:
 		cred.Status, cred.Detail = checkWarn, cred.Detail+": not confirmed (GET /models answered "+resp.Status+")"
 	}
 	// The credential's line comes before the reachability it was checked over.
 	out = append([]check{cred}, out...)
 	return append(out, wsCheck(ctx, p, hc, h, route, cfg.CACertificate))
+}
+
+// probeCredential confirms a credential where GET /models is not served
+// (it answered models): the Responses endpoint must refuse an invalid
+// request as invalid (400), not as unauthenticated (401, 403), without
+// running a model (modelclient.ProbeResponses).
+func probeCredential(ctx context.Context, hc *http.Client, p provider.Info, h http.Header, cred check, models string) check {
+	pr, err := modelclient.ProbeResponses(ctx, hc, p.BaseURL, h)
+	switch {
+	case err != nil:
+		cred.Status, cred.Detail = checkWarn, fmt.Sprintf("%s: not confirmed (GET /models answered %s; POST %s got no answer: %v)", cred.Detail, models, pr.URL, err)
+	case pr.Accepted:
+		cred.Status, cred.Detail = checkOK, fmt.Sprintf("%s: accepted (GET /models answered %s; an invalid POST %s was refused as invalid, %s)", cred.Detail, models, pr.URL, pr.Status)
+	case pr.Rejected:
+		cred.Status, cred.Detail = checkFailed, fmt.Sprintf("%s: rejected by the provider (POST %s answered %s)", cred.Detail, pr.URL, pr.Status)
+		cred.Fix = credentialFix(p)
+	default:
+		cred.Status, cred.Detail = checkWarn, fmt.Sprintf("%s: not confirmed (GET /models answered %s; an invalid POST %s answered %s, not 400)", cred.Detail, models, pr.URL, pr.Status)
+	}
+	return cred
 }
 
 // wsCheck opens (and closes) a WebSocket to the Responses endpoint, when

@@ -352,3 +352,31 @@ func TestDoctorFreshInstall(t *testing.T) {
 		t.Errorf("config with ~/.codex: %+v", c)
 	}
 }
+
+// TestDoctorProbesWithoutModels: a provider that does not serve GET
+// /models (404, 405) has its credential checked by an invalid POST
+// /responses: a 400 is accepted, a 401 fails, a 500 is named, unconfirmed.
+func TestDoctorProbesWithoutModels(t *testing.T) {
+	for _, c := range []struct {
+		models, answer int
+		code           int
+		status, detail string
+	}{
+		{404, 400, 0, checkOK, "accepted (GET /models answered 404 Not Found; an invalid POST "},
+		{405, 400, 0, checkOK, "refused as invalid, 400 Bad Request)"},
+		{404, 401, exitcode.Failed, checkFailed, "rejected by the provider (POST "},
+		{405, 500, 0, checkWarn, "answered 500 Internal Server Error, not 400"},
+	} {
+		srv := rt.New(rt.Script{rt.Status(c.answer)}, rt.Options{ModelsStatus: c.models, OnUnexpected: func(m string) { t.Errorf("%s", m) }})
+		srv.Start()
+		code, rep, out := doctorRun(t, doctorProvider(srv.URL, ""), nil, goodKernel)
+		srv.Close()
+		cred := checkOf(t, rep, "credential")
+		if code != c.code || cred.Status != c.status || !strings.Contains(cred.Detail, c.detail) || strings.Contains(out, fakeKey) {
+			t.Errorf("/models %d, /responses %d: exit %d, credential %+v; want exit %d, %s, %q", c.models, c.answer, code, cred, c.code, c.status, c.detail)
+		}
+		if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer "+fakeKey {
+			t.Errorf("/models %d: %d POSTs; want the one probe, with the key", c.models, len(reqs))
+		}
+	}
+}

@@ -14,6 +14,10 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.models = append(s.models, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone()})
 	s.mu.Unlock()
+	if s.opts.ModelsStatus != 0 {
+		http.Error(w, http.StatusText(s.opts.ModelsStatus), s.opts.ModelsStatus)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if k := s.opts.APIKey; k != "" && r.Header.Get("Authorization") != "Bearer "+k {
 		w.WriteHeader(http.StatusUnauthorized)

@@ -40,6 +40,9 @@ type Options struct {
 	// APIKey, if set, is the only bearer token GET .../models accepts;
 	// others get 401. Default: any request gets the model list.
 	APIKey string
+	// ModelsStatus, if set, is what GET .../models answers instead (404 or
+	// 405: a server that does not serve the model list).
+	ModelsStatus int
 }
 
 // Request is a copy of one request the [Server] received: an SSE POST, a
