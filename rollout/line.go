@@ -81,6 +81,9 @@ const (
 	// EventRename: the user named the session Message (/rename); the
 	// last one counts. Codex calls it thread_name_updated too.
 	EventRename EventType = "thread_name_updated"
+	// EventMalformed: the server sent Raw, which agent could not read
+	// (wholly or in part); Message is the warning the user was given.
+	EventMalformed EventType = "malformed"
 )
 
 // EventMsg is the payload of an event_msg line.
@@ -98,6 +101,8 @@ type EventMsg struct {
 	// turn's last response (token_count).
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// Raw is the server's event as sent (malformed only).
+	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
 // endsTurn reports whether the event closes a turn.

@@ -77,6 +77,10 @@ type Warning struct {
 	// NotSaved says the session is no longer being saved: recording it
 	// failed (a full disk), so what happens from here on may be lost.
 	NotSaved bool
+	// Raw, when set, is the server's event the warning is about, as sent
+	// (one agent could not read, [transport.Malformed]): the recorder
+	// keeps it with the session.
+	Raw json.RawMessage
 }
 
 // TurnCompleted closes a turn that succeeded.

@@ -615,6 +615,27 @@ type streamed struct {
 	calls    []transport.Item // the tool calls among them not yet run
 	answered bool             // an assistant message with text
 	endTurn  *bool            // response.completed's end_turn
+	warned   map[string]bool  // the items and deltas told unreadable ([streamed.malformed])
+}
+
+// malformed tells the user what of the stream agent could not read, with
+// the raw event for the recorder: once for an item's deltas and once for
+// the item itself (response.completed lists again what the stream sent).
+func (a *streamed) malformed(m transport.Malformed, emit func(Event)) {
+	if m.ItemID != "" {
+		key := "item:" + m.ItemID
+		if strings.HasSuffix(m.Type, ".delta") {
+			key = "delta:" + m.ItemID
+		}
+		if a.warned[key] {
+			return
+		}
+		if a.warned == nil {
+			a.warned = map[string]bool{}
+		}
+		a.warned[key] = true
+	}
+	emit(Warning{Message: m.Message(), Raw: m.Raw})
 }
 
 // itemKey identifies an item across the events of one response: its id,
@@ -654,11 +675,19 @@ func (s *Session) consume(ctx context.Context, stream transport.Stream, a *strea
 				order = append(order, ev.ItemID)
 			}
 			emit(ReasoningDelta{ItemID: ev.ItemID, Delta: ev.Delta})
+		case transport.Malformed:
+			a.malformed(ev, emit)
 		case transport.OutputItemDone:
 			clock.event("response.output_item.done", nil, nil)
 			delete(open, ev.Item.ID)
+			if ev.Problem != nil {
+				a.malformed(*ev.Problem, emit)
+			}
 			s.take(a, ev.Item, emit)
 		case transport.Completed:
+			for _, m := range ev.Malformed {
+				a.malformed(m, emit)
+			}
 			// A gateway (LiteLLM) may deliver an item only in the final
 			// response: take what the stream did not.
 			for _, it := range ev.Output {

@@ -25,11 +25,11 @@ type wireHead struct {
 
 // wireDelta is the fields of the delta and part events.
 type wireDelta struct {
-	ItemID       text   `json:"item_id"`
-	CallID       text   `json:"call_id"`
-	Delta        text   `json:"delta"`
-	SummaryIndex number `json:"summary_index"`
-	ContentIndex number `json:"content_index"`
+	ItemID       text       `json:"item_id"`
+	CallID       text       `json:"call_id"`
+	Delta        textOrKind `json:"delta"`
+	SummaryIndex number     `json:"summary_index"`
+	ContentIndex number     `json:"content_index"`
 }
 
 // wireErrorEvent is an error event: the spec's form carries code, message
@@ -289,6 +289,10 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 		"response.reasoning_summary_part.added", "response.reasoning_text.delta", "response.custom_tool_call_input.delta":
 		var w wireDelta
 		_ = json.Unmarshal(data, &w) // lenient fields: it cannot fail once the head decoded
+		if w.Delta.other != "" {
+			p := fmt.Sprintf(`"delta" is %s, not a string`, w.Delta.other)
+			return Malformed{Type: t, ItemID: string(w.ItemID), Problem: p, Raw: append(json.RawMessage(nil), data...)}, nil
+		}
 		return deltaEvent(t, w), nil
 	case "response.completed", "response.failed", "response.incomplete":
 		return decodeResponseEvent(t, data, owned)
@@ -303,7 +307,7 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 // deltaEvent is the event of a delta or part type. A refusal's deltas are
 // its message's text, shown as it streams like an answer's.
 func deltaEvent(t string, w wireDelta) Event {
-	id, delta := string(w.ItemID), string(w.Delta)
+	id, delta := string(w.ItemID), string(w.Delta.s)
 	switch t {
 	case "response.reasoning_summary_text.delta":
 		return ReasoningSummaryDelta{ItemID: id, Delta: delta, SummaryIndex: int(w.SummaryIndex)}
@@ -319,7 +323,10 @@ func deltaEvent(t string, w wireDelta) Event {
 
 // decodeItemEvent decodes response.output_item.added or .done. When data
 // is owned, the item's Raw is the slice of it the item lies in (a 10 MiB
-// message is not copied once more); else a copy.
+// message is not copied once more); else a copy. A done item agent cannot
+// read, wholly or in part, is a [Malformed] (the whole event) or carries
+// one; an added one is only a start, and an unreadable start is skipped
+// ([DecodeError]).
 func decodeItemEvent(t string, data []byte, owned bool) (Event, error) {
 	var w struct {
 		Item rawRef `json:"item"`
@@ -329,14 +336,21 @@ func decodeItemEvent(t string, data []byte, owned bool) (Event, error) {
 	if !owned {
 		raw = bytes.Clone(raw)
 	}
-	it, err := parseItem(raw)
-	if err != nil || it.Type == "" {
-		return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
-	}
+	it, problem, ok := checkItem(raw)
 	if t == "response.output_item.added" {
+		if !ok {
+			return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
+		}
 		return OutputItemAdded{Item: it}, nil
 	}
-	return OutputItemDone{Item: it}, nil
+	if problem == "" {
+		return OutputItemDone{Item: it}, nil
+	}
+	m := Malformed{Type: t, ItemID: itemID(raw), Problem: problem, Kept: ok, Raw: append(json.RawMessage(nil), data...)}
+	if !ok {
+		return m, nil
+	}
+	return OutputItemDone{Item: it, Problem: &m}, nil
 }
 
 // decodeResponseEvent decodes the events that end a response; its output
@@ -366,8 +380,12 @@ func decodeResponseEvent(t string, data []byte, owned bool) (Event, error) {
 		if !owned {
 			raw = bytes.Clone(raw)
 		}
-		if it, err := parseItem(raw); err == nil && it.Type != "" {
+		it, problem, ok := checkItem(raw)
+		if ok {
 			c.Output = append(c.Output, it)
+		}
+		if problem != "" {
+			c.Malformed = append(c.Malformed, Malformed{Type: t, ItemID: itemID(raw), Problem: problem, Kept: ok, Raw: raw})
 		}
 	}
 	return c, nil

@@ -3,6 +3,7 @@ package transport_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -245,8 +246,9 @@ func TestDecodePerType(t *testing.T) {
 	}{
 		{"a top-level string status on response.completed", `{"type":"response.completed","status":"completed","response":{"id":"r","status":"completed"}}`,
 			transport.Completed{ResponseID: "r"}},
-		{"an object delta", `{"type":"response.output_text.delta","item_id":"m","delta":{"text":"x"}}`,
-			transport.TextDelta{ItemID: "m"}},
+		{"an object delta is named, not shown as empty text", `{"type":"response.output_text.delta","item_id":"m","delta":{"text":"x"}}`,
+			transport.Malformed{Type: "response.output_text.delta", ItemID: "m", Problem: `"delta" is an object, not a string`,
+				Raw: json.RawMessage(`{"type":"response.output_text.delta","item_id":"m","delta":{"text":"x"}}`)}},
 		{"a string summary_index and a string status", `{"type":"response.reasoning_summary_part.added","item_id":"rs","summary_index":"1","status":"in_progress"}`,
 			transport.ReasoningSummaryPartAdded{ItemID: "rs"}},
 		{"end_turn as a string, an id as a number", `{"type":"response.completed","response":{"id":7,"end_turn":"no","incomplete_details":"n/a","error":{},"output":{}}}`,
@@ -277,6 +279,9 @@ func TestDecodeCompletedOutput(t *testing.T) {
 	if err != nil || !ok || len(c.Output) != 2 || c.Output[0].CallID != "c" || c.Output[1].Text() != "hi" {
 		t.Fatalf("Decode = %#v, %v; want the two items", ev, err)
 	}
+	if len(c.Malformed) != 1 || c.Malformed[0].Problem != "the item is a number, not an object" || string(c.Malformed[0].Raw) != "7" {
+		t.Errorf("Malformed = %+v; want the 7 named", c.Malformed)
+	}
 	_, err = transport.Decode("", []byte(`{"type":"response.completed","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`))
 	var ie *transport.IncompleteError
 	if !errors.As(err, &ie) || ie.Reason != "max_output_tokens" {
@@ -287,16 +292,25 @@ func TestDecodeCompletedOutput(t *testing.T) {
 // TestDecodeFrameFinal: over WebSocket (no event name) an undecodable
 // response.completed is an error, never skipped; other broken frames are.
 func TestDecodeFrameFinal(t *testing.T) {
-	for data, wantErr := range map[string]bool{
-		`{"type":"response.completed","response":"garbage"}`:        true,
-		`{"type":"response.completed","response":{"id":"r"`:         true,
-		`{"type":"response.completed"}`:                             true,
-		`{"type":"response.output_item.done","item":"garbage"}`:     false,
-		`{"type":"response.output_text.delta","delta":"x"` + "\x00": false,
+	for data, want := range map[string]string{
+		`{"type":"response.completed","response":"garbage"}`:        "error",
+		`{"type":"response.completed","response":{"id":"r"`:         "error",
+		`{"type":"response.completed"}`:                             "error",
+		`{"type":"response.output_item.done","item":"garbage"}`:     "malformed",
+		`{"type":"response.output_item.added","item":"garbage"}`:    "skip",
+		`{"type":"response.output_text.delta","delta":"x"` + "\x00": "skip",
 	} {
-		_, skip, err := transport.DecodeFrame("", data)
-		if (err != nil) != wantErr || skip == wantErr {
-			t.Errorf("DecodeFrame(%s) = skip %v, err %v; want an error: %v", data, skip, err, wantErr)
+		ev, skip, err := transport.DecodeFrame("", data)
+		_, malformed := ev.(transport.Malformed)
+		got := map[bool]string{true: "skip"}[skip]
+		switch {
+		case err != nil:
+			got = "error"
+		case malformed:
+			got = "malformed"
+		}
+		if got != want {
+			t.Errorf("DecodeFrame(%s) = %v, skip %v, err %v; want %s", data, ev, skip, err, want)
 		}
 	}
 }
@@ -309,5 +323,64 @@ func TestRefusal(t *testing.T) {
 	}
 	if it, _ := transport.ParseItem([]byte(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok"}]}`)); it.Refused() {
 		t.Error("an answer is not a refusal")
+	}
+}
+
+// TestDecodeMalformedContent: an output item whose content agent cannot
+// read is named, field and all, with the raw event: left out when it
+// cannot be parsed, used without the part when only a part is unknown.
+func TestDecodeMalformedContent(t *testing.T) {
+	done := func(item string) string { return `{"type":"response.output_item.done","item":` + item + `}` }
+	for _, tt := range []struct {
+		name, data, problem string
+		kept                bool
+	}{
+		{"content a string", done(`{"type":"message","id":"m1","role":"assistant","content":"hello"}`),
+			`"content" is a string, not an array of parts`, false},
+		{"content an object", done(`{"type":"message","id":"m1","role":"assistant","content":{"text":"hello"}}`),
+			`"content" is an object, not an array of parts`, false},
+		{"a part a number", done(`{"type":"message","id":"m1","role":"assistant","content":[5]}`),
+			`content part 1 is a number, not an object`, false},
+		{"text a number", done(`{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"a"},{"type":"output_text","text":42}]}`),
+			`content part 2's "text" is a number, not a string`, false},
+		{"refusal an object", done(`{"type":"message","id":"m1","role":"assistant","content":[{"type":"refusal","refusal":{"why":"no"}}]}`),
+			`content part 1's "refusal" is an object, not a string`, false},
+		{"reasoning text an array", done(`{"type":"reasoning","id":"m1","content":[{"type":"reasoning_text","text":["x"]}]}`),
+			`content part 1's "text" is an array, not a string`, false},
+		{"an unknown part without text", done(`{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"hi"},{"type":"output_audio","data":"AAA"}]}`),
+			`content part 2 is of type "output_audio", which agent does not read`, true},
+		{"a call id a number", done(`{"type":"function_call","id":"m1","call_id":5,"name":"f","arguments":"{}"}`),
+			`"call_id" is a number, not a string`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, skip, err := transport.DecodeFrame("", tt.data)
+			if err != nil || skip {
+				t.Fatalf("DecodeFrame = %v, skip %v, %v; want the event", ev, skip, err)
+			}
+			want := transport.Malformed{Type: "response.output_item.done", ItemID: "m1", Problem: tt.problem, Kept: tt.kept, Raw: json.RawMessage(tt.data)}
+			var got transport.Malformed
+			switch ev := ev.(type) {
+			case transport.Malformed:
+				got = ev
+			case transport.OutputItemDone:
+				if ev.Problem == nil || ev.Item.ID != "m1" {
+					t.Fatalf("OutputItemDone %+v; want the item and its problem", ev)
+				}
+				got = *ev.Problem
+			default:
+				t.Fatalf("DecodeFrame = %#v", ev)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !strings.Contains(got.Message(), tt.problem) || !strings.Contains(got.Message(), "item m1") {
+				t.Errorf("Message() = %q; want the problem and the item named", got.Message())
+			}
+		})
+	}
+	// A part of another type with text is read: no problem.
+	ev, _, _ := transport.DecodeFrame("", done(`{"type":"message","id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}]}`))
+	if d, ok := ev.(transport.OutputItemDone); !ok || d.Problem != nil || d.Item.Text() != "hi" {
+		t.Errorf("a text part of another type = %#v; want it read", ev)
 	}
 }

@@ -17,8 +17,13 @@ type Created struct{ ResponseID string }
 type OutputItemAdded struct{ Item Item }
 
 // OutputItemDone is response.output_item.done: the authoritative, complete
-// item, the only thing recorded into history.
-type OutputItemDone struct{ Item Item }
+// item, the only thing recorded into history. Problem, when set, says what
+// of the item agent could not read (a content part of a type it does not
+// know); the item is used without it.
+type OutputItemDone struct {
+	Item    Item
+	Problem *Malformed
+}
 
 // TextDelta is response.output_text.delta: display only.
 type TextDelta struct {
@@ -63,6 +68,9 @@ type Completed struct {
 	// them. OpenAI lists again what the stream delivered; a gateway
 	// (LiteLLM) may deliver an item only here.
 	Output []Item
+	// Malformed are the output items agent could not read, wholly (left
+	// out of Output) or in part; their Raw is the item.
+	Malformed []Malformed
 }
 
 // Unknown is any event type this client does not model. It is never an
@@ -82,6 +90,7 @@ func (ReasoningContentDelta) isEvent()     {}
 func (ToolCallInputDelta) isEvent()        {}
 func (Completed) isEvent()                 {}
 func (Unknown) isEvent()                   {}
+func (Malformed) isEvent()                 {}
 
 // Usage is the token usage reported with response.completed.
 type Usage struct {
@@ -157,11 +166,15 @@ type wireItem struct {
 }
 
 // stringShaped accepts what a string field accepts (a JSON string or null)
-// without decoding it.
-type stringShaped struct{}
+// without decoding it; set says a string was there.
+type stringShaped struct{ set bool }
 
-func (*stringShaped) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' || string(b) == "null" {
+func (s *stringShaped) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		s.set = true
+		return nil
+	}
+	if string(b) == "null" {
 		return nil
 	}
 	return fmt.Errorf("content text is not a string: %.40s", b)
@@ -197,15 +210,31 @@ func ParseItem(raw json.RawMessage) (Item, error) {
 
 // parseItem is ParseItem keeping raw itself as the item's Raw.
 func parseItem(raw json.RawMessage) (Item, error) {
+	it, _, err := decodeItem(raw)
+	return it, err
+}
+
+// decodeItem is parseItem also saying which content part of a message
+// agent cannot read (of an unknown type, without text), read in the same
+// pass: "" when none.
+func decodeItem(raw json.RawMessage) (_ Item, unread string, _ error) {
 	var w wireItem
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return Item{}, err
+		return Item{}, "", err
+	}
+	if w.Type == "message" {
+		for i, c := range w.Content {
+			if !knownPart(c.Type) && !c.Text.set && !c.Refusal.set {
+				unread = fmt.Sprintf("content part %d is of type %q, which agent does not read", i+1, c.Type)
+				break
+			}
+		}
 	}
 	return Item{
 		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
 		Name: qualifiedName(w.Namespace, w.Name), Arguments: w.Arguments, Input: w.Input,
 		Raw: raw,
-	}, nil
+	}, unread, nil
 }
 
 // Text returns the concatenated text parts of a message item. A refusal

@@ -198,6 +198,16 @@ func malformedStreamRows() []faultRow {
 		{group: "malformed stream", name: "unknown event types are ignored", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.Event("response.brand_new", map[string]any{"x": 1}), rt.MessageDone("m", "answer"), rt.Completed("r"))}
 		}, requests: 1, stdout: ok},
+		{group: "malformed stream", name: "a delta that is a number is named; the answer stands", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.Event("response.output_text.delta", map[string]any{"item_id": "m", "delta": 5}), rt.MessageDone("m", "answer"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok, stderr: `warning: the server sent response.output_text.delta (item m) that agent could not read: "delta" is a number, not a string; it was left out`},
+		{group: "malformed stream", name: "an item whose content is a string is named and left out", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), malformedItem(), rt.MessageDone("m", "answer"), rt.Completed("r"))}
+		}, requests: 1, stdout: ok, stderr: `(item m0) that agent could not read: "content" is a string, not an array of parts; it was left out`},
+		{group: "malformed stream", name: "a content part of an unknown type is named; the rest is used", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.Created("r"), rt.OutputItemDone(map[string]any{"type": "message", "id": "m", "role": "assistant",
+				"content": []any{map[string]any{"type": "output_text", "text": "answer"}, map[string]any{"type": "output_audio", "data": "AAA"}}}), rt.Completed("r"))}
+		}, requests: 1, stdout: ok, stderr: `content part 2 is of type "output_audio", which agent does not read; the rest of the item was used`},
 	}
 }
 

@@ -6,6 +6,7 @@
 package recording
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/agentcli/agent/internal/redact"
@@ -83,6 +84,11 @@ func (a Recorder) RecordEvent(ev session.Event) error {
 		return add(rollout.EventMsg{Type: rollout.EventRetry, Message: session.RetryNotice(ev.Retry, ev.Delay)})
 	case session.ProviderSwitch:
 		return add(rollout.EventMsg{Type: rollout.EventProviderSwitch, Message: ev.Reason, Provider: ev.To.Provider, Model: ev.To.Model})
+	case session.Warning:
+		if len(ev.Raw) == 0 {
+			return nil // agent's own notices are not the session's
+		}
+		return add(rollout.EventMsg{Type: rollout.EventMalformed, Message: ev.Message, Raw: a.raw(ev.Raw)})
 	case session.ReviewStarted:
 		return add(rollout.EventMsg{Type: rollout.EventReview, Message: ev.Target})
 	case session.TurnCompleted:
@@ -97,6 +103,17 @@ func (a Recorder) RecordEvent(ev session.Event) error {
 		return add(rollout.EventMsg{Type: rollout.EventTurnFailed, Message: ev.Err.Error()})
 	}
 	return nil
+}
+
+// raw is a server event with the secrets masked, as JSON: the event
+// itself, or (should masking have broken it) its text as a string.
+func (a Recorder) raw(b json.RawMessage) json.RawMessage {
+	masked := a.secrets.Bytes(b)
+	if json.Valid(masked) {
+		return masked
+	}
+	q, _ := json.Marshal(string(masked))
+	return q
 }
 
 // LedgerSink records each tool-call transition in the rollout: the sink

@@ -51,3 +51,36 @@ func TestRecordsWhatAResumeNeeds(t *testing.T) {
 		t.Errorf("ledger = %v", ro.Ledger)
 	}
 }
+
+// TestRecordsMalformedEventsMasked: a warning about a server event agent
+// could not read keeps the event in the rollout, secrets masked; agent's
+// own warnings are not recorded.
+func TestRecordsMalformedEventsMasked(t *testing.T) {
+	const secret = "sk-test-canary-1111"
+	r, err := rollout.Create(t.TempDir(), rollout.SessionMeta{ID: "rec-2"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := recording.New(r, redact.New(secret))
+	raw := `{"type":"response.output_item.done","item":{"type":"message","id":"m0","content":"echo ` + secret + `"}}`
+	for i, err := range []error{
+		rec.RecordEvent(session.Warning{Message: "the server sent response.output_item.done (item m0) that agent could not read", Raw: []byte(raw)}),
+		rec.RecordEvent(session.Warning{Message: "remote compaction failed"}),
+		rec.Sync(), r.Close(),
+	} {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	ro, err := rollout.Load(r.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ro.Events) != 1 || ro.Events[0].Type != rollout.EventMalformed {
+		t.Fatalf("events = %+v; want the one malformed event", ro.Events)
+	}
+	got := string(ro.Events[0].Raw)
+	if strings.Contains(got, secret) || !strings.Contains(got, `"id":"m0"`) {
+		t.Errorf("raw = %s; want the event with the secret masked", got)
+	}
+}
