@@ -35,7 +35,7 @@ func sessions10k(b *testing.B) (home string) {
 		name := fmt.Sprintf("rollout-%s-%s.jsonl", now.Format("2006-01-02T15-04-05"), id)
 		must(b, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600))
 	}
-	es, err := rollout.List(home, "", true, 0)
+	es, err := rollout.List(b.Context(), home, "", true, 0)
 	must(b, err)
 	if len(es) != 10_000 {
 		b.Fatalf("indexed %d sessions, want 10000", len(es))
@@ -57,7 +57,7 @@ func BenchmarkLatest10k(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				_, err := rollout.Latest(home, bc.cwd, bc.all)
+				_, err := rollout.Latest(b.Context(), home, bc.cwd, bc.all)
 				if err != nil && (bc.name != "miss" || !errors.Is(err, rollout.ErrNotFound)) {
 					b.Fatal(err)
 				}
@@ -72,7 +72,7 @@ func BenchmarkRebuild10k(b *testing.B) {
 	home := sessions10k(b)
 	for b.Loop() {
 		must(b, os.Remove(indexPath(home)))
-		if _, err := rollout.Latest(home, "", true); err != nil {
+		if _, err := rollout.Latest(b.Context(), home, "", true); err != nil {
 			b.Fatal(err)
 		}
 	}

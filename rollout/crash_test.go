@@ -46,7 +46,7 @@ func TestCrash(t *testing.T) {
 				t.Fatalf("child ended with %v, want SIGKILL\n%s", err, out)
 			}
 
-			e, err := rollout.Latest(home, "/crash", false)
+			e, err := rollout.Latest(t.Context(), home, "/crash", false)
 			must(t, err)
 			ro := load(t, e.Path)
 			synced := history[:3]
@@ -83,7 +83,7 @@ func TestCrash(t *testing.T) {
 
 			// Resume: the torn line stays one skipped line, and the new
 			// turn follows it.
-			r, err := rollout.Open(e.Path)
+			r, err := rollout.Open(t.Context(), e.Path)
 			must(t, err)
 			must(t, r.AppendItems(items(t, history[3])...))
 			must(t, r.AppendEvent(rollout.EventMsg{Type: rollout.EventTurnCompleted}))

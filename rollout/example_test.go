@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -13,13 +14,14 @@ import (
 // Example records one turn, then finds the session again and loads it to
 // resume, as "agent resume --last" does.
 func Example() {
+	ctx := context.Background() // the command's; Ctrl-C ends a wait for a lock
 	home, err := os.MkdirTemp("", "agent-home")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(home)
 
-	r, err := rollout.Create(home, rollout.SessionMeta{
+	r, err := rollout.Create(ctx, home, rollout.SessionMeta{
 		ID: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", Cwd: "/src/app", Model: "gpt-5",
 	}, time.Now())
 	if err != nil {
@@ -38,7 +40,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	e, err := rollout.Latest(home, "/src/app", false)
+	e, err := rollout.Latest(ctx, home, "/src/app", false)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(e.Title, len(ro.History), ro.Ledger[0].State, ro.LastTurn)
-	r, err = rollout.Open(e.Path) // later turns append to the same file
+	r, err = rollout.Open(ctx, e.Path) // later turns append to the same file
 	if err != nil {
 		log.Fatal(err)
 	}

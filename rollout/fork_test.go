@@ -23,7 +23,7 @@ func TestFork(t *testing.T) {
 	must(t, src.Close())
 	sro := load(t, src.Path())
 
-	r, err := rollout.Fork(home, sro, "fork-2", t0.Add(time.Minute))
+	r, err := rollout.Fork(t.Context(), home, sro, "fork-2", t0.Add(time.Minute))
 	must(t, err)
 	must(t, r.Close())
 	if r.Path() == src.Path() || r.ID() != "fork-2" {
@@ -61,7 +61,7 @@ func TestFork(t *testing.T) {
 	if diff := cmp.Diff(sro.Events[:1], fro.Events); diff != "" {
 		t.Errorf("fork events (-want +got):\n%s", diff)
 	}
-	if _, err := rollout.Fork(home, sro, "fork-2", t0.Add(time.Minute)); err == nil {
+	if _, err := rollout.Fork(t.Context(), home, sro, "fork-2", t0.Add(time.Minute)); err == nil {
 		t.Error("Fork onto an existing rollout = nil error")
 	}
 }

@@ -49,9 +49,9 @@ func lockPath(path string) string { return path + ".lock" }
 // also finds its holder's pid; [release] removes the file under the guard,
 // so a closed session leaves nothing beside its rollout (another client's
 // sessions directory stays as that client keeps it).
-func hold(f *os.File, path, id string) error {
+func hold(ctx context.Context, f *os.File, path, id string) error {
 	lp := lockPath(path)
-	g, err := openGuard(lp)
+	g, err := openGuard(ctx, lp)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func hold(f *os.File, path, id string) error {
 // removes the lock file, then closes f.
 func release(f *os.File, path string) error {
 	lp := lockPath(path)
-	g, err := openGuard(lp)
+	g, err := openGuard(context.Background(), lp) // bounded; the session ends either way
 	if err != nil {
 		return errors.Join(err, f.Close())
 	}
@@ -87,17 +87,17 @@ func release(f *os.File, path string) error {
 }
 
 // openGuard opens the lock file lp (creating it) and locks it, waiting for
-// its holder, but no longer than [filelock.DefaultMaxWait]: agent holds it
-// for milliseconds, so a longer holder is something else, named in the
-// error. A file that was removed while this process waited for it
+// its holder, but no longer than [filelock.DefaultMaxWait] and ctx allow:
+// agent holds it for milliseconds, so a longer holder is something else,
+// named in the error. A file that was removed while this process waited for it
 // ([release]) is no guard: it opens the one now at lp instead.
-func openGuard(lp string) (*os.File, error) {
+func openGuard(ctx context.Context, lp string) (*os.File, error) {
 	for {
 		g, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}
-		if err := filelock.Lock(context.Background(), g, filelock.Wait{}); err != nil {
+		if err := filelock.Lock(ctx, g, filelock.Wait{}); err != nil {
 			_ = g.Close()
 			return nil, fmt.Errorf("rollout: lock %s: %w", lp, err)
 		}

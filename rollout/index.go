@@ -87,8 +87,8 @@ type index struct {
 // file), falling back to a scan of the rollout files when nothing
 // matches; it returns [ErrNotFound] when no session does. Like every
 // lookup it is safe for concurrent use, also across processes.
-func Latest(home, cwd string, all bool) (Entry, error) {
-	es, err := List(home, cwd, all, 1)
+func Latest(ctx context.Context, home, cwd string, all bool) (Entry, error) {
+	es, err := List(ctx, home, cwd, all, 1)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -102,14 +102,14 @@ func Latest(home, cwd string, all bool) (Entry, error) {
 // most recently updated first, filtered by cwd unless all is set.
 // Sessions whose file is gone are left out. When the index yields none,
 // List scans the rollout files for sessions missing from it.
-func List(home, cwd string, all bool, limit int) ([]Entry, error) {
-	ix, err := loadIndex(sessionsDir(home))
+func List(ctx context.Context, home, cwd string, all bool, limit int) ([]Entry, error) {
+	ix, err := loadIndex(ctx, sessionsDir(home))
 	if err != nil {
 		return nil, err
 	}
 	match := func(r *indexRecord) bool { return all || sameDir(r.Cwd, cwd) }
 	es := ix.entries(match, limit)
-	if len(es) == 0 && ix.scanMissing() {
+	if len(es) == 0 && ix.scanMissing(ctx) {
 		es = ix.entries(match, limit)
 	}
 	return es, nil
@@ -120,16 +120,16 @@ func List(home, cwd string, all bool, limit int) ([]Entry, error) {
 // with it. It returns an [*AmbiguousError] when several ids start with it
 // and [ErrNotFound] when nothing matches, after a scan for sessions
 // missing from the index.
-func Find(home, idOrPrefix string) (Entry, error) {
+func Find(ctx context.Context, home, idOrPrefix string) (Entry, error) {
 	if idOrPrefix == "" {
 		return Entry{}, ErrNotFound
 	}
-	ix, err := loadIndex(sessionsDir(home))
+	ix, err := loadIndex(ctx, sessionsDir(home))
 	if err != nil {
 		return Entry{}, err
 	}
 	es, exact := ix.find(idOrPrefix)
-	if len(es) == 0 && ix.scanMissing() {
+	if len(es) == 0 && ix.scanMissing(ctx) {
 		es, exact = ix.find(idOrPrefix)
 	}
 	switch {
@@ -257,12 +257,15 @@ func keep(dst *string, src string) {
 // index is rebuilt from the rollout files and rewritten atomically; one
 // with many superseded records is rewritten compacted. Failing to write
 // the index never fails a lookup: the index is only a cache.
-func loadIndex(sessions string) (*index, error) {
+func loadIndex(ctx context.Context, sessions string) (*index, error) {
 	ix := &index{sessions: sessions, byID: map[string]int{}}
 	if _, err := os.Stat(sessions); errors.Is(err, fs.ErrNotExist) {
 		return ix, nil // no session was ever recorded
 	}
-	unlock := lockIndex(sessions)
+	unlock, err := lockIndex(ctx, sessions)
+	if err != nil {
+		return nil, err
+	}
 	defer unlock()
 	// An index that cannot be read is rebuilt like a missing one.
 	data, err := os.ReadFile(filepath.Join(sessions, indexName))
@@ -372,7 +375,7 @@ func (ix *index) rewrite() error {
 // appendIndex appends recs to the index of sessions under the lock. It
 // never creates the index: a missing one is rebuilt by the next reader
 // from every file, which a one-record index would hide.
-func appendIndex(sessions string, recs ...indexRecord) error {
+func appendIndex(ctx context.Context, sessions string, recs ...indexRecord) error {
 	var buf []byte
 	for _, r := range recs {
 		b, err := json.Marshal(r)
@@ -381,7 +384,10 @@ func appendIndex(sessions string, recs ...indexRecord) error {
 		}
 		buf = append(append(buf, b...), '\n')
 	}
-	unlock := lockIndex(sessions)
+	unlock, err := lockIndex(ctx, sessions)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	f, err := os.OpenFile(filepath.Join(sessions, indexName), os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -405,13 +411,16 @@ func appendIndex(sessions string, recs ...indexRecord) error {
 // Without a lock file (a read-only home), or when another process holds
 // the lock past [filelock.DefaultMaxWait] (agent's own hold it for
 // milliseconds), it proceeds unlocked: the index is a cache, and a torn
-// one is rebuilt.
-func lockIndex(sessions string) (unlock func()) {
-	h, err := filelock.LockPath(context.Background(), filepath.Join(sessions, "index.lock"), filelock.Wait{})
+// one is rebuilt. When ctx ends first (Ctrl-C), it returns ctx's error.
+func lockIndex(ctx context.Context, sessions string) (unlock func(), err error) {
+	h, err := filelock.LockPath(ctx, filepath.Join(sessions, "index.lock"), filelock.Wait{})
 	if err != nil {
-		return func() {}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("rollout: %w", ctx.Err())
+		}
+		return func() {}, nil
 	}
-	return func() { _ = h.Unlock() }
+	return func() { _ = h.Unlock() }, nil
 }
 
 // sessionsDir is home's sessions directory, absolute so entries' paths

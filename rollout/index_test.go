@@ -43,7 +43,7 @@ func fixture(t *testing.T) string {
 	home := t.TempDir()
 	session(t, home, "aaa-1", "/p", 0, "first in p")
 	session(t, home, "bbb-1", "/q", 1, "in q")
-	if _, err := rollout.List(home, "", true, 0); err != nil { // builds the index
+	if _, err := rollout.List(t.Context(), home, "", true, 0); err != nil { // builds the index
 		t.Fatal(err)
 	}
 	session(t, home, "aab-2", "/p/", 2, "second in p")
@@ -52,33 +52,33 @@ func fixture(t *testing.T) string {
 
 func TestLatest(t *testing.T) {
 	home := fixture(t)
-	e, err := rollout.Latest(home, "/p", false)
+	e, err := rollout.Latest(t.Context(), home, "/p", false)
 	must(t, err)
 	if e.ID != "aab-2" || e.Title != "second in p" || e.Cwd != "/p/" || !strings.HasPrefix(e.Path, home) {
 		t.Errorf("Latest(/p) = %+v", e)
 	}
-	if e, _ := rollout.Latest(home, "/q", false); e.ID != "bbb-1" {
+	if e, _ := rollout.Latest(t.Context(), home, "/q", false); e.ID != "bbb-1" {
 		t.Errorf("Latest(/q) = %s, want bbb-1", e.ID)
 	}
-	if _, err := rollout.Latest(home, "/elsewhere", false); !errors.Is(err, rollout.ErrNotFound) {
+	if _, err := rollout.Latest(t.Context(), home, "/elsewhere", false); !errors.Is(err, rollout.ErrNotFound) {
 		t.Errorf("Latest(/elsewhere) = %v, want ErrNotFound", err)
 	}
 
 	// Resuming a session makes it the latest.
-	r, err := rollout.Open(mustFind(t, home, "bbb-1").Path)
+	r, err := rollout.Open(t.Context(), mustFind(t, home, "bbb-1").Path)
 	must(t, err)
 	must(t, r.Close())
-	if e, _ := rollout.Latest(home, "", true); e.ID != "bbb-1" {
+	if e, _ := rollout.Latest(t.Context(), home, "", true); e.ID != "bbb-1" {
 		t.Errorf("Latest(all) after resuming bbb-1 = %s", e.ID)
 	}
-	if e, _ := rollout.Latest(home, "/p", false); e.ID != "aab-2" {
+	if e, _ := rollout.Latest(t.Context(), home, "/p", false); e.ID != "aab-2" {
 		t.Errorf("Latest(/p) after resuming bbb-1 = %s", e.ID)
 	}
 }
 
 func mustFind(t *testing.T, home, id string) rollout.Entry {
 	t.Helper()
-	e, err := rollout.Find(home, id)
+	e, err := rollout.Find(t.Context(), home, id)
 	must(t, err)
 	return e
 }
@@ -97,13 +97,13 @@ func TestList(t *testing.T) {
 		{"/q/", false, 0, []string{"bbb-1"}},
 	}
 	for _, tt := range tests {
-		es, err := rollout.List(home, tt.cwd, tt.all, tt.limit)
+		es, err := rollout.List(t.Context(), home, tt.cwd, tt.all, tt.limit)
 		must(t, err)
 		if diff := cmp.Diff(tt.want, ids(es)); diff != "" {
 			t.Errorf("List(%q, %v, %d) (-want +got):\n%s", tt.cwd, tt.all, tt.limit, diff)
 		}
 	}
-	if es, err := rollout.List(t.TempDir(), "", true, 0); err != nil || len(es) != 0 {
+	if es, err := rollout.List(t.Context(), t.TempDir(), "", true, 0); err != nil || len(es) != 0 {
 		t.Errorf("List(empty home) = %v, %v", es, err)
 	}
 }
@@ -117,11 +117,11 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find(bb) = %s", e.ID)
 	}
 	var ae *rollout.AmbiguousError
-	if _, err := rollout.Find(home, "aa"); !errors.As(err, &ae) || !cmp.Equal(ae.IDs, []string{"aab-2", "aaa-1"}) {
+	if _, err := rollout.Find(t.Context(), home, "aa"); !errors.As(err, &ae) || !cmp.Equal(ae.IDs, []string{"aab-2", "aaa-1"}) {
 		t.Errorf("Find(aa) = %v, want AmbiguousError [aab-2 aaa-1]", err)
 	}
 	for _, id := range []string{"zzz", ""} {
-		if _, err := rollout.Find(home, id); !errors.Is(err, rollout.ErrNotFound) {
+		if _, err := rollout.Find(t.Context(), home, id); !errors.Is(err, rollout.ErrNotFound) {
 			t.Errorf("Find(%q) = %v, want ErrNotFound", id, err)
 		}
 	}
@@ -136,7 +136,7 @@ func TestIndexRebuild(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			home := fixture(t)
 			must(t, damage(indexPath(home)))
-			es, err := rollout.List(home, "", true, 0)
+			es, err := rollout.List(t.Context(), home, "", true, 0)
 			must(t, err)
 			if diff := cmp.Diff([]string{"aab-2", "bbb-1", "aaa-1"}, ids(es)); diff != "" {
 				t.Errorf("List after damage (-want +got):\n%s", diff)
@@ -178,7 +178,7 @@ func TestIndexMissingRecord(t *testing.T) {
 	must(t, err)
 	session(t, home, "ddd-4", "/s", 4, "")
 	must(t, os.WriteFile(indexPath(home), data, 0o600))
-	if e, err := rollout.Latest(home, "/s", false); err != nil || e.ID != "ddd-4" {
+	if e, err := rollout.Latest(t.Context(), home, "/s", false); err != nil || e.ID != "ddd-4" {
 		t.Errorf("Latest(/s) = %v, %v; want ddd-4", e.ID, err)
 	}
 }
@@ -186,10 +186,10 @@ func TestIndexMissingRecord(t *testing.T) {
 func TestIndexSkipsDeletedFiles(t *testing.T) {
 	home := fixture(t)
 	must(t, os.Remove(mustFind(t, home, "aab-2").Path))
-	if e, _ := rollout.Latest(home, "/p", false); e.ID != "aaa-1" {
+	if e, _ := rollout.Latest(t.Context(), home, "/p", false); e.ID != "aaa-1" {
 		t.Errorf("Latest(/p) = %s, want aaa-1", e.ID)
 	}
-	if _, err := rollout.Find(home, "aab-2"); !errors.Is(err, rollout.ErrNotFound) {
+	if _, err := rollout.Find(t.Context(), home, "aab-2"); !errors.Is(err, rollout.ErrNotFound) {
 		t.Errorf("Find(deleted) = %v, want ErrNotFound", err)
 	}
 }
@@ -198,13 +198,13 @@ func TestIndexTurnEnds(t *testing.T) {
 	home := fixture(t)
 	r := create(t, home, meta("eee-5", "/p"), t0.Add(time.Hour))
 	defer r.Close()
-	if e, _ := rollout.Latest(home, "/p", false); e.ID != "eee-5" || e.Title != "" {
+	if e, _ := rollout.Latest(t.Context(), home, "/p", false); e.ID != "eee-5" || e.Title != "" {
 		t.Errorf("Latest after Create = %+v", e)
 	}
 	must(t, r.AppendEvent(rollout.EventMsg{Type: rollout.EventUserMessage, Message: strings.Repeat("word ", 40)}))
 	must(t, r.AppendEvent(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
 	must(t, r.Sync())
-	e, _ := rollout.Latest(home, "/p", false)
+	e, _ := rollout.Latest(t.Context(), home, "/p", false)
 	if e.ID != "eee-5" || len([]rune(e.Title)) != 80 || !strings.HasSuffix(e.Title, "…") {
 		t.Errorf("Latest after a turn = %+v", e)
 	}
@@ -217,7 +217,7 @@ func TestIndexTurnEnds(t *testing.T) {
 		must(t, r.AppendEvent(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
 		must(t, r.Flush(true))
 	}
-	if _, err := rollout.List(home, "", true, 0); err != nil {
+	if _, err := rollout.List(t.Context(), home, "", true, 0); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(indexPath(home))
@@ -225,7 +225,7 @@ func TestIndexTurnEnds(t *testing.T) {
 	if n := strings.Count(string(data), "\n"); n != 4 {
 		t.Errorf("index has %d lines after compaction, want 4", n)
 	}
-	if e2, _ := rollout.Latest(home, "/p", false); e2.Title != e.Title {
+	if e2, _ := rollout.Latest(t.Context(), home, "/p", false); e2.Title != e.Title {
 		t.Errorf("title after compaction = %q, want %q", e2.Title, e.Title)
 	}
 }
@@ -247,11 +247,11 @@ func TestIndexWriteFailure(t *testing.T) {
 	}
 	// Lookups still work (by a scan), and the late record is written once
 	// the index is back.
-	if e, err := rollout.Latest(home, "/p", false); err != nil || e.ID != "fff-6" {
+	if e, err := rollout.Latest(t.Context(), home, "/p", false); err != nil || e.ID != "fff-6" {
 		t.Errorf("Latest with a broken index = %v, %v", e.ID, err)
 	}
 	must(t, os.Remove(indexPath(home)))
-	if _, err := rollout.List(home, "", true, 0); err != nil {
+	if _, err := rollout.List(t.Context(), home, "", true, 0); err != nil {
 		t.Fatal(err)
 	}
 	must(t, r.Sync())
@@ -268,7 +268,7 @@ func TestIndexEscapes(t *testing.T) {
 	cwd := `/tmp/dir with "quotes" and é`
 	session(t, home, "esc-1", cwd, 0, title)
 	for range 2 { // rebuilt, then read back from the index
-		e, err := rollout.Latest(home, cwd, false)
+		e, err := rollout.Latest(t.Context(), home, cwd, false)
 		must(t, err)
 		if e.Title != strings.TrimSpace(title) || e.Cwd != cwd {
 			t.Errorf("Latest = %+v", e)

@@ -43,7 +43,7 @@ func FuzzAppendJSONString(f *testing.F) {
 // the buffer: json.Marshal's encoding and the buffer's copies allocated
 // 3-4x the answer.
 func TestLargeLines(t *testing.T) {
-	r, err := Create(t.TempDir(), SessionMeta{ID: "s1", Cwd: "/p"}, time.Date(2024, 3, 9, 14, 5, 6, 0, time.UTC))
+	r, err := Create(t.Context(), t.TempDir(), SessionMeta{ID: "s1", Cwd: "/p"}, time.Date(2024, 3, 9, 14, 5, 6, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

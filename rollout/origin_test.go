@@ -12,7 +12,7 @@ import (
 // recorded beside its raw JSON and read back, also inside a compaction.
 func TestOriginsRoundTrip(t *testing.T) {
 	home := t.TempDir()
-	r, err := rollout.Create(home, rollout.SessionMeta{ID: "origins"}, time.Now())
+	r, err := rollout.Create(t.Context(), home, rollout.SessionMeta{ID: "origins"}, time.Now())
 	must(t, err)
 	ctx := transport.UserMessage("rules")
 	ctx.Origin = transport.OriginContext

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,11 +63,11 @@ type Recorder struct {
 // Create also appends the session to the index. If that fails the session
 // is still created (lookups find it by a scan) and the next
 // [Recorder.Sync] tries again.
-func Create(home string, meta SessionMeta, now time.Time) (*Recorder, error) {
-	return create(home, meta, now, "")
+func Create(ctx context.Context, home string, meta SessionMeta, now time.Time) (*Recorder, error) {
+	return create(ctx, home, meta, now, "")
 }
 
-func create(home string, meta SessionMeta, now time.Time, title string) (*Recorder, error) {
+func create(ctx context.Context, home string, meta SessionMeta, now time.Time, title string) (*Recorder, error) {
 	if home == "" {
 		return nil, errors.New("rollout: no home directory")
 	}
@@ -92,7 +93,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 	if err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
-	if err := hold(f, path, meta.ID); err != nil {
+	if err := hold(ctx, f, path, meta.ID); err != nil {
 		_ = f.Close()
 		_ = os.Remove(path)
 		return nil, err
@@ -117,7 +118,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 		created: meta.Timestamp, f: f, title: title, unsynced: true, newDirs: newDirs,
 		now: func() time.Time { return now.Add(time.Since(start)) },
 	}
-	_ = r.updateIndex(now) // a failure stays due for the next Sync
+	_ = r.updateIndex(ctx, now) // a failure stays due for the next Sync
 	return r, nil
 }
 
@@ -129,7 +130,7 @@ func create(home string, meta SessionMeta, now time.Time, title string) (*Record
 // swallowing the next one. Open returns an error wrapping [ErrNoMeta] when
 // the file is not a rollout. When path lies in a $AGENT_HOME/sessions tree,
 // the session's index record is refreshed (it becomes the latest).
-func Open(path string) (*Recorder, error) {
+func Open(ctx context.Context, path string) (*Recorder, error) {
 	meta, title, err := readHead(path)
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func Open(path string) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
-	if err := hold(f, path, meta.ID); err != nil {
+	if err := hold(ctx, f, path, meta.ID); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func Open(path string) (*Recorder, error) {
 		path: path, sessions: sessionsDirOf(path), id: meta.ID, cwd: meta.Cwd,
 		created: meta.Timestamp, now: time.Now, f: f, title: title,
 	}
-	_ = r.updateIndex(r.now()) // a failure stays due for the next Sync
+	_ = r.updateIndex(ctx, r.now()) // a failure stays due for the next Sync
 	return r, nil
 }
 
@@ -160,10 +161,10 @@ func Open(path string) (*Recorder, error) {
 // response_items) and ledger are copied and synced before Fork returns.
 // Turn markers and token counts are not: the fork starts between turns.
 // The caller must call [Recorder.Close].
-func Fork(home string, src *Rollout, newID string, now time.Time) (*Recorder, error) {
+func Fork(ctx context.Context, home string, src *Rollout, newID string, now time.Time) (*Recorder, error) {
 	meta := src.Meta
 	meta.ID, meta.ForkedFromID, meta.Timestamp = newID, src.Meta.ID, time.Time{}
-	r, err := create(home, meta, now, src.Title)
+	r, err := create(ctx, home, meta, now, src.Title)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +382,7 @@ func (r *Recorder) flush(durable bool) error {
 		r.newDirs = nil
 	}
 	if index {
-		if err := r.updateIndex(r.now()); err != nil {
+		if err := r.updateIndex(context.Background(), r.now()); err != nil { // bounded
 			return err
 		}
 	}
@@ -398,7 +399,7 @@ func (r *Recorder) fail(err error) error {
 
 // updateIndex appends the session's current index record. On failure the
 // record stays due, so the next durable flush tries again.
-func (r *Recorder) updateIndex(now time.Time) error {
+func (r *Recorder) updateIndex(ctx context.Context, now time.Time) error {
 	r.mu.Lock()
 	r.indexDirty = false
 	title, name := r.title, r.name
@@ -410,7 +411,7 @@ func (r *Recorder) updateIndex(now time.Time) error {
 		ID: r.id, Path: relPath(r.sessions, r.path), Cwd: r.cwd,
 		Created: formatTime(r.created), Updated: formatTime(now), Title: title, Name: name,
 	}
-	if err := appendIndex(r.sessions, rec); err != nil {
+	if err := appendIndex(ctx, r.sessions, rec); err != nil {
 		r.mu.Lock()
 		r.indexDirty = true
 		r.mu.Unlock()

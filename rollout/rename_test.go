@@ -17,7 +17,7 @@ func TestRename(t *testing.T) {
 	home := fixture(t) // aaa-1, bbb-1, aab-2
 	rename := func(id, name string) {
 		t.Helper()
-		r, err := rollout.Open(mustFind(t, home, id).Path)
+		r, err := rollout.Open(t.Context(), mustFind(t, home, id).Path)
 		must(t, err)
 		must(t, r.Rename(name))
 		must(t, r.Close())
@@ -36,7 +36,7 @@ func TestRename(t *testing.T) {
 	}
 
 	// Resuming without a rename keeps the name in the index.
-	r, err := rollout.Open(mustFind(t, home, "bbb-1").Path)
+	r, err := rollout.Open(t.Context(), mustFind(t, home, "bbb-1").Path)
 	must(t, err)
 	must(t, r.AppendEvent(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
 	must(t, r.Close())
@@ -50,7 +50,7 @@ func TestRename(t *testing.T) {
 	}
 
 	must(t, os.Remove(indexPath(home)))
-	es, err := rollout.List(home, "", true, 0)
+	es, err := rollout.List(t.Context(), home, "", true, 0)
 	must(t, err)
 	var names []string
 	for _, e := range es {
@@ -60,7 +60,7 @@ func TestRename(t *testing.T) {
 		t.Errorf("names after a rebuild: %s", got)
 	}
 
-	r, err = rollout.Open(mustFind(t, home, "aaa-1").Path)
+	r, err = rollout.Open(t.Context(), mustFind(t, home, "aaa-1").Path)
 	must(t, err)
 	defer r.Close()
 	for _, bad := range []string{"", "   ", "two\nlines", strings.Repeat("x", 81)} {
@@ -74,7 +74,7 @@ func TestRename(t *testing.T) {
 	if ro.Name != "fix the parser" {
 		t.Errorf("a refused name was recorded: %q", ro.Name)
 	}
-	if _, err := rollout.Find(home, "no such name"); !errors.Is(err, rollout.ErrNotFound) {
+	if _, err := rollout.Find(t.Context(), home, "no such name"); !errors.Is(err, rollout.ErrNotFound) {
 		t.Errorf("Find(unknown name) = %v", err)
 	}
 }

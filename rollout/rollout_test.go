@@ -61,7 +61,7 @@ func must(t testing.TB, err error) {
 
 func create(t testing.TB, home string, m rollout.SessionMeta, now time.Time) *rollout.Recorder {
 	t.Helper()
-	r, err := rollout.Create(home, m, now)
+	r, err := rollout.Create(t.Context(), home, m, now)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -336,7 +336,7 @@ func TestLoadNotARollout(t *testing.T) {
 			if !errors.Is(err, rollout.ErrNoMeta) || !strings.Contains(err.Error(), path) {
 				t.Errorf("Load = %v, want ErrNoMeta naming %s", err, path)
 			}
-			if _, err := rollout.Open(path); !errors.Is(err, rollout.ErrNoMeta) {
+			if _, err := rollout.Open(t.Context(), path); !errors.Is(err, rollout.ErrNoMeta) {
 				t.Errorf("Open = %v, want ErrNoMeta", err)
 			}
 		})
@@ -351,7 +351,7 @@ func TestOpenAfterTornLine(t *testing.T) {
 	must(t, r.Close())
 	appendRaw(t, r.Path(), lineOf("response_item", history[1])[:25]) // a crash mid-write
 
-	r2, err := rollout.Open(r.Path())
+	r2, err := rollout.Open(t.Context(), r.Path())
 	must(t, err)
 	if r2.ID() != "s1" || r2.Path() != r.Path() {
 		t.Errorf("Open: ID %s, Path %s", r2.ID(), r2.Path())
@@ -434,16 +434,16 @@ func TestClosed(t *testing.T) {
 func TestCreateRejects(t *testing.T) {
 	home := t.TempDir()
 	for _, id := range []string{"", "../x", "a/b", "a b"} {
-		if _, err := rollout.Create(home, meta(id, "/p"), t0); err == nil {
+		if _, err := rollout.Create(t.Context(), home, meta(id, "/p"), t0); err == nil {
 			t.Errorf("Create(id %q) = nil error", id)
 		}
 	}
-	if _, err := rollout.Create("", meta("s1", "/p"), t0); err == nil {
+	if _, err := rollout.Create(t.Context(), "", meta("s1", "/p"), t0); err == nil {
 		t.Error("Create without home = nil error")
 	}
 	r := create(t, home, meta("s1", "/p"), t0)
 	must(t, r.Close())
-	if _, err := rollout.Create(home, meta("s1", "/p"), t0); err == nil {
+	if _, err := rollout.Create(t.Context(), home, meta("s1", "/p"), t0); err == nil {
 		t.Error("Create over an existing rollout = nil error")
 	}
 }

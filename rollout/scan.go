@@ -3,6 +3,7 @@ package rollout
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ func (ix *index) rebuild() error {
 // scanMissing adds the rollout files the index does not list (a crash
 // before the index write, a hand-copied file) to the index, in memory and
 // on disk. It reports whether it found any.
-func (ix *index) scanMissing() bool {
+func (ix *index) scanMissing(ctx context.Context) bool {
 	known := make(map[string]bool, len(ix.recs))
 	for _, r := range ix.recs {
 		known[r.Path] = true
@@ -47,7 +48,7 @@ func (ix *index) scanMissing() bool {
 		ix.merge(r)
 	}
 	if len(found) > 0 {
-		_ = appendIndex(ix.sessions, found...)
+		_ = appendIndex(ctx, ix.sessions, found...)
 	}
 	return len(found) > 0
 }

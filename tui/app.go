@@ -48,8 +48,8 @@ func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) s
 // chat (app.Chat).
 func chatCommands(a *app.App, chat *app.Chat) Commands {
 	return Commands{
-		New: func(context.Context) (Engine, error) {
-			if err := chat.New(); err != nil {
+		New: func(ctx context.Context) (Engine, error) {
+			if err := chat.New(ctx); err != nil {
 				return nil, err
 			}
 			return chat, nil
@@ -69,8 +69,8 @@ func chatCommands(a *app.App, chat *app.Chat) Commands {
 			return msg + note, nil
 		},
 		Compact: chat.Compact,
-		Resume: func(_ context.Context, id string) (Resumed, error) {
-			ro, err := chat.Resume(id)
+		Resume: func(ctx context.Context, id string) (Resumed, error) {
+			ro, err := chat.Resume(ctx, id)
 			if err != nil {
 				return Resumed{}, err
 			}
@@ -151,16 +151,16 @@ const sessionsShown = 500
 func pickerHooks(a *app.App, chat *app.Chat, o *Options) {
 	c := &o.Commands
 	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(chat.Models(ctx)), nil }
-	c.Sessions = func(_ context.Context, all bool) ([]SessionInfo, error) {
-		ents, err := rollout.List(a.Home(), a.Workspace().Cwd, all, sessionsShown)
+	c.Sessions = func(ctx context.Context, all bool) ([]SessionInfo, error) {
+		ents, err := rollout.List(ctx, a.Home(), a.Workspace().Cwd, all, sessionsShown)
 		var out []SessionInfo
 		for _, e := range ents {
 			out = append(out, SessionInfo{ID: e.ID, Title: e.Label(), Cwd: e.Cwd, Updated: e.Updated})
 		}
 		return out, err
 	}
-	c.Fork = func(_ context.Context, keep int) (Resumed, error) {
-		ro, err := chat.Fork(keep)
+	c.Fork = func(ctx context.Context, keep int) (Resumed, error) {
+		ro, err := chat.Fork(ctx, keep)
 		if err != nil {
 			return Resumed{}, err
 		}

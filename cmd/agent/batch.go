@@ -125,7 +125,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			if appErr != nil {
 				return batch.Failed(ctx, it.ID, appErr)
 			}
-			sc, err := a.NewSessionIn(it.Dir)
+			sc, err := a.NewSessionIn(ctx, it.Dir)
 			if err != nil {
 				return batch.Failed(ctx, it.ID, err)
 			}

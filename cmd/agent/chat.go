@@ -41,7 +41,7 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 // runChat opens the interactive chat on a new session.
 func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
 	return runChatOn(ctx, env, g, f, func(a *app.App) (*app.Session, []tui.Message, error) {
-		s, err := a.NewSession()
+		s, err := a.NewSession(ctx)
 		return s, nil, err
 	})
 }

@@ -147,7 +147,7 @@ func TestExecFork(t *testing.T) {
 	if r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	src, err := rollout.Latest(home, "", true)
+	src, err := rollout.Latest(t.Context(), home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func TestResumeReportsCorruptLine(t *testing.T) {
 	if r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	ent, err := rollout.Latest(home, "", true)
+	ent, err := rollout.Latest(t.Context(), home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestConcurrentResumesOfOneSession(t *testing.T) {
 	if r := runCLI(t, nil, runOpts{env: env, stdinTTY: true}, "exec", "one"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	ent, err := rollout.Latest(home, "", true)
+	ent, err := rollout.Latest(t.Context(), home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

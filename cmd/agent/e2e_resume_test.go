@@ -51,7 +51,7 @@ func TestExecResumeRoundTrip(t *testing.T) {
 	if !strings.Contains(second[len(first)], "first answer") || !strings.Contains(second[len(first)+1], `"two"`) {
 		t.Errorf("tail = %v", second[len(first):])
 	}
-	entries, _ := rollout.List(home, "", true, 10)
+	entries, _ := rollout.List(t.Context(), home, "", true, 10)
 	if len(entries) != 1 {
 		t.Errorf("%d sessions recorded; want 1 (resume appends to the same file)", len(entries))
 	}
@@ -107,7 +107,7 @@ func TestE2EKillMidToolThenResume(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 
-	ent, err := rollout.Latest(home, "", true)
+	ent, err := rollout.Latest(t.Context(), home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestCompactionIsRecorded(t *testing.T) {
 	if r.code != 0 || r.stdout != "second answer\n" {
 		t.Fatalf("exit %d stdout %q: %s", r.code, r.stdout, r.stderr)
 	}
-	ent, _ := rollout.Latest(home, "", true)
+	ent, _ := rollout.Latest(t.Context(), home, "", true)
 	raw, _ := os.ReadFile(ent.Path)
 	if !strings.Contains(string(raw), "first answer") || !strings.Contains(string(raw), `"type":"compacted"`) {
 		t.Errorf("the rollout lost the pre-compaction history or the compaction:\n%s", raw)
@@ -208,7 +208,7 @@ func TestE2EKillMidStreamThenResume(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	srv.Release()
-	ent, err := rollout.Latest(home, "", true)
+	ent, err := rollout.Latest(t.Context(), home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

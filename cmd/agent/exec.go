@@ -99,7 +99,7 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		return err
 	}
 	defer a.Close()
-	sess, err := a.NewSession()
+	sess, err := a.NewSession(ctx)
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}

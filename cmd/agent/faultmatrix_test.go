@@ -433,7 +433,7 @@ func TestFaultMatrix(t *testing.T) {
 // turn ended, and holds every answer that reached stdout.
 func checkRollout(t *testing.T, r execRun, row faultRow) {
 	t.Helper()
-	ent, err := rollout.Latest(r.home, "", true)
+	ent, err := rollout.Latest(t.Context(), r.home, "", true)
 	if err != nil {
 		t.Fatalf("no rollout recorded: %v", err)
 	}

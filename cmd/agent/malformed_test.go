@@ -28,7 +28,7 @@ func TestMalformedContentKeptInRollout(t *testing.T) {
 	if n := strings.Count(r.stderr, `"content" is a string, not an array of parts`); n != 1 {
 		t.Errorf("stderr names the item %d times; want once:\n%s", n, r.stderr)
 	}
-	ent, err := rollout.Latest(r.home, "", true)
+	ent, err := rollout.Latest(t.Context(), r.home, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

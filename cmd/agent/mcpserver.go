@@ -40,8 +40,8 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
 	if _, err := apps.Get(""); err != nil { // config and credentials fail now, not at the first call
 		return err
 	}
-	open := func(id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
-		s, err := apps.Open(o.Profile, id, app.SessionOptions{
+	open := func(ctx context.Context, id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
+		s, err := apps.Open(ctx, o.Profile, id, app.SessionOptions{
 			Cwd: o.Cwd, Sandbox: o.Sandbox, ApprovalPolicy: o.ApprovalPolicy, Approve: o.Approve, Model: o.Model,
 			BaseInstructions: o.BaseInstructions, DeveloperInstructions: o.DeveloperInstructions,
 		})
@@ -51,9 +51,11 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
 		return &mcpserver.Opened{ID: s.ID, Session: s.Session, Close: s.Close}, nil
 	}
 	srv := mcpserver.New(mcpserver.Options{Version: version,
-		Start: func(_ context.Context, o mcpserver.StartOptions) (*mcpserver.Opened, error) { return open("", o) },
-		Resume: func(_ context.Context, id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
-			return open(id, o)
+		Start: func(ctx context.Context, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
+			return open(ctx, "", o)
+		},
+		Resume: func(ctx context.Context, id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
+			return open(ctx, id, o)
 		},
 	})
 	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})

@@ -112,7 +112,7 @@ func resultOutput(t *testing.T, res *mcp.CallToolResult) mcpserver.Output {
 // lastTurn is how the recorded session id's last turn ended.
 func lastTurn(t *testing.T, home, id string) rollout.TurnState {
 	t.Helper()
-	ent, err := rollout.Find(home, id)
+	ent, err := rollout.Find(t.Context(), home, id)
 	if err != nil {
 		t.Fatalf("find session %s: %v", id, err)
 	}

@@ -55,11 +55,11 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				return err
 			}
 			defer a.Close()
-			path, err := a.FindSession(id, p.last, p.all)
+			path, err := a.FindSession(ctx, id, p.last, p.all)
 			if err != nil {
 				return usageError(err)
 			}
-			sess, ro, err := a.Resume(path)
+			sess, ro, err := a.Resume(ctx, path)
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
@@ -113,11 +113,11 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 				return runChat(ctx, env, g, cf)
 			}
 			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
-				path, err := a.FindSession(id, p.last, p.all)
+				path, err := a.FindSession(ctx, id, p.last, p.all)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, ro, err := a.Resume(path)
+				sess, ro, err := a.Resume(ctx, path)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -143,11 +143,11 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 				cf.prompt = args[1]
 			}
 			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
-				path, err := a.FindSession(args[0], false, false)
+				path, err := a.FindSession(ctx, args[0], false, false)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, ro, err := a.Fork(path)
+				sess, ro, err := a.Fork(ctx, path)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -185,11 +185,11 @@ is left as it was.`,
 				return err
 			}
 			defer a.Close()
-			path, err := a.FindSession(args[0], false, false)
+			path, err := a.FindSession(ctx, args[0], false, false)
 			if err != nil {
 				return usageError(err)
 			}
-			sess, _, err := a.Fork(path)
+			sess, _, err := a.Fork(ctx, path)
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}

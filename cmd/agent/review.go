@@ -96,7 +96,7 @@ func runReview(ctx context.Context, env Env, g *globalFlags, f *reviewFlags, arg
 		return err
 	}
 	defer a.Close()
-	sess, err := a.NewSession()
+	sess, err := a.NewSession(ctx)
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}

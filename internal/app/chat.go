@@ -77,11 +77,11 @@ func (c *Chat) boundary() (*Session, error) {
 
 // New is /new: a new session with the settings in force, used from the
 // next turn on.
-func (c *Chat) New() error {
+func (c *Chat) New(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.a.closeRetired()
-	s, err := c.a.NewSession()
+	s, err := c.a.NewSession(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,14 +101,14 @@ func (c *Chat) use(s *Session) {
 // Resume is /resume: the recorded session id (the latest of the app's
 // directory when "") replaces the session in use; its recording is
 // returned for the transcript.
-func (c *Chat) Resume(id string) (*rollout.Rollout, error) {
+func (c *Chat) Resume(ctx context.Context, id string) (*rollout.Rollout, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	path, err := c.a.FindSession(id, id == "", false)
+	path, err := c.a.FindSession(ctx, id, id == "", false)
 	if err != nil {
 		return nil, err
 	}
-	s, ro, err := c.a.Resume(path)
+	s, ro, err := c.a.Resume(ctx, path)
 	if err != nil {
 		return nil, err
 	}

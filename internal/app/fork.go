@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 
 	"github.com/agentcli/agent/rollout"
@@ -11,14 +12,14 @@ import (
 // from the one in use, holding its first keep turns (all for -1), made
 // the session of the next turns. Its recording is returned for the
 // transcript.
-func (c *Chat) Fork(keep int) (*rollout.Rollout, error) {
+func (c *Chat) Fork(ctx context.Context, keep int) (*rollout.Rollout, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	path, err := c.a.FindSession(c.cur.ID, false, false)
+	path, err := c.a.FindSession(ctx, c.cur.ID, false, false)
 	if err != nil {
 		return nil, err
 	}
-	s, ro, err := c.a.ForkAt(path, keep)
+	s, ro, err := c.a.ForkAt(ctx, path, keep)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ type SessionOptions struct {
 // recorded ro, continued in its directory unless o names another, with
 // o's sandbox, approval policy, model and instructions over the app's
 // config. The caller must Close it.
-func (a *App) OpenSession(o SessionOptions, ro *rollout.Rollout) (_ *Session, err error) {
+func (a *App) OpenSession(ctx context.Context, o SessionOptions, ro *rollout.Rollout) (_ *Session, err error) {
 	sc := &Session{ID: NewSessionID()}
 	defer func() {
 		if err != nil {
@@ -72,13 +72,13 @@ func (a *App) OpenSession(o SessionOptions, ro *rollout.Rollout) (_ *Session, er
 		if opts.Context, err = ws.context(cfg, a.home, a.env.now()); err != nil {
 			return nil, err
 		}
-		closeRec, rec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
+		closeRec, rec, err := a.recordAs(ctx, &opts, sc.ID, ws.Cwd)
 		if err != nil {
 			return nil, err
 		}
 		sc.rec = rec
 		sc.closers = append(sc.closers, closeRec)
-	} else if err := a.resumeInto(&opts, sc, ro); err != nil {
+	} else if err := a.resumeInto(ctx, &opts, sc, ro); err != nil {
 		return nil, err
 	}
 	sc.Session = session.New(opts)
@@ -87,8 +87,8 @@ func (a *App) OpenSession(o SessionOptions, ro *rollout.Rollout) (_ *Session, er
 
 // resumeInto sets opts to continue the recorded ro, appending to its file
 // (held by sc until it closes).
-func (a *App) resumeInto(opts *session.Options, sc *Session, ro *rollout.Rollout) error {
-	r, err := rollout.Open(ro.Path)
+func (a *App) resumeInto(ctx context.Context, opts *session.Options, sc *Session, ro *rollout.Rollout) error {
+	r, err := rollout.Open(ctx, ro.Path)
 	if err != nil {
 		return err
 	}

@@ -52,14 +52,14 @@ func (p *Profiles) Get(profile string) (*App, error) {
 
 // Open opens a session of its own on profile's app (App.OpenSession): a
 // new one, or with id the recorded session of that id.
-func (p *Profiles) Open(profile, id string, so SessionOptions) (*Session, error) {
+func (p *Profiles) Open(ctx context.Context, profile, id string, so SessionOptions) (*Session, error) {
 	a, err := p.Get(profile)
 	if err != nil {
 		return nil, err
 	}
 	var ro *rollout.Rollout
 	if id != "" {
-		path, err := a.FindSession(id, false, false)
+		path, err := a.FindSession(ctx, id, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func (p *Profiles) Open(profile, id string, so SessionOptions) (*Session, error)
 			return nil, err
 		}
 	}
-	return a.OpenSession(so, ro)
+	return a.OpenSession(ctx, so, ro)
 }
 
 // Close ends every app built.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,8 +14,8 @@ import (
 
 // record starts persisting a new session (unless ephemeral: rec is nil
 // then), closed with the app.
-func (a *App) record(opts *session.Options) (rec *rollout.Recorder, err error) {
-	closeRec, rec, err := a.recordAs(opts, a.sessionID, a.ws.Cwd)
+func (a *App) record(ctx context.Context, opts *session.Options) (rec *rollout.Recorder, err error) {
+	closeRec, rec, err := a.recordAs(ctx, opts, a.sessionID, a.ws.Cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (a *App) release(id string) {
 
 // recordAs starts persisting session id, working in cwd, into opts
 // (unless ephemeral: rec is nil then); closeRec closes its rollout.
-func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), rec *rollout.Recorder, err error) {
+func (a *App) recordAs(ctx context.Context, opts *session.Options, id, cwd string) (closeRec func(), rec *rollout.Recorder, err error) {
 	if a.ephemeral {
 		return func() {}, nil, nil
 	}
@@ -50,7 +51,7 @@ func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), 
 	if instructions == "" {
 		instructions = session.DefaultInstructions
 	}
-	r, err := rollout.Create(a.home, rollout.SessionMeta{
+	r, err := rollout.Create(ctx, a.home, rollout.SessionMeta{
 		ID: id, Cwd: cwd, Originator: a.originator, CLIVersion: a.version,
 		ModelProvider: a.client.Provider().ID, Model: a.cfg.Model, Instructions: instructions,
 	}, a.env.now())
@@ -64,12 +65,12 @@ func (a *App) recordAs(opts *session.Options, id, cwd string) (closeRec func(), 
 
 // Resume loads the session recorded at path and keeps appending to its
 // file; the session is the app's.
-func (a *App) Resume(path string) (*Session, *rollout.Rollout, error) {
+func (a *App) Resume(ctx context.Context, path string) (*Session, *rollout.Rollout, error) {
 	ro, err := rollout.Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := rollout.Open(path)
+	r, err := rollout.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,11 +92,13 @@ func (a *App) Resume(path string) (*Session, *rollout.Rollout, error) {
 
 // Fork copies the history of the session recorded at path into a new
 // recording, dated by the app's clock, and resumes that.
-func (a *App) Fork(path string) (*Session, *rollout.Rollout, error) { return a.ForkAt(path, -1) }
+func (a *App) Fork(ctx context.Context, path string) (*Session, *rollout.Rollout, error) {
+	return a.ForkAt(ctx, path, -1)
+}
 
 // ForkAt is [App.Fork] keeping the first keep turns of the session (all
 // for -1).
-func (a *App) ForkAt(path string, keep int) (*Session, *rollout.Rollout, error) {
+func (a *App) ForkAt(ctx context.Context, path string, keep int) (*Session, *rollout.Rollout, error) {
 	src, err := rollout.Load(path)
 	if err != nil {
 		return nil, nil, err
@@ -108,26 +111,26 @@ func (a *App) ForkAt(path string, keep int) (*Session, *rollout.Rollout, error) 
 	if a.started {
 		a.sessionID = NewSessionID() // the id in use is the session forked from
 	}
-	r, err := rollout.Fork(a.home, src, a.sessionID, a.env.now())
+	r, err := rollout.Fork(ctx, a.home, src, a.sessionID, a.env.now())
 	if err != nil {
 		return nil, nil, err
 	}
 	r.Close()
-	return a.Resume(r.Path())
+	return a.Resume(ctx, r.Path())
 }
 
 // FindSession resolves --last (in the app's directory unless all) or an
 // id (or prefix) to a rollout path.
-func (a *App) FindSession(id string, last, all bool) (string, error) {
+func (a *App) FindSession(ctx context.Context, id string, last, all bool) (string, error) {
 	var (
 		ent rollout.Entry
 		err error
 	)
 	switch {
 	case id != "":
-		ent, err = rollout.Find(a.home, id)
+		ent, err = rollout.Find(ctx, a.home, id)
 	case last:
-		ent, err = rollout.Latest(a.home, a.ws.Cwd, all)
+		ent, err = rollout.Latest(ctx, a.home, a.ws.Cwd, all)
 	default:
 		return "", errors.New("say which session: an ID or --last")
 	}

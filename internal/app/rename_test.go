@@ -45,7 +45,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
 // ephemeral session cannot be named.
 func TestChatRename(t *testing.T) {
 	a, home := renameApp(t, false)
-	sess, err := a.NewSession()
+	sess, err := a.NewSession(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestChatRename(t *testing.T) {
 	if name, err := chat.Rename("  fix the parser "); err != nil || name != "fix the parser" {
 		t.Fatalf("Rename = %q, %v", name, err)
 	}
-	if e, err := rollout.Find(home, "fix the parser"); err != nil || e.ID != sess.ID {
+	if e, err := rollout.Find(t.Context(), home, "fix the parser"); err != nil || e.ID != sess.ID {
 		t.Errorf("Find(name) = %+v, %v; want session %s", e, err, sess.ID)
 	}
 	want := `"fix the parser" · resume with ` + "`agent resume 'fix the parser'` (session " + sess.ID + ")"
@@ -63,18 +63,18 @@ func TestChatRename(t *testing.T) {
 	if _, err := chat.Rename("two\nlines"); err == nil || chat.Name() != "fix the parser" {
 		t.Errorf("a two-line name: %v, name now %q", err, chat.Name())
 	}
-	if err := chat.New(); err != nil {
+	if err := chat.New(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if chat.Name() != "" || !strings.HasPrefix(chat.ResumeHint(), "resume with `agent resume "+chat.Current().ID+"`") {
 		t.Errorf("after /new: name %q, hint %q", chat.Name(), chat.ResumeHint())
 	}
-	if _, err := chat.Resume("fix the parser"); err != nil || chat.Name() != "fix the parser" || chat.Current().ID != sess.ID {
+	if _, err := chat.Resume(t.Context(), "fix the parser"); err != nil || chat.Name() != "fix the parser" || chat.Current().ID != sess.ID {
 		t.Errorf("/resume NAME: %v, name %q, session %s", err, chat.Name(), chat.Current().ID)
 	}
 
 	a, _ = renameApp(t, true)
-	sess, err = a.NewSession()
+	sess, err = a.NewSession(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestChatRename(t *testing.T) {
 // so and leaves the chat able to send (its credentials are not a login's).
 func TestChatLogoutKeepsOtherCredentials(t *testing.T) {
 	a, _ := renameApp(t, true)
-	sess, err := a.NewSession()
+	sess, err := a.NewSession(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
@@ -31,13 +32,13 @@ func (s *Session) Close() {
 // NewSession starts a session on the app's workspace, client and tools,
 // recorded unless the app is ephemeral. The first has the id the app's
 // client was made with; each later one a new id.
-func (a *App) NewSession() (*Session, error) {
+func (a *App) NewSession(ctx context.Context) (*Session, error) {
 	if a.started {
 		a.sessionID = NewSessionID()
 	}
 	a.started = true
 	opts := a.opts
-	rec, err := a.record(&opts)
+	rec, err := a.record(ctx, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func (a *App) NewSession() (*Session, error) {
 // MCP servers, and its initial context. Config, the log, the HTTP pool,
 // the auth manager, the MCP servers and the demo server stay the app's.
 // The caller must Close it.
-func (a *App) NewSessionIn(dir string) (_ *Session, err error) {
+func (a *App) NewSessionIn(ctx context.Context, dir string) (_ *Session, err error) {
 	sc := &Session{ID: NewSessionID()}
 	defer func() {
 		if err != nil {
@@ -83,7 +84,7 @@ func (a *App) NewSessionIn(dir string) (_ *Session, err error) {
 	for i, fo := range a.fallbackClients {
 		opts.Fallback = append(opts.Fallback, session.Alternative{Candidate: a.fallbacks[i].Candidate, Client: sc.client(fo)})
 	}
-	closeRec, rec, err := a.recordAs(&opts, sc.ID, ws.Cwd)
+	closeRec, rec, err := a.recordAs(ctx, &opts, sc.ID, ws.Cwd)
 	if err != nil {
 		return nil, err
 	}

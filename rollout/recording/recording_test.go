@@ -17,7 +17,7 @@ import (
 // turn ended.
 func TestRecordsWhatAResumeNeeds(t *testing.T) {
 	const secret = "sk-test-canary-0000"
-	r, err := rollout.Create(t.TempDir(), rollout.SessionMeta{ID: "rec-1"}, time.Now())
+	r, err := rollout.Create(t.Context(), t.TempDir(), rollout.SessionMeta{ID: "rec-1"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestRecordsWhatAResumeNeeds(t *testing.T) {
 // own warnings are not recorded.
 func TestRecordsMalformedEventsMasked(t *testing.T) {
 	const secret = "sk-test-canary-1111"
-	r, err := rollout.Create(t.TempDir(), rollout.SessionMeta{ID: "rec-2"}, time.Now())
+	r, err := rollout.Create(t.Context(), t.TempDir(), rollout.SessionMeta{ID: "rec-2"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
