@@ -2,7 +2,6 @@ package batch
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -106,15 +105,7 @@ func collect(paths []string, warn io.Writer, b bounds) (map[string]mergeInput, [
 	byID := map[string]mergeInput{}
 	var seen []string
 	for _, p := range paths {
-		_, err := readLines(p, b, func(n int, line []byte) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				return
-			}
-			var r Result
-			if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
-				fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", p, n)
-				return
-			}
+		_, err := eachResult(p, b, warn, func(n int, line []byte, r Result) {
 			in := mergeInput{line: line, r: r, at: fmt.Sprintf("%s:%d", p, n)}
 			prev, ok := byID[r.ID]
 			switch {

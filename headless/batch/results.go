@@ -63,15 +63,7 @@ func OpenResults(path string, warn io.Writer, secrets *redact.Set) (*Sink, map[s
 // openResults is OpenResults within b.
 func openResults(path string, warn io.Writer, secrets *redact.Set, b bounds) (*Sink, map[string]bool, error) {
 	completed := map[string]bool{}
-	terminated, err := readLines(path, b, func(n int, line []byte) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			return
-		}
-		var r Result
-		if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
-			fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", path, n)
-			return
-		}
+	terminated, err := eachResult(path, b, warn, func(_ int, _ []byte, r Result) {
 		if r.Status == StatusCompleted {
 			completed[r.ID] = true
 		}
@@ -93,6 +85,23 @@ func openResults(path string, warn io.Writer, secrets *redact.Set, b bounds) (*S
 		}
 	}
 	return &Sink{w: f, f: f, secrets: secrets}, completed, nil
+}
+
+// eachResult calls fn with each result line of the results file at path
+// (its number, the line, the result), within b, reporting on warn the
+// lines that are not results; terminated is as [readLines] says.
+func eachResult(path string, b bounds, warn io.Writer, fn func(n int, line []byte, r Result)) (terminated bool, err error) {
+	return readLines(path, b, func(n int, line []byte) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
+		}
+		var r Result
+		if err := json.Unmarshal(line, &r); err != nil || r.ID == "" {
+			fmt.Fprintf(warn, "agent: %s:%d: not a result line; ignored\n", path, n)
+			return
+		}
+		fn(n, line, r)
+	})
 }
 
 // Write appends r as one line, synced to disk for a file. After a failed
