@@ -102,7 +102,12 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 			var text strings.Builder
 			for ev := range st.Events() {
 				switch ev := ev.(type) {
+				case transport.Malformed: // the summary goes on without it, said
+					emit(Warning{Message: ev.Message(), Raw: ev.Raw})
 				case transport.OutputItemDone:
+					if ev.Problem != nil {
+						emit(Warning{Message: ev.Problem.Message(), Raw: ev.Problem.Raw})
+					}
 					if ev.Item.Type == "message" && ev.Item.Role == "assistant" {
 						text.WriteString(ev.Item.Text())
 					}

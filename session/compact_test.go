@@ -257,3 +257,32 @@ func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
 		t.Errorf("history after the second compaction (-want +got):\n%s", diff)
 	}
 }
+
+// TestLocalCompactionNamesWhatItCannotRead: a summary stream with an
+// item agent cannot read warns, with the raw event, as a turn's does; the
+// summary stands.
+func TestLocalCompactionNamesWhatItCannotRead(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Reply("r1", "m1", "answer one"),
+		rt.Stream(rt.Created("r2"), rt.OutputItemDone(map[string]any{"type": "message", "id": "bad", "role": "assistant", "content": 7}),
+			rt.MessageDone("m2", "the summary"), rt.Completed("r2")),
+	})
+	if err := h.turn(t, "first question"); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []session.Warning
+	if err := h.sess.Compact(t.Context(), func(ev session.Event) {
+		if w, ok := ev.(session.Warning); ok {
+			warnings = append(warnings, w)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Message, `"content" is a number, not an array of parts`) ||
+		!strings.Contains(string(warnings[0].Raw), `"id":"bad"`) {
+		t.Errorf("warnings = %+v; want the unreadable item named, with its event", warnings)
+	}
+	if got := texts(h.sess.History()); !strings.HasSuffix(got[len(got)-1], "the summary") {
+		t.Errorf("history = %q; want the summary", got)
+	}
+}
