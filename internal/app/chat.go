@@ -267,6 +267,9 @@ func (a *App) SetModel(sess *Session, name, effort string) error {
 	a.retired = append(a.retired, a.client)
 	a.cfg.Model, a.clientOpts, a.opts.Client, a.client = name, co, c, c
 	sess.Configure(func(st *session.Settings) { st.Client = c })
+	if a.telemetry != nil {
+		a.telemetry.SetModel(name)
+	}
 	return nil
 }
 

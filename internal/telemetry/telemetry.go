@@ -102,11 +102,21 @@ func (t *Telemetry) Close(ctx context.Context) error {
 
 var errClosed = errors.New("telemetry closed")
 
+// SetModel makes later events carry model (and slug) as theirs: the
+// chat's /model, as Codex's with_model.
+func (t *Telemetry) SetModel(model string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.opts.Meta.Model, t.opts.Meta.Slug = model, model
+}
+
 // emit writes one record: the common attributes, then attrs, each
 // masked. start, when not zero, makes the record a span too.
 func (t *Telemetry) emit(name string, start time.Time, attrs ...wire.Attr) {
 	now := t.opts.Now()
+	t.mu.Lock()
 	m := t.opts.Meta
+	t.mu.Unlock()
 	all := make([]wire.Attr, 0, len(attrs)+10)
 	all = append(all, wire.String("event.timestamp", now.UTC().Format("2006-01-02T15:04:05.000Z")),
 		wire.String("conversation.id", m.ConversationID), wire.String("app.version", m.AppVersion))

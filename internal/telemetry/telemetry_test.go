@@ -129,10 +129,15 @@ func TestLogUserPrompt(t *testing.T) {
 	s := wire.Settings{Logs: wire.Exporter{Kind: wire.OTLPHTTP, Endpoint: rcv.URL + "/v1/logs"}}
 	tel, end := pipeline(t, s, telemetry.Options{LogUserPrompt: true, Secrets: redact.New(secret)})
 	tel.UserPrompt(t.Context(), "fix the build, token "+secret, 1)
+	tel.SetModel("gpt-5.5-mini") // the chat's /model
+	tel.UserPrompt(t.Context(), "again", 0)
 	end()
 	got := rcv.Named("codex.user_prompt")
-	if len(got) != 1 || got[0].Attrs["prompt"] != "fix the build, token [REDACTED]" || got[0].Attrs["image_input_count"] != "1" {
-		t.Errorf("codex.user_prompt = %+v", got)
+	if len(got) != 2 || got[0].Attrs["prompt"] != "fix the build, token [REDACTED]" || got[0].Attrs["image_input_count"] != "1" {
+		t.Fatalf("codex.user_prompt = %+v", got)
+	}
+	if got[1].Attrs["model"] != "gpt-5.5-mini" || got[1].Attrs["slug"] != "gpt-5.5-mini" {
+		t.Errorf("after SetModel: %v", got[1].Attrs)
 	}
 }
 
