@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"net/url"
+	"path/filepath"
 	"slices"
 )
 
@@ -37,6 +38,19 @@ type OtelExporter struct {
 	Endpoint string
 	// Headers are sent with every export; their values are secrets.
 	Headers map[string]string
+	// TLS is the exporter's tls table; the zero value uses the system's
+	// roots and no client certificate.
+	TLS OtelTLS
+}
+
+// OtelTLS is an exporter's tls table: absolute paths (a relative one in
+// config.toml is taken from the file's directory, as Codex does).
+type OtelTLS struct {
+	// CACertificate is a PEM file of roots trusted besides the system's.
+	CACertificate string
+	// ClientCertificate and ClientPrivateKey are a PEM certificate and its
+	// key, presented to the collector (mutual TLS); both or neither.
+	ClientCertificate, ClientPrivateKey string
 }
 
 // On reports whether e sends anything.
@@ -169,7 +183,7 @@ func (c checker) otlp(path []string, kind string, t map[string]any) *OtelExporte
 				good = false
 			}
 		case "tls":
-			c.warns.add(c.src, p, "agent does not set TLS certificates for its exporter; the system's roots are used")
+			good = c.otelTLS(p, t[k], &e.TLS) && good
 		default:
 			c.warns.add(c.src, p, "unknown key of the exporter; ignored"+hintNames(k, []string{"endpoint", "headers", "protocol", "tls"}))
 		}
@@ -182,4 +196,39 @@ func (c checker) otlp(path []string, kind string, t map[string]any) *OtelExporte
 		return nil
 	}
 	return e
+}
+
+// otelTLS checks an exporter's tls table at path into tls and reports
+// whether it is good.
+func (c checker) otelTLS(path []string, v any, tls *OtelTLS) bool {
+	t, ok := v.(map[string]any)
+	if !ok {
+		c.probs.add(c.src, path, "expected a table, got %s", typeName(v))
+		return false
+	}
+	keys := []string{"ca-certificate", "client-certificate", "client-private-key"}
+	dst := []*string{&tls.CACertificate, &tls.ClientCertificate, &tls.ClientPrivateKey}
+	good := true
+	for _, k := range sortedKeys(t) {
+		i := slices.Index(keys, k)
+		if i < 0 {
+			c.warns.add(c.src, at(path, k), "unknown key of tls; ignored"+hintNames(k, keys))
+			continue
+		}
+		s, ok := t[k].(string)
+		if !ok || s == "" {
+			c.probs.add(c.src, at(path, k), "expected a file path, got %s", typeName(t[k]))
+			good = false
+			continue
+		}
+		if !filepath.IsAbs(s) && c.src.path != "" {
+			s = filepath.Join(filepath.Dir(c.src.path), s)
+		}
+		*dst[i], _ = filepath.Abs(s)
+	}
+	if (tls.ClientCertificate == "") != (tls.ClientPrivateKey == "") {
+		c.probs.add(c.src, path, "client-certificate and client-private-key go together")
+		good = false
+	}
+	return good
 }

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestOtelWarnsAndRefuses(t *testing.T) {
 [otel]
 metrics_exporter = "statsig"
 log_user_promt = true
-exporter = { otlp-http = { endpoint = "http://h/v1/logs", protocol = "json", tls = { ca-certificate = "ca.pem" }, timeout = 3 } }
+exporter = { otlp-http = { endpoint = "http://h/v1/logs", protocol = "json", tls = { ca-certificate = "ca.pem", pin = "x" }, timeout = 3 } }
 `, config.Options{})
 	var got []string
 	for _, w := range c.Warnings {
@@ -58,7 +59,7 @@ exporter = { otlp-http = { endpoint = "http://h/v1/logs", protocol = "json", tls
 		`otel.log_user_promt: unknown [otel] key; ignored (did you mean "log_user_prompt"?)`,
 		`otel.exporter.otlp-http.protocol: agent's OTLP/HTTP exporter sends protobuf ("binary"); "json" is not supported, binary is sent`,
 		"otel.exporter.otlp-http.timeout: unknown key of the exporter; ignored (expected one of: endpoint, headers, protocol, tls)",
-		"otel.exporter.otlp-http.tls: agent does not set TLS certificates for its exporter; the system's roots are used",
+		`otel.exporter.otlp-http.tls.pin: unknown key of tls; ignored (expected one of: ca-certificate, client-certificate, client-private-key)`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("warnings = %q, want %d", got, len(want))
@@ -75,10 +76,26 @@ exporter = { otlp-http = { endpoint = "http://h/v1/logs", protocol = "json", tls
 		{`trace_exporter = { otlp-grpc = { endpoint = "h:4317" } }`, "otel.trace_exporter.otlp-grpc.endpoint: invalid URL h:4317"},
 		{`exporter = { otlp-http = { endpoint = "http://h", headers = { a = 1 } } }`, "otel.exporter.otlp-http.headers.a: expected a string, got integer"},
 		{`exporter = 3`, "otel.exporter: expected a string or a table, got integer"},
+		{`exporter = { otlp-grpc = { endpoint = "https://h", tls = { client-certificate = "c.pem" } } }`, "otel.exporter.otlp-grpc.tls: client-certificate and client-private-key go together"},
 	} {
 		_, err := config.Load(config.Options{Home: writeHome(t, "[otel]\n"+tc.file+"\n")})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.file, err, tc.want)
 		}
+	}
+}
+
+// TestOtelTLS: Codex's tls table, its relative paths taken from the
+// config file's directory.
+func TestOtelTLS(t *testing.T) {
+	home := writeHome(t, "[otel.trace_exporter.otlp-grpc]\nendpoint = \"https://otel.example.com:4317\"\n"+
+		"tls = { ca-certificate = \"certs/ca.pem\", client-certificate = \"/etc/c.pem\", client-private-key = \"/etc/k.pem\" }\n")
+	c, err := config.Load(config.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.OtelTLS{CACertificate: filepath.Join(home, "certs", "ca.pem"), ClientCertificate: "/etc/c.pem", ClientPrivateKey: "/etc/k.pem"}
+	if got := c.Otel.TraceExporter.TLS; got != want {
+		t.Errorf("tls = %+v, want %+v", got, want)
 	}
 }

@@ -95,7 +95,11 @@ func SettingsOf(o config.Otel, service, version string) wire.Settings {
 		if !e.On() {
 			return wire.Exporter{}
 		}
-		return wire.Exporter{Kind: e.Kind, Endpoint: e.Endpoint, Headers: e.Headers}
+		w := wire.Exporter{Kind: e.Kind, Endpoint: e.Endpoint, Headers: e.Headers}
+		if t := e.TLS; t != (config.OtelTLS{}) {
+			w.TLS = &wire.TLS{CA: t.CACertificate, Cert: t.ClientCertificate, Key: t.ClientPrivateKey}
+		}
+		return w
 	}
 	return wire.Settings{Service: service, Version: version, Environment: o.Environment,
 		Logs: ex(o.Exporter), Traces: ex(o.TraceExporter)}

@@ -8,10 +8,13 @@ package otlp
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -24,6 +27,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/agentcli/agent/internal/telemetry/wire"
 )
@@ -130,24 +134,79 @@ func newExport(ctx context.Context, s wire.Settings, opts Options) (*export, err
 
 // logExporter is the OTLP log exporter e names.
 func logExporter(ctx context.Context, e wire.Exporter) (sdklog.Exporter, error) {
+	tc, err := tlsConfig(e.TLS)
+	if err != nil {
+		return nil, err
+	}
 	switch e.Kind {
 	case wire.OTLPHTTP:
-		return otlploghttp.New(ctx, otlploghttp.WithEndpointURL(e.Endpoint), otlploghttp.WithHeaders(e.Headers))
+		o := []otlploghttp.Option{otlploghttp.WithEndpointURL(e.Endpoint), otlploghttp.WithHeaders(e.Headers)}
+		if tc != nil {
+			o = append(o, otlploghttp.WithTLSClientConfig(tc))
+		}
+		return otlploghttp.New(ctx, o...)
 	case wire.OTLPGRPC:
-		return otlploggrpc.New(ctx, otlploggrpc.WithEndpointURL(e.Endpoint), otlploggrpc.WithHeaders(e.Headers))
+		o := []otlploggrpc.Option{otlploggrpc.WithEndpointURL(e.Endpoint), otlploggrpc.WithHeaders(e.Headers)}
+		if tc != nil {
+			o = append(o, otlploggrpc.WithTLSCredentials(credentials.NewTLS(tc)))
+		}
+		return otlploggrpc.New(ctx, o...)
 	}
 	return nil, fmt.Errorf("unknown exporter %q", e.Kind)
 }
 
 // traceExporter is the OTLP span exporter e names.
 func traceExporter(ctx context.Context, e wire.Exporter) (sdktrace.SpanExporter, error) {
+	tc, err := tlsConfig(e.TLS)
+	if err != nil {
+		return nil, err
+	}
 	switch e.Kind {
 	case wire.OTLPHTTP:
-		return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(e.Endpoint), otlptracehttp.WithHeaders(e.Headers))
+		o := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(e.Endpoint), otlptracehttp.WithHeaders(e.Headers)}
+		if tc != nil {
+			o = append(o, otlptracehttp.WithTLSClientConfig(tc))
+		}
+		return otlptracehttp.New(ctx, o...)
 	case wire.OTLPGRPC:
-		return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(e.Endpoint), otlptracegrpc.WithHeaders(e.Headers))
+		o := []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(e.Endpoint), otlptracegrpc.WithHeaders(e.Headers)}
+		if tc != nil {
+			o = append(o, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(tc)))
+		}
+		return otlptracegrpc.New(ctx, o...)
 	}
 	return nil, fmt.Errorf("unknown exporter %q", e.Kind)
+}
+
+// tlsConfig is the TLS configuration of t's files, nil without any: the
+// system's roots plus t.CA, and the client certificate.
+func tlsConfig(t *wire.TLS) (*tls.Config, error) {
+	if t == nil || *t == (wire.TLS{}) {
+		return nil, nil
+	}
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if t.CA != "" {
+		pem, err := os.ReadFile(t.CA)
+		if err != nil {
+			return nil, fmt.Errorf("tls ca-certificate: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls ca-certificate %s: no PEM certificate in it", t.CA)
+		}
+		c.RootCAs = pool
+	}
+	if t.Cert != "" {
+		pair, err := tls.LoadX509KeyPair(t.Cert, t.Key)
+		if err != nil {
+			return nil, fmt.Errorf("tls client-certificate: %w", err)
+		}
+		c.Certificates = []tls.Certificate{pair}
+	}
+	return c, nil
 }
 
 // emit exports r: a log event, and a span when it has a start.

@@ -103,3 +103,26 @@ func TestRunCollectorDown(t *testing.T) {
 		t.Error("an export to a closed port reported no error")
 	}
 }
+
+// TestRunTLS exports to a collector whose certificate only the
+// configured ca-certificate vouches for; without it the export fails.
+func TestRunTLS(t *testing.T) {
+	rcv, ca := otlptest.NewHTTPS(t)
+	rec := wire.Record{Name: "codex.api_request", Time: time.Now()}
+	s := wire.Settings{Logs: wire.Exporter{Kind: wire.OTLPHTTP, Endpoint: rcv.URL + "/v1/logs", TLS: &wire.TLS{CA: ca}}}
+	if err := otlp.Run(t.Context(), strings.NewReader(stream(t, s, rec)), otlp.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rcv.Named("codex.api_request")); n != 1 {
+		t.Errorf("%d events arrived over TLS, want 1", n)
+	}
+	s.Logs.TLS = nil
+	err := otlp.Run(t.Context(), strings.NewReader(stream(t, s, rec)), otlp.Options{FlushTimeout: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v, want a certificate error", err)
+	}
+	s.Logs.TLS = &wire.TLS{CA: ca + ".missing"}
+	if err := otlp.Run(t.Context(), strings.NewReader(stream(t, s, rec)), otlp.Options{}); err == nil || !strings.Contains(err.Error(), "tls ca-certificate") {
+		t.Errorf("a missing CA file: %v", err)
+	}
+}

@@ -5,10 +5,13 @@ package otlptest
 
 import (
 	"context"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -120,7 +123,30 @@ func anyText(v *commonpb.AnyValue) string {
 // NewHTTP starts an OTLP/HTTP receiver, closed when the test ends.
 func NewHTTP(t testing.TB) *Receiver {
 	r := &Receiver{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewServer(r.handler())
+	t.Cleanup(srv.Close)
+	r.URL = srv.URL
+	return r
+}
+
+// NewHTTPS starts an OTLP/HTTP receiver over TLS, closed when the test
+// ends, and returns it with a PEM file of the certificate it presents.
+func NewHTTPS(t testing.TB) (r *Receiver, caFile string) {
+	r = &Receiver{}
+	srv := httptest.NewTLSServer(r.handler())
+	t.Cleanup(srv.Close)
+	r.URL = srv.URL
+	caFile = filepath.Join(t.TempDir(), "ca.pem")
+	block := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(caFile, block, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return r, caFile
+}
+
+// handler is the HTTP receiver's: POST /v1/logs and /v1/traces.
+func (r *Receiver) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -151,10 +177,7 @@ func NewHTTP(t testing.TB) *Receiver {
 		out, _ := proto.Marshal(resp)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		_, _ = w.Write(out)
-	}))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL
-	return r
+	})
 }
 
 // NewGRPC starts an OTLP/gRPC receiver (the logs and trace services),

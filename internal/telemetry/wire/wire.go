@@ -38,6 +38,16 @@ type Exporter struct {
 	// http: sends without TLS).
 	Endpoint string            `json:"endpoint,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
+	// TLS, when set, names PEM files: roots trusted besides the system's,
+	// and a client certificate with its key (mutual TLS).
+	TLS *TLS `json:"tls,omitempty"`
+}
+
+// TLS is an exporter's certificates, as absolute file paths; "" for none.
+type TLS struct {
+	CA   string `json:"ca,omitempty"`
+	Cert string `json:"cert,omitempty"`
+	Key  string `json:"key,omitempty"`
 }
 
 // On reports whether e exports anything.
