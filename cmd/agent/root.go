@@ -100,6 +100,12 @@ func run(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return exitcode.OK
 	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) && exitcode.Of(err) != exitcode.Interrupted {
+		// Ctrl-C before or between turns (a wait for a lock): not a usage
+		// error or a failure, whatever the step it ended.
+		fmt.Fprintln(env.Stderr, "agent: interrupted")
+		return exitcode.Interrupted
+	}
 	var ee *exitcode.Error
 	if errors.As(err, &ee) {
 		if ee.Code != exitcode.OK {
