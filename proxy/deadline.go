@@ -15,7 +15,8 @@ type deadlineWriter struct {
 	http.ResponseWriter
 	rc      *http.ResponseController
 	timeout time.Duration
-	set     bool // a deadline was set, to clear before the connection is reused
+	set     bool  // a deadline was set, to clear before the connection is reused
+	err     error // the first write or flush error, for a relay that cannot see it
 }
 
 func newDeadlineWriter(w http.ResponseWriter, timeout time.Duration) *deadlineWriter {
@@ -33,13 +34,28 @@ func (w *deadlineWriter) arm() {
 // Write implements http.ResponseWriter.
 func (w *deadlineWriter) Write(b []byte) (int, error) {
 	w.arm()
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.failed(err)
+	return n, err
 }
 
-// FlushError flushes buffered bytes to the client within the deadline.
+// FlushError flushes buffered bytes to the client within the deadline. A
+// writer that cannot flush is not an error: its bytes go out as it writes.
 func (w *deadlineWriter) FlushError() error {
 	w.arm()
-	return w.rc.Flush()
+	err := w.rc.Flush()
+	if errors.Is(err, http.ErrNotSupported) {
+		return nil
+	}
+	w.failed(err)
+	return err
+}
+
+// failed keeps the first error of a write or flush.
+func (w *deadlineWriter) failed(err error) {
+	if err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // Flush implements http.Flusher, for httputil.ReverseProxy.

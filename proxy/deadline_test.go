@@ -12,6 +12,7 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 	"github.com/agentcli/agent/proxy"
 )
 
@@ -69,6 +70,15 @@ func pipeProxy(t *testing.T, upstream *rt.Server, writeTimeout time.Duration) (p
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, client, stop = servePipe(t, p)
+	return p, client, stop
+}
+
+// servePipe serves p on a netPipeListener in the current synctest bubble;
+// it returns the base URL clients use, a client and a stop that shuts p
+// down and waits for Serve.
+func servePipe(t *testing.T, p *proxy.Proxy) (base string, client *http.Client, stop func()) {
+	t.Helper()
 	ln := newNetPipeListener()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
@@ -79,7 +89,7 @@ func pipeProxy(t *testing.T, upstream *rt.Server, writeTimeout time.Duration) (p
 		}
 	}()
 	tr := &http.Transport{DialContext: ln.dial}
-	return p, &http.Client{Transport: tr}, func() { cancel(); <-done; tr.CloseIdleConnections() }
+	return "http://proxy.invalid/v1", &http.Client{Transport: tr}, func() { cancel(); <-done; tr.CloseIdleConnections() }
 }
 
 // TestStalledClientIsCutAfterWriteTimeout: a client that reads the start
@@ -164,6 +174,49 @@ func TestSlowReaderIsNotCut(t *testing.T) {
 		synctest.Wait()
 		if s := p.Stats(); s.OK != 1 || s.ClientGone != 0 {
 			t.Errorf("stats %+v; want the slow stream OK", s)
+		}
+	})
+}
+
+// TestStalledClientOfAPassThroughIsCut: a client that stops reading a
+// large pass-through download (a path that is not retried) is cut off
+// after WriteTimeout too, and counted as gone, not as a failed request.
+func TestStalledClientOfAPassThroughIsCut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 10 * time.Second
+		upLn := newNetPipeListener()
+		upSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			chunk := []byte(strings.Repeat("x", 32<<10))
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})}
+		go func() { _ = upSrv.Serve(upLn) }()
+		upTr := &http.Transport{DialContext: upLn.dial}
+		logs := &syncbuf.Buffer{}
+		p, err := proxy.New(proxy.Options{Upstream: mustURL(t, "http://upstream.invalid/v1"), Transport: upTr,
+			WriteTimeout: timeout, Logger: newLogger(logs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, client, stop := servePipe(t, p)
+		defer func() { stop(); _ = upSrv.Close(); upTr.CloseIdleConnections() }()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/files/f1/content", nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		start := time.Now()
+		time.Sleep(timeout) // the client reads nothing
+		synctest.Wait()
+		if s := p.Stats(); s.Requests != 1 || s.ClientGone != 1 || s.Failed != 0 {
+			t.Errorf("after %v: stats %+v; want the stalled download cut off and counted gone", time.Since(start), s)
+		}
+		if !strings.Contains(logs.String(), "msg=GONE") || !strings.Contains(logs.String(), "reason=stalled") {
+			t.Errorf("log lacks GONE reason=stalled:\n%s", logs)
 		}
 	})
 }

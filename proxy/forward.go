@@ -353,6 +353,14 @@ func (p *Proxy) send(w http.ResponseWriter, res *result, b []byte) bool {
 	if err == nil {
 		return true
 	}
+	p.lostClient(res, err)
+	return false
+}
+
+// lostClient records that writing to res's client failed with err: it
+// hung up, or stopped reading until the write deadline passed, unless
+// the proxy cut the request off at shutdown.
+func (p *Proxy) lostClient(res *result, err error) {
 	res.streamErr = err
 	switch {
 	case p.cut.Load():
@@ -361,7 +369,6 @@ func (p *Proxy) send(w http.ResponseWriter, res *result, b []byte) bool {
 	default:
 		res.gone = goneClosed
 	}
-	return false
 }
 
 // upstreamBroke ends a relay whose upstream body failed with err after

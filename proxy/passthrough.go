@@ -70,16 +70,27 @@ func (p *Proxy) passthrough(w http.ResponseWriter, r *http.Request, res *result)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler && res.streamErr == nil {
-				res.streamErr = errCopyAborted
-				if p.clientGone(r) {
-					res.gone = goneClosed
-				}
+				p.copyAborted(w, r, res)
 			}
 			panic(v)
 		}
 	}()
 	ctx := context.WithValue(r.Context(), resultKey{}, res)
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// copyAborted records why httputil.ReverseProxy aborted r's body copy: a
+// write to the client that failed (it hung up or stalled), a client gone
+// otherwise, or the upstream's body breaking.
+func (p *Proxy) copyAborted(w http.ResponseWriter, r *http.Request, res *result) {
+	if dw, ok := w.(*deadlineWriter); ok && dw.err != nil {
+		p.lostClient(res, dw.err)
+		return
+	}
+	res.streamErr = errCopyAborted
+	if p.clientGone(r) {
+		res.gone = goneClosed
+	}
 }
 
 // errCopyAborted: httputil.ReverseProxy aborted a pass-through whose body
