@@ -186,6 +186,12 @@ func TestStalledClientOfAPassThroughIsCut(t *testing.T) {
 		const timeout = 10 * time.Second
 		upLn := newNetPipeListener()
 		upSrv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The body starts a second after the headers: by then
+			// httputil.ReverseProxy's first (timer) flush has run. Were it
+			// still waiting for the copy's mutex, which synctest does not
+			// count as durably blocked, the bubble's clock would stop.
+			_ = http.NewResponseController(w).Flush()
+			time.Sleep(time.Second)
 			chunk := []byte(strings.Repeat("x", 32<<10))
 			for r.Context().Err() == nil {
 				if _, err := w.Write(chunk); err != nil {
@@ -210,7 +216,7 @@ func TestStalledClientOfAPassThroughIsCut(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		start := time.Now()
-		time.Sleep(timeout) // the client reads nothing
+		time.Sleep(time.Second + timeout) // the client reads nothing
 		synctest.Wait()
 		if s := p.Stats(); s.Requests != 1 || s.ClientGone != 1 || s.Failed != 0 {
 			t.Errorf("after %v: stats %+v; want the stalled download cut off and counted gone", time.Since(start), s)
