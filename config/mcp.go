@@ -48,7 +48,8 @@ type MCPServer struct {
 	// DefaultToolsApprovalMode (default_tools_approval_mode) and
 	// ToolApprovalModes (tools.<tool>.approval_mode) say when a call asks
 	// for approval, as in Codex: "auto" ("" too: by the tool's
-	// annotations), "prompt" (always) or "approve" (never).
+	// annotations), "prompt" (always), "writes" (unless the tool is
+	// annotated read-only) or "approve" (never).
 	DefaultToolsApprovalMode string
 	ToolApprovalModes        map[string]string
 }
@@ -87,7 +88,7 @@ type mcpToolFile struct {
 }
 
 // mcpApprovalModes are the values of Codex's approval_mode keys.
-func mcpApprovalModes() []string { return []string{"auto", "prompt", "approve"} }
+func mcpApprovalModes() []string { return []string{"auto", "prompt", "writes", "approve"} }
 
 // mcpServerName is the shape of a server name, as in Codex: it becomes
 // part of tool names.

@@ -109,6 +109,10 @@ func TestMCPApprovalModes(t *testing.T) {
 	if s.DefaultToolsApprovalMode != "prompt" || s.ToolApprovalModes["search"] != "approve" || len(c.Warnings) != 0 {
 		t.Errorf("server %+v, warnings %v", s, c.Warnings)
 	}
+	home = writeHome(t, "[mcp_servers.docs]\ncommand = \"docs-mcp\"\ndefault_tools_approval_mode = \"writes\"\n")
+	if c, err := config.Load(config.Options{Home: home}); err != nil || c.MCPServers["docs"].DefaultToolsApprovalMode != "writes" {
+		t.Errorf("writes (Codex 0.169 accepts it): %v", err)
+	}
 	home = writeHome(t, "[mcp_servers.docs]\ncommand = \"docs-mcp\"\n[mcp_servers.docs.tools.search]\napproval_mode = \"sometimes\"\n")
 	if _, err := config.Load(config.Options{Home: home}); err == nil || !strings.Contains(err.Error(), "mcp_servers.docs.tools.search.approval_mode") {
 		t.Errorf("bad approval_mode: %v", err)

@@ -192,20 +192,27 @@ func TestExecMCPToolCall(t *testing.T) {
 		hasResult bool
 	}{
 		{"stdio echo", func(t *testing.T) string {
-			return "[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-stderr\", \"serving on stdio\"]\n"
+			return "[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-stderr\", \"serving on stdio\"]\ndefault_tools_approval_mode = \"approve\"\n"
 		}, "echo", `{"text":"hi"}`, "hi", "completed", true},
 		{"http echo with a bearer token", func(t *testing.T) string {
 			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
-			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\nbearer_token_env_var = \"MCP_TOKEN\"\n"
+			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\nbearer_token_env_var = \"MCP_TOKEN\"\ndefault_tools_approval_mode = \"approve\"\n"
 		}, "echo", `{"text":"hi"}`, "hi", "completed", true},
 		{"http add with structured content", func(t *testing.T) string {
 			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
-			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\n"
+			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\ndefault_tools_approval_mode = \"approve\"\n"
 		}, "add", `{"a":2,"b":3}`, `{"sum":5}`, "completed", true},
 		{"tool timeout", func(t *testing.T) string {
 			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Options: mcptest.Options{Block: true}})
-			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\ntool_timeout_sec = 0.05\n"
+			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\ntool_timeout_sec = 0.05\ndefault_tools_approval_mode = \"approve\"\n"
 		}, "block", `{}`, `the MCP tool call timed out after 50ms (tool_timeout_sec of server "test")`, "failed", false},
+		// As Codex 0.169 (docs/codex-compat.md, MCP): exec runs under
+		// approval_policy never, and a tool without annotations needs
+		// approval, so its call is refused with Codex's words.
+		{"refused without approval_mode", func(t *testing.T) string {
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
+			return "[mcp_servers.test]\nurl = \"" + srv.URL + "\"\n"
+		}, "echo", `{"text":"hi"}`, "MCP tool call requires approval, but approval policy is never", "failed", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,7 +336,7 @@ func TestExecMCPBrokenServers(t *testing.T) {
 		rt.Reply("r2", "m2", "carried on"),
 	})
 	tables := "[mcp_servers.broken]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n\n" +
-		"[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-crash\"]\n"
+		"[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-crash\"]\ndefault_tools_approval_mode = \"approve\"\n"
 	r := startCLI(t, ctx, srv, tables, "exec", "-C", t.TempDir(), "crash it")
 	await(t, ctx, r.stderr.when(`agent: mcp: server "broken" failed to start`), "the broken server's notice", r)
 	await(t, ctx, r.stderr.when(`agent: mcp: server "test" ready (3 tools)`), "the crashing server's ready notice", r)

@@ -38,6 +38,12 @@ type Options struct {
 	// Destructive adds the tool "delete", annotated destructiveHint (it
 	// echoes its text, deleting nothing).
 	Destructive bool
+	// Annotated adds tools that echo their text, annotated: "post"
+	// openWorldHint; "search" openWorldHint and readOnlyHint; "local"
+	// destructiveHint false and openWorldHint false; "keep"
+	// destructiveHint false (openWorldHint absent); "wipe" readOnlyHint
+	// and destructiveHint.
+	Annotated bool
 	// Crash, if non-nil, adds the tool "crash", whose calls run Crash
 	// (the stdio binary exits the process there) and then block until
 	// cancelled.
@@ -106,6 +112,9 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 				return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
 			})
 	}
+	if opts.Annotated {
+		addAnnotated(s)
+	}
 	if opts.Block {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "block", Description: "Blocks until the call is cancelled."},
 			func(ctx context.Context, _ *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
@@ -123,6 +132,26 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 			})
 	}
 	return s
+}
+
+// addAnnotated adds the tools of [Options.Annotated] to s.
+func addAnnotated(s *gomcp.Server) {
+	yes, no := true, false
+	echo := func(_ context.Context, _ *gomcp.CallToolRequest, in EchoInput) (*gomcp.CallToolResult, any, error) {
+		return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
+	}
+	for _, t := range []struct {
+		name string
+		a    gomcp.ToolAnnotations
+	}{
+		{"post", gomcp.ToolAnnotations{OpenWorldHint: &yes}},
+		{"search", gomcp.ToolAnnotations{OpenWorldHint: &yes, ReadOnlyHint: true}},
+		{"local", gomcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}},
+		{"keep", gomcp.ToolAnnotations{DestructiveHint: &no}},
+		{"wipe", gomcp.ToolAnnotations{DestructiveHint: &yes, ReadOnlyHint: true}},
+	} {
+		gomcp.AddTool(s, &gomcp.Tool{Name: t.name, Description: "Echoes the given text (" + t.name + ").", Annotations: &t.a}, echo)
+	}
 }
 
 // addPrompts adds the prompts of [Options.Prompts] to s.
@@ -257,7 +286,10 @@ func (s *HTTPServer) Close() {
 const Package = "github.com/agentcli/agent/internal/mcptest/cmd/mcptestserver"
 
 // Build compiles the stdio server binary into dir and returns its path.
-// Its flags: -block, -crash and -image add those tools; -prompts adds
+// Its flags: -block, -crash and -image add those tools; -destructive
+// and -annotated the tools of [Options.Destructive] and
+// [Options.Annotated]; -log FILE appends a line "NAME ARGUMENTS" to FILE
+// for each tools/call it receives, before running it; -prompts adds
 // the prompts of [Options.Prompts]; -hang never answers (it
 // reads its input until EOF); -fail MSG prints MSG on stderr and exits 1
 // at once; -stderr MSG prints MSG on stderr before serving.

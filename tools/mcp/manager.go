@@ -71,7 +71,7 @@ type ServerConfig struct {
 	ParallelToolCalls bool
 	// DefaultApproval is the server's default_tools_approval_mode and
 	// ToolApproval each tool's approval_mode (Codex's "auto", "prompt",
-	// "approve"; "" is auto): see [Tool.Run].
+	// "writes", "approve"; "" is auto): see [Tool.Run].
 	DefaultApproval string
 	ToolApproval    map[string]string
 }

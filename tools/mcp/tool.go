@@ -59,11 +59,15 @@ func (t *Tool) Spec() json.RawMessage { return t.spec }
 func (t *Tool) ParallelSafe() bool { return t.srv.cfg.ParallelToolCalls }
 
 // needsApproval is Codex 0.169's rule for a call of t beyond the
-// approval policy's own (untrusted asks for every call): none in full
-// access (policy never, sandbox danger-full-access); with the tool's
-// approval_mode (else the server's default_tools_approval_mode) "approve"
-// none, "prompt" always; "auto" (the default) when the tool is annotated
-// destructive, or not read-only and open to the world.
+// approval policy's own (untrusted asks for every call), as measured
+// (docs/codex-compat.md, section MCP): none in full access (policy never,
+// sandbox danger-full-access); with the tool's approval_mode (else the
+// server's default_tools_approval_mode) "approve" none, "prompt" always,
+// "writes" unless the tool is annotated readOnlyHint; "auto" (the
+// default) unless it is annotated readOnlyHint or both destructiveHint
+// and openWorldHint false. An absent hint counts as MCP's default (true
+// for destructiveHint and openWorldHint, false for readOnlyHint), so a
+// tool without annotations needs approval.
 func (t *Tool) needsApproval(policy string) bool {
 	if policy == tools.PolicyNever && t.m.opts.Sandbox == tools.SandboxFullAccess {
 		return false
@@ -72,21 +76,27 @@ func (t *Tool) needsApproval(policy string) bool {
 	if mode == "" {
 		mode = t.srv.cfg.DefaultApproval
 	}
+	a := t.remote.Annotations
+	if a == nil {
+		a = &gomcp.ToolAnnotations{}
+	}
 	switch mode {
 	case "approve":
 		return false
 	case "prompt":
 		return true
+	case "writes":
+		return !a.ReadOnlyHint
 	}
-	a := t.remote.Annotations
-	if a == nil {
+	if a.ReadOnlyHint {
 		return false
 	}
-	if a.DestructiveHint != nil && *a.DestructiveHint {
-		return true
-	}
-	return !a.ReadOnlyHint && a.OpenWorldHint != nil && *a.OpenWorldHint
+	return a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint
 }
+
+// errNeedsApproval is the output of a call refused under approval_policy
+// never, in Codex 0.169's words.
+const errNeedsApproval = "MCP tool call requires approval, but approval policy is never"
 
 // Run implements [tools.Tool]: it asks for approval when the policy says
 // so, marks the invocation started and sends one tools/call, bounded by
@@ -113,7 +123,7 @@ func (t *Tool) Run(ctx context.Context, inv *tools.Invocation) tools.Result {
 	policy := inv.PolicyOr(t.m.opts.Policy)
 	if tools.NeedsApproval(policy, "", req) || t.needsApproval(policy) {
 		if policy == tools.PolicyNever {
-			return fail(tools.StatusDeclined, fmt.Sprintf("mcp tool call rejected: %s needs approval (its annotations or approval_mode) and approval_policy is never", t.name))
+			return fail(tools.StatusDeclined, errNeedsApproval)
 		}
 		switch d := inv.Approve(ctx, req); d.Kind {
 		case tools.Deny:

@@ -17,6 +17,9 @@ import (
 func main() {
 	block := flag.Bool("block", false, "add the block tool")
 	image := flag.Bool("image", false, "add the image tool")
+	destructive := flag.Bool("destructive", false, "add the delete tool (annotated destructiveHint)")
+	annotated := flag.Bool("annotated", false, "add the tools post, search, local, keep and wipe (annotated)")
+	logFile := flag.String("log", "", "append \"NAME ARGUMENTS\" to this file for each tools/call")
 	prompts := flag.Bool("prompts", false, "add the prompts greet and picture")
 	crash := flag.Bool("crash", false, "add the crash tool (exits with status 3)")
 	hang := flag.Bool("hang", false, "never answer; read stdin until EOF")
@@ -34,15 +37,44 @@ func main() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
 	}
-	opts := mcptest.Options{Block: *block, Image: *image, Prompts: *prompts}
+	opts := mcptest.Options{Block: *block, Image: *image, Prompts: *prompts, Destructive: *destructive, Annotated: *annotated}
 	if *crash {
 		opts.Crash = func() {
 			fmt.Fprintln(os.Stderr, mcptest.ErrCrash)
 			os.Exit(3)
 		}
 	}
-	if err := mcptest.NewServer(opts).Run(context.Background(), &gomcp.StdioTransport{}); err != nil {
+	srv := mcptest.NewServer(opts)
+	if *logFile != "" {
+		srv.AddReceivingMiddleware(callLog(*logFile))
+	}
+	if err := srv.Run(context.Background(), &gomcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "mcptestserver:", err)
 		os.Exit(1)
+	}
+}
+
+// callLog is middleware that appends "NAME ARGUMENTS" to the file at path
+// for each tools/call, before the call runs: the side effect a test reads
+// to know whether a client ran a tool. A line it cannot write fails the
+// call.
+func callLog(path string) gomcp.Middleware {
+	return func(next gomcp.MethodHandler) gomcp.MethodHandler {
+		return func(ctx context.Context, method string, req gomcp.Request) (gomcp.Result, error) {
+			if p, ok := req.GetParams().(*gomcp.CallToolParamsRaw); ok && method == "tools/call" {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					return nil, err
+				}
+				_, err = fmt.Fprintf(f, "%s %s\n", p.Name, p.Arguments)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
