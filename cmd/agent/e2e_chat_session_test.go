@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -68,8 +69,17 @@ func TestE2EChatMCPPrompts(t *testing.T) {
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "said hello")})
 	home := writeConfig(t, srv.URL, "[mcp_servers.docs]\ncommand = "+quoteTOML(mcpBin)+"\nargs = [\"-prompts\"]\n")
 	c := startChat(t, bin, home, t.TempDir())
-	c.send("/mcp")
-	c.waitFor("docs: ready · 2 tools · 2 prompts")
+	// The server starts in the background and /mcp prints its state once:
+	// ask again until it is ready.
+	for i := 0; ; i++ {
+		c.send("/mcp")
+		if _, ok := c.poll(2*time.Second, "docs: ready · 2 tools · 2 prompts"); ok {
+			break
+		}
+		if i == 10 {
+			t.Fatalf("the MCP server never became ready:\n%s", c.screen())
+		}
+	}
 	c.keys("-l", "/mcp__docs__gr")
 	s := c.waitFor("› /mcp__docs__greet NAME [STYLE]")
 	if !strings.Contains(s, "Greets someone. (MCP server docs)") {

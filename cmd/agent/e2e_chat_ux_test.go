@@ -131,12 +131,8 @@ func TestE2EChatApprovalShowsDiff(t *testing.T) {
 	home := writeConfig(t, srv.URL, "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n")
 	c := startChat(t, bin, home, dir)
 	c.send("change it")
-	s := c.waitFor("Apply this patch to 2 files?")
-	for _, want := range []string{"a.txt", "notes.txt", "-old line", "+new line", "+note 0", "lines 1–"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("the approval lacks %q:\n%s", want, s)
-		}
-	}
+	// The whole box, not its first line: the frame may be half drawn.
+	s := c.waitFor("Apply this patch to 2 files?", "a.txt", "notes.txt", "-old line", "+new line", "+note 0", "lines 1–")
 	if strings.Contains(s, "+note 39") {
 		t.Errorf("a 48-line diff fits 30 rows with the prompt?\n%s", s)
 	}

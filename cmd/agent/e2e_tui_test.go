@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,21 +65,34 @@ func (c *tmuxChat) screen() string {
 	return string(out)
 }
 
-// waitFor polls the screen (bounded) until it contains want.
-func (c *tmuxChat) waitFor(want string) string {
+// waitFor polls the screen (bounded) until it contains every string of
+// wants (a frame may be on screen half drawn: its first line is not all of
+// it) and returns that screen.
+func (c *tmuxChat) waitFor(wants ...string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	if s, ok := c.poll(15*time.Second, wants...); ok {
+		return s
+	}
+	c.t.Fatalf("screen never showed %q:\n%s", wants, c.screen())
+	return ""
+}
+
+// poll polls the screen for at most d until it contains every string of
+// wants; ok says whether it did.
+func (c *tmuxChat) poll(d time.Duration, wants ...string) (s string, ok bool) {
+	deadline := time.Now().Add(d)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {
-		if s := c.screen(); strings.Contains(s, want) {
-			return s
+		s = c.screen()
+		if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(s, w) }) {
+			return s, true
 		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("screen never showed %q:\n%s", want, c.screen())
+			return s, false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // waitIdle polls the screen (bounded) until no turn runs: the status line
