@@ -331,3 +331,68 @@ func TestFramings(t *testing.T) {
 		}
 	}
 }
+
+// slowUpload sends a request's body at one chunk per gap (a slow uplink),
+// then passes the request on to next.
+type slowUpload struct {
+	next  http.RoundTripper
+	chunk int
+	gap   time.Duration
+}
+
+func (s slowUpload) RoundTrip(r *http.Request) (*http.Response, error) {
+	var sent []byte
+	buf := make([]byte, s.chunk)
+	for {
+		select {
+		case <-time.After(s.gap):
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+		n, err := io.ReadFull(r.Body, buf)
+		sent = append(sent, buf[:n]...)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	r2 := r.Clone(r.Context())
+	r2.Body, r2.GetBody = io.NopCloser(strings.NewReader(string(sent))), nil
+	return s.next.RoundTrip(r2)
+}
+
+// TestSlowUploadIsNotIdle: a 1 MiB request sent at 64 KiB every 4 s (64 s
+// in all) against a 5 s idle timer is answered: the timer counts bytes
+// written as well as read. An uplink that stalls longer than the timer
+// ends the request with ErrStreamIdle at the timer's 5 s.
+func TestSlowUploadIsNotIdle(t *testing.T) {
+	body := []byte(`{"model":"m","input":"` + strings.Repeat("u", 1<<20) + `"}`)
+	for _, tc := range []struct {
+		gap  time.Duration
+		want error
+		took time.Duration
+	}{
+		{gap: 4 * time.Second, want: nil, took: 17 * 4 * time.Second},
+		{gap: 6 * time.Second, want: transport.ErrStreamIdle, took: 5 * time.Second},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := rt.NewPipeServer(t, rt.Script{rt.Reply("r", "m", "ok")})
+			hc := srv.Client()
+			hc.Transport = slowUpload{next: hc.Transport, chunk: 64 << 10, gap: tc.gap}
+			start := time.Now()
+			s, err := sse.New(&sse.Options{HTTPClient: hc, IdleTimeout: 5 * time.Second}).Open(t.Context(),
+				&transport.Request{URL: srv.URL + "/responses", Body: body})
+			if err == nil {
+				_, err = drain(s)
+			}
+			if !errors.Is(err, tc.want) || (tc.want != nil && time.Since(start) != tc.took) {
+				t.Errorf("gap %v: err %v after %v; want %v after %v", tc.gap, err, time.Since(start), tc.want, tc.took)
+			}
+			if tc.want == nil && time.Since(start) != tc.took {
+				t.Errorf("gap %v: answered after %v; want %v (the upload's time)", tc.gap, time.Since(start), tc.took)
+			}
+		})
+	}
+}
