@@ -48,6 +48,8 @@ type options struct {
 	compare       string
 	runs          int
 	deltas        int
+	big           int
+	bigOnly       bool
 	cache         string
 }
 
@@ -59,10 +61,12 @@ func main() {
 	flag.StringVar(&o.compare, "compare", "", "path of a second agent binary to measure alongside (an A/B of a change)")
 	flag.IntVar(&o.runs, "runs", 10, "measured runs per client and scenario (medians are reported)")
 	flag.IntVar(&o.deltas, "deltas", 50000, "text deltas in the streaming scenario")
+	flag.IntVar(&o.big, "big", 10<<20, "bytes of the big-payload scenarios (one delta, a command's output, a call's arguments); 0 skips them")
+	flag.BoolVar(&o.bigOnly, "big-only", false, "run only the big-payload scenarios")
 	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
 	flag.Parse()
-	if o.runs < 1 || o.deltas < 1 {
-		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive")
+	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
+		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive, --big not negative")
 		os.Exit(2)
 	}
 	if err := run(o, os.Stdout); err != nil {
@@ -80,6 +84,14 @@ type results struct {
 	turnCurl []sample        // curl making the one-turn request
 	curl     []sample        // curl reading the stream
 	served   []time.Duration // the fake server's handler time for each curl read
+	big      []bigResult     // the big-payload scenarios, agent and --compare only
+}
+
+// bigResult is one big-payload scenario's samples per client and curl's.
+type bigResult struct {
+	name    string
+	samples map[string][]sample
+	curl    []sample
 }
 
 func run(o options, w io.Writer) error {
@@ -143,6 +155,14 @@ func run(o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.bigOnly {
+		if res.big, err = bigScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
+			return err
+		}
+		reportHeader(w, o, res, load0, loadAverage())
+		bigReport(w, res)
+		return nil
+	}
 	const reply = "hello from the fake server"
 	fmt.Fprintf(os.Stderr, "benchrun: one-turn runs (%d per client, and curl)\n", o.runs)
 	if err := scenario(fakeBin, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, &curlRuns{c: curl, into: &res.turnCurl}); err != nil {
@@ -154,6 +174,11 @@ func run(o options, w io.Writer) error {
 		res.stream, &curlRuns{c: curl, into: &res.curl, served: &res.served}); err != nil {
 		return err
 	}
+	if o.big > 0 {
+		if res.big, err = bigScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
+			return err
+		}
+	}
 	report(w, o, res, load0, loadAverage())
 	return nil
 }
@@ -163,10 +188,14 @@ const streamDelta = "lorem "
 
 // curlRuns asks scenario to interleave curl runs of the same request,
 // recording them in into and, if served is set, the server's handler time.
+// With extra set, each recorded run is followed by that many more (not
+// recorded), so that curl takes all the requests of a scenario that has
+// several.
 type curlRuns struct {
 	c      client
 	into   *[]sample
 	served *[]time.Duration
+	extra  int
 }
 
 // scenario starts a fake server with args, points every home's config at
@@ -216,6 +245,11 @@ func scenario(fakeBin string, args, homes []string, clients []client, n int, wan
 			*curl.into = append(*curl.into, s)
 			if curl.served != nil {
 				*curl.served = append(*curl.served, reqs[0].end.Sub(reqs[0].at))
+			}
+			for range curl.extra {
+				if _, err := runOnce(curl.c, srv, ""); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -54,6 +54,12 @@ func runCommand(o options, r *results) string {
 	if o.deltas != 50000 {
 		cmd += fmt.Sprintf(" --deltas %d", o.deltas)
 	}
+	if o.big != 10<<20 {
+		cmd += fmt.Sprintf(" --big %d", o.big)
+	}
+	if o.bigOnly {
+		cmd += " --big-only"
+	}
 	return cmd
 }
 
@@ -61,9 +67,7 @@ func runCommand(o options, r *results) string {
 // (every client, the curl floor, the ratios and the targets of issue 21)
 // and the paired stream-wall ratios.
 func report(w io.Writer, o options, r *results, load0, load1 string) {
-	fmt.Fprintf(w, "Run %s: `%s`\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runCommand(o, r))
-	fmt.Fprintf(w, "Machine: %d CPUs (nproc), %s, Linux %s, %s %s/%s; load average %s at start, %s at end.\n\n",
-		runtime.NumCPU(), cpuModel(), kernel(), goVersion(), runtime.GOOS, runtime.GOARCH, load0, load1)
+	reportHeader(w, o, r, load0, load1)
 	sd := fmt.Sprintf("%d-delta stream", o.deltas)
 	fmt.Fprintf(w, "Medians of %d runs per client (min–max in brackets). The floor is `curl -sN` in the same rounds: "+
 		"reading the %s into /dev/null (CPU, wall, RSS), and making the one-turn request "+
@@ -138,6 +142,57 @@ func report(w io.Writer, o options, r *results, load0, load1 string) {
 	for _, name := range r.clients {
 		m := median(r.stream[name], wall)
 		fmt.Fprintf(w, "| %s | %.2f× | %.2f× |\n", name, m/floor, pairedRatio(r.stream[name], r.curl, wall))
+	}
+	bigReport(w, r)
+}
+
+// reportHeader writes when, with which command and on what the run was.
+func reportHeader(w io.Writer, o options, r *results, load0, load1 string) {
+	fmt.Fprintf(w, "Run %s: `%s`\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runCommand(o, r))
+	fmt.Fprintf(w, "Machine: %d CPUs (nproc), %s, Linux %s, %s %s/%s; load average %s at start, %s at end.\n\n",
+		runtime.NumCPU(), cpuModel(), kernel(), goVersion(), runtime.GOOS, runtime.GOARCH, load0, load1)
+}
+
+// bigReport writes the big-payload table (issue 30's targets: at most 1 s
+// of CPU and 64 MiB of peak RSS for a 10 MiB event).
+func bigReport(w io.Writer, r *results) {
+	if len(r.big) == 0 {
+		return
+	}
+	var clients []string
+	for _, c := range r.clients {
+		if c != r.ref {
+			clients = append(clients, c)
+		}
+	}
+	fmt.Fprintf(w, "\nBig payloads: each scenario is one `agent exec` turn (the call scenarios: the call, its output sent back, a short answer); "+
+		"the floor is curl reading the first request's stream. Target (issue 30, for 10 MiB): CPU ≤ 1000 ms, peak RSS ≤ 64 MiB.\n\n")
+	fmt.Fprintf(w, "| scenario | figure | %s | floor (curl) | target | result |\n|---|---|%s---|---|---|\n",
+		strings.Join(clients, " | "), strings.Repeat("---|", len(clients)))
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	figures := []struct {
+		name, unit string
+		get        func(sample) float64
+		max        float64
+	}{
+		{"CPU user+sys", "ms", func(s sample) float64 { return ms(s.cpu()) }, 1000},
+		{"peak RSS", "MiB", func(s sample) float64 { return float64(s.maxRSS) / (1 << 20) }, 64},
+		{"wall", "ms", func(s sample) float64 { return ms(s.wall) }, 0},
+	}
+	for _, b := range r.big {
+		for _, f := range figures {
+			cells := []string{b.name, f.name}
+			for _, c := range clients {
+				cells = append(cells, cell(b.samples[c], f.get, f.unit))
+			}
+			res, tgt := "—", "—"
+			if f.max > 0 {
+				tgt = fmt.Sprintf("≤ %g %s", f.max, f.unit)
+				res = verdict(median(b.samples[clients[0]], f.get) <= f.max)
+			}
+			cells = append(cells, cell(b.curl, f.get, f.unit), tgt, res)
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
 	}
 }
 
