@@ -747,13 +747,13 @@ func (s *Session) take(a *streamed, it transport.Item, emit func(Event)) {
 	a.seen[itemKey(it)] = true
 	switch {
 	case it.Type == "message" && it.Role == "assistant":
-		text := it.Text()
+		text, refused := it.Answer()
 		if strings.TrimSpace(text) == "" {
 			return
 		}
 		a.answered = true
 		a.items = append(a.items, it)
-		emit(MessageDone{ItemID: it.ID, Text: text, Refused: it.Refused()})
+		emit(MessageDone{ItemID: it.ID, Text: text, Refused: refused})
 		return
 	case it.Type == "reasoning":
 		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})

@@ -15,12 +15,16 @@ import (
 // than breaking a known event (a top-level string "status" on
 // response.completed, an object "delta" on an event that has none).
 
-// wireHead is what every event carries: its type.
+// wireHead is what every event carries: its type. The item and response
+// of the events that carry one are read in the same pass, as slices of
+// the payload (a 10 MiB item is scanned once here, not twice).
 type wireHead struct {
 	Type text `json:"type"`
 	// Error is read only when the payload has no type: a gateway's bare
 	// {"error": {...}} (LiteLLM) is an error event.
-	Error json.RawMessage `json:"error"`
+	Error    json.RawMessage `json:"error"`
+	Item     rawRef          `json:"item"`
+	Response rawRef          `json:"response"`
 }
 
 // wireDelta is the fields of the delta and part events.
@@ -284,7 +288,7 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 		_ = json.Unmarshal(data, &r) // the id is informational
 		return Created{ResponseID: string(r.Response.ID)}, nil
 	case "response.output_item.added", "response.output_item.done":
-		return decodeItemEvent(t, data, owned)
+		return decodeItemEvent(t, data, h.Item, owned)
 	case "response.output_text.delta", "response.refusal.delta", "response.reasoning_summary_text.delta",
 		"response.reasoning_summary_part.added", "response.reasoning_text.delta", "response.custom_tool_call_input.delta":
 		var w wireDelta
@@ -295,7 +299,7 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 		}
 		return deltaEvent(t, w), nil
 	case "response.completed", "response.failed", "response.incomplete":
-		return decodeResponseEvent(t, data, owned)
+		return decodeResponseEvent(t, h.Response, owned)
 	case "error":
 		var w wireErrorEvent
 		_ = json.Unmarshal(data, &w)
@@ -321,25 +325,21 @@ func deltaEvent(t string, w wireDelta) Event {
 	return TextDelta{ItemID: id, Delta: delta}
 }
 
-// decodeItemEvent decodes response.output_item.added or .done. When data
-// is owned, the item's Raw is the slice of it the item lies in (a 10 MiB
-// message is not copied once more); else a copy. A done item agent cannot
-// read, wholly or in part, is a [Malformed] (the whole event) or carries
-// one; an added one is only a start, and an unreadable start is skipped
-// ([DecodeError]).
-func decodeItemEvent(t string, data []byte, owned bool) (Event, error) {
-	var w struct {
-		Item rawRef `json:"item"`
-	}
-	_ = json.Unmarshal(data, &w)
-	raw := json.RawMessage(w.Item)
+// decodeItemEvent decodes response.output_item.added or .done from its
+// item, a slice of the payload data. When data is owned, the item's Raw
+// is that slice (a 10 MiB message is not copied once more); else a copy.
+// A done item agent cannot read, wholly or in part, is a [Malformed] (the
+// whole event) or carries one; an added one is only a start, and an
+// unreadable start is skipped ([DecodeError]).
+func decodeItemEvent(t string, data []byte, item rawRef, owned bool) (Event, error) {
+	raw := json.RawMessage(item)
 	if !owned {
 		raw = bytes.Clone(raw)
 	}
 	it, problem, ok := checkItem(raw)
 	if t == "response.output_item.added" {
 		if !ok {
-			return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(w.Item))}
+			return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(item))}
 		}
 		return OutputItemAdded{Item: it}, nil
 	}
@@ -353,16 +353,13 @@ func decodeItemEvent(t string, data []byte, owned bool) (Event, error) {
 	return OutputItemDone{Item: it, Problem: &m}, nil
 }
 
-// decodeResponseEvent decodes the events that end a response; its output
-// items' Raw are slices of data when it is owned.
-func decodeResponseEvent(t string, data []byte, owned bool) (Event, error) {
-	var w struct {
-		Response rawRef `json:"response"` // read here only: a slice of data
-	}
-	_ = json.Unmarshal(data, &w)
+// decodeResponseEvent decodes the events that end a response from its
+// response object, a slice of the payload; its output items' Raw are
+// slices of it when the payload is owned.
+func decodeResponseEvent(t string, response rawRef, owned bool) (Event, error) {
 	var r wireResponse
-	if err := json.Unmarshal(w.Response, &r); err != nil && t == "response.completed" {
-		if len(w.Response) == 0 {
+	if err := json.Unmarshal(response, &r); err != nil && t == "response.completed" {
+		if len(response) == 0 {
 			err = errors.New("no response object")
 		}
 		return nil, &DecodeError{Type: t, Err: err}

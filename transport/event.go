@@ -255,6 +255,27 @@ func (it Item) Text() string {
 	return b.String()
 }
 
+// Answer is [Item.Text] and [Item.Refused] of a message item in one
+// decode (a long answer is parsed once, not twice).
+func (it Item) Answer() (text string, refused bool) {
+	var w wireContent
+	if json.Unmarshal(it.Raw, &w) != nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, c := range w.Content {
+		if c.Type == "refusal" {
+			refused = it.Type == "message"
+		}
+		if len(w.Content) == 1 {
+			return c.Text + c.Refusal, refused
+		}
+		b.WriteString(c.Text)
+		b.WriteString(c.Refusal)
+	}
+	return b.String(), refused
+}
+
 // Refused reports whether a message item holds a refusal part: the model
 // declined to answer, and its text says why.
 func (it Item) Refused() bool {

@@ -56,3 +56,21 @@ func TestDecodeFrameLargeItemCopiedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerIsTextAndRefused: Answer is Text and Refused in one decode.
+func TestAnswerIsTextAndRefused(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]}`,
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"},{"type":"refusal","refusal":"no"}]}`,
+		`{"type":"message","role":"assistant","content":[{"type":"refusal","refusal":"no"}]}`,
+		`{"type":"reasoning","content":[{"type":"refusal","refusal":"x"}]}`,
+	} {
+		it, err := transport.ParseItem([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text, refused := it.Answer(); text != it.Text() || refused != it.Refused() && text != "" {
+			t.Errorf("%s: Answer = %q, %v; Text %q, Refused %v", raw, text, refused, it.Text(), it.Refused())
+		}
+	}
+}
