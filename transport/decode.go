@@ -305,7 +305,11 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 		_ = json.Unmarshal(data, &w)
 		return nil, errorEvent(w)
 	}
-	return Unknown{Type: t, Raw: append(json.RawMessage(nil), data...)}, nil
+	raw := json.RawMessage(data)
+	if !owned {
+		raw = bytes.Clone(raw)
+	}
+	return Unknown{Type: t, Raw: raw}, nil
 }
 
 // deltaEvent is the event of a delta or part type. A refusal's deltas are

@@ -34,7 +34,9 @@ func decodeDelta(data string) (Event, bool) {
 		switch key {
 		case "type":
 			typ, ok = p.str()
-			ok = ok && isStr
+			// Another type is the general path's: leave before its other
+			// fields (a 10 MiB function_call_arguments.delta) are unquoted.
+			ok = ok && isStr && (typ == "response.output_text.delta" || typ == "response.reasoning_summary_text.delta")
 		case "item_id":
 			itemID, ok = p.str()
 			ok = ok && isStr

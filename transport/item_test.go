@@ -74,3 +74,21 @@ func TestAnswerIsTextAndRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeFrameLargeUnknownCopiedOnce: a 4 MiB event of a type agent
+// does not read (function_call_arguments.delta, whose arguments come again
+// in the item) costs one copy, not an unquoting of its delta first.
+func TestDecodeFrameLargeUnknownCopiedOnce(t *testing.T) {
+	args := strings.Repeat(`{\"cmd\":\"true\"} `, 4<<20/18)
+	data := `{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"` + args + `"}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ev, skip, err := transport.DecodeFrame("", data)
+	runtime.ReadMemStats(&after)
+	if u, ok := ev.(transport.Unknown); err != nil || skip || !ok || u.Type != "response.function_call_arguments.delta" {
+		t.Fatalf("DecodeFrame = %#v, %v, %v; want Unknown", ev, skip, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
+		t.Errorf("decoding a %d KiB unknown event allocated %d KiB; want one copy of it", len(data)>>10, alloc>>10)
+	}
+}
