@@ -312,10 +312,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if f := w.set.currentFilter(); w.pending == "" && (f == nil || !f.holdsBytes(p)) {
 		return w.writeClean(p)
 	}
-	out := w.set.String(w.pending + string(p))
-	keep := w.set.heldBack(out)
-	w.pending = out[len(out)-keep:]
-	out = out[:len(out)-keep]
+	out := w.cut(w.pending + string(p))
 	if out == "" {
 		return len(p), nil
 	}
@@ -323,6 +320,25 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// cut masks text and sets what is held back: the longest end of text
+// that starts a secret, judged before masking, so that a whole secret
+// which starts a longer one waits for the next write (masked at once, the
+// longer one's tail would be printed). When a secret runs across that cut
+// the whole text is masked instead and only what starts a secret after it
+// is held. It returns what can be written now.
+func (w *Writer) cut(text string) string {
+	keep := w.set.heldBack(text)
+	head := w.set.String(text[:len(text)-keep])
+	if keep == 0 || head+w.set.String(text[len(text)-keep:]) == w.set.String(text) {
+		w.pending = text[len(text)-keep:]
+		return head
+	}
+	out := w.set.String(text)
+	keep = w.set.heldBack(out)
+	w.pending = out[len(out)-keep:]
+	return out[:len(out)-keep]
 }
 
 // writeClean is Write for a p that holds no secret, with nothing held
@@ -348,7 +364,8 @@ func (w *Writer) Flush() error {
 	if w.pending == "" {
 		return nil
 	}
-	_, err := io.WriteString(w.w, w.pending)
+	// What is held back may be a whole secret that starts a longer one.
+	_, err := io.WriteString(w.w, w.set.String(w.pending))
 	w.pending = ""
 	return err
 }

@@ -240,3 +240,30 @@ func BenchmarkWriterClean10MiB(b *testing.B) {
 		w.Write(p)
 	}
 }
+
+// TestWriterSecretStartingALongerOne: where one secret is the start of
+// another, a write ending with the shorter whole is held back until the
+// next write shows whether the longer follows, so no tail of the longer
+// one is printed; flushed, the shorter is masked.
+func TestWriterSecretStartingALongerOne(t *testing.T) {
+	short, long := "sk-short-0001", "sk-short-0001-and-its-tail"
+	for _, tc := range []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"key " + short, "-and-its-tail done"}, "key [REDACTED] done"},
+		{[]string{"key " + short, " done"}, "key [REDACTED] done"},
+		{[]string{"key " + short}, "key [REDACTED]"},
+		{[]string{"key sk-sho", "rt-0001-and", "-its-tail."}, "key [REDACTED]."},
+	} {
+		var b strings.Builder
+		w := redact.New(short, long).Writer(&b)
+		for _, s := range tc.writes {
+			w.Write([]byte(s))
+		}
+		w.Flush()
+		if b.String() != tc.want {
+			t.Errorf("%q: wrote %q; want %q", tc.writes, b.String(), tc.want)
+		}
+	}
+}
