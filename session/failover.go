@@ -143,11 +143,11 @@ func (s *Session) failOver(ctx context.Context, err error, emit func(Event)) boo
 	var herr error
 	switch o := modelclient.OutcomeOf(err); {
 	case o.End == modelclient.EndWait:
-		herr = s.opts.Health.MarkDownUntil(cur.Provider, o.Until)
+		herr = s.opts.Health.MarkDownUntil(ctx, cur.Provider, o.Until)
 	case !f.ResetsAt.IsZero():
-		herr = s.opts.Health.MarkDownUntil(cur.Provider, f.ResetsAt)
+		herr = s.opts.Health.MarkDownUntil(ctx, cur.Provider, f.ResetsAt)
 	default:
-		herr = s.opts.Health.MarkDown(cur.Provider, f.Delay)
+		herr = s.opts.Health.MarkDown(ctx, cur.Provider, f.Delay)
 	}
 	if herr != nil {
 		emit(Warning{Message: "could not record the provider's failure for other runs: " + herr.Error()})

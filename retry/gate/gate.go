@@ -156,7 +156,7 @@ func (g *Gate) Cooldown(ctx context.Context, d time.Duration, sleep func(context
 	if m := g.machine; m != nil {
 		// Other processes see the cooldown through the file; failing to
 		// write it only loses the sharing, never the wait itself.
-		_ = m.extend(m.now().Add(d))
+		_ = m.extend(ctx, m.now().Add(d))
 	}
 	g.mu.Lock()
 	if g.cooling == 0 {

@@ -4,6 +4,7 @@ package gate_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ func TestCooldownLockHolderDoesNotHang(t *testing.T) {
 		t.Skip("no flock(1)")
 	}
 	path := filepath.Join(t.TempDir(), "retrygate", "openai", "cooldown")
-	if err := gate.ExtendDeadline(path, time.Unix(1_800_000_000, 0)); err != nil {
+	if err := gate.ExtendDeadline(t.Context(), path, time.Unix(1_800_000_000, 0)); err != nil {
 		t.Fatal(err)
 	}
 	holder := exec.Command("flock", path+".lock", "sh", "-c", "echo held; exec sleep 300")
@@ -43,11 +44,21 @@ func TestCooldownLockHolderDoesNotHang(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		err := gate.ExtendDeadline(path, time.Unix(1_900_000_000, 0))
+		err := gate.ExtendDeadline(t.Context(), path, time.Unix(1_900_000_000, 0))
 		var held *filelock.HeldError
 		if !errors.As(err, &held) || held.PID != holder.Process.Pid || time.Since(start) != filelock.DefaultMaxWait {
 			t.Errorf("ExtendDeadline with the lock held = %v after %v; want a HeldError naming pid %d after %v",
 				err, time.Since(start), holder.Process.Pid, filelock.DefaultMaxWait)
+		}
+	})
+	// Ctrl-C ends the wait at once.
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		err := gate.ExtendDeadline(ctx, path, time.Unix(1_900_000_000, 0))
+		if !errors.Is(err, context.Canceled) || time.Since(start) != time.Second {
+			t.Errorf("ExtendDeadline cancelled after 1s = %v after %v; want context.Canceled after 1s", err, time.Since(start))
 		}
 	})
 }

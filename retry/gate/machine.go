@@ -94,7 +94,9 @@ func (m *machine) cooldownPath() string { return filepath.Join(m.dir, "cooldown"
 func (m *machine) notBefore() time.Time { return ReadDeadline(m.cooldownPath()) }
 
 // extend moves the machine-wide cooldown to at least until.
-func (m *machine) extend(until time.Time) error { return ExtendDeadline(m.cooldownPath(), until) }
+func (m *machine) extend(ctx context.Context, until time.Time) error {
+	return ExtendDeadline(ctx, m.cooldownPath(), until)
+}
 
 // ReadDeadline returns the time kept in the file at path, as
 // [ExtendDeadline] writes it: the per-provider state beside the gate (its
@@ -118,13 +120,14 @@ func ReadDeadline(path string) time.Time {
 // process sharing it reads a whole time and concurrent writers keep the
 // later one (the lock is [filelock.LockPath]'s, on every OS). A lock another process holds past [filelock.DefaultMaxWait]
 // (agent's own hold it for microseconds) fails the call with a
-// [*filelock.HeldError] naming that process, instead of hanging.
-func ExtendDeadline(path string, until time.Time) error {
+// [*filelock.HeldError] naming that process, instead of hanging; the wait
+// also ends with ctx (Ctrl-C), with its error.
+func ExtendDeadline(ctx context.Context, path string, until time.Time) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	l, err := filelock.LockPath(context.Background(), path+".lock", filelock.Wait{})
+	l, err := filelock.LockPath(ctx, path+".lock", filelock.Wait{})
 	if err != nil {
 		return err
 	}

@@ -267,7 +267,7 @@ func TestDeadlineFile(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			if err := gate.ExtendDeadline(path, base.Add(time.Duration(i)*time.Second)); err != nil {
+			if err := gate.ExtendDeadline(t.Context(), path, base.Add(time.Duration(i)*time.Second)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -276,7 +276,7 @@ func TestDeadlineFile(t *testing.T) {
 	if got, want := gate.ReadDeadline(path), base.Add(7*time.Second); !got.Equal(want) {
 		t.Errorf("after 8 concurrent writers: %v; want the latest, %v", got, want)
 	}
-	if err := gate.ExtendDeadline(path, base); err != nil {
+	if err := gate.ExtendDeadline(t.Context(), path, base); err != nil {
 		t.Fatal(err)
 	}
 	if got := gate.ReadDeadline(path); !got.Equal(base.Add(7 * time.Second)) {

@@ -9,6 +9,7 @@
 package failover
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -58,21 +59,21 @@ func (h *Health) path(provider string) string {
 
 // MarkDown records that provider failed: it is skipped until now+d (d ≤ 0:
 // [DefaultCooldown]). A later time already recorded is kept.
-func (h *Health) MarkDown(provider string, d time.Duration) error {
+func (h *Health) MarkDown(ctx context.Context, provider string, d time.Duration) error {
 	if d <= 0 {
 		d = DefaultCooldown
 	}
-	return h.MarkDownUntil(provider, h.now().Add(d))
+	return h.MarkDownUntil(ctx, provider, h.now().Add(d))
 }
 
 // MarkDownUntil records that provider failed and is skipped until the
 // time the server gave (a usage limit's reset). A later time already
 // recorded is kept.
-func (h *Health) MarkDownUntil(provider string, until time.Time) error {
+func (h *Health) MarkDownUntil(ctx context.Context, provider string, until time.Time) error {
 	if h == nil || h.home == "" {
 		return nil
 	}
-	if err := gate.ExtendDeadline(h.path(provider), until); err != nil {
+	if err := gate.ExtendDeadline(ctx, h.path(provider), until); err != nil {
 		return fmt.Errorf("provider health: %w", err)
 	}
 	return nil

@@ -26,22 +26,22 @@ func TestHealthCooldownIsSharedAndExpires(t *testing.T) {
 	if i, ok := b.Choose(chain, 0); !ok || i != 0 {
 		t.Fatalf("Choose with nothing down = %d, %v; want 0", i, ok)
 	}
-	if err := a.MarkDown("openai", 30*time.Second); err != nil {
+	if err := a.MarkDown(t.Context(), "openai", 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if i, _ := b.Choose(chain, 0); i != 1 {
 		t.Errorf("Choose with openai down = %d; want 1 (azure)", i)
 	}
 	// A shorter delay later does not shorten the cooldown.
-	if err := a.MarkDown("openai", time.Second); err != nil {
+	if err := a.MarkDown(t.Context(), "openai", time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := b.DownUntil("openai"), c.t.Add(30*time.Second); !got.Equal(want) {
 		t.Errorf("DownUntil = %v; want %v", got, want)
 	}
 	// Everything down: the one back first is probed.
-	a.MarkDown("azure", 10*time.Second)
-	a.MarkDown("gateway", 0) // no server delay: the default
+	a.MarkDown(t.Context(), "azure", 10*time.Second)
+	a.MarkDown(t.Context(), "gateway", 0) // no server delay: the default
 	if i, _ := b.Choose(chain, 0); i != 1 {
 		t.Errorf("Choose with all down = %d; want 1 (back first, in 10 s)", i)
 	}
