@@ -157,6 +157,13 @@ type Settings struct {
 	Client *modelclient.Client
 	// ApprovalPolicy is passed to every tool call ([Options].ApprovalPolicy).
 	ApprovalPolicy string
+	// Tools are the tools offered and run (another sandbox's); nil keeps
+	// them.
+	Tools *tools.Set
+	// Context is added to the history (and recorded) once, at the
+	// boundary the change applies at: what the model is told of it, such
+	// as a new environment context.
+	Context []transport.Item
 }
 
 // AttachImages adds images (https: or data: URLs) to the user message of
@@ -175,7 +182,7 @@ func New(opts Options) *Session {
 		opts.Health = failover.NewHealth("", nil)
 	}
 	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage, wake: retry.NewWaker(),
-		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy}, chain: newChain(opts)}
+		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy, Tools: opts.Tools}, chain: newChain(opts)}
 	if s.chain != nil {
 		s.client = s.chain.entries[s.chain.at].Client
 	}
@@ -329,6 +336,15 @@ func (s *Session) applySettings() {
 		s.chainRestart(s.settings.Client)
 	}
 	s.opts.ApprovalPolicy = s.settings.ApprovalPolicy
+	if s.settings.Tools != nil {
+		s.opts.Tools = s.settings.Tools
+	}
+	ctx := s.settings.Context
+	s.settings.Context = nil
+	for i := range ctx {
+		ctx[i].Origin = transport.OriginContext
+	}
+	s.appendItems(ctx...)
 }
 
 // Ledger returns the session's tool-call ledger.

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/transport"
 )
 
 // dynamicTool stands for a tool an MCP server contributes (a source of
@@ -125,5 +127,50 @@ func TestConfigureWhileATurnStreams(t *testing.T) {
 	}
 	if got := h.sess.Settings().ApprovalPolicy; got != tools.PolicyNever {
 		t.Errorf("Settings().ApprovalPolicy = %q", got)
+	}
+}
+
+// TestConfigureToolsAndContext: new tools (a /permissions sandbox) and a
+// context item apply at the next turn: its request offers the new tools
+// and carries the item once, before the new message; the turn after does
+// not repeat it.
+func TestConfigureToolsAndContext(t *testing.T) {
+	h := newHarness(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")},
+		withTools(t, t.TempDir(), tools.PolicyNever, nil))
+	if err := h.turn(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.NewSet(dynamicTool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := transport.DeveloperMessage("the sandbox is read-only now")
+	h.sess.Configure(func(s *session.Settings) { s.Tools, s.Context = set, []transport.Item{note} })
+	if h.sess.Settings().Tools != set {
+		t.Error("Settings does not report the pending tools")
+	}
+	for _, in := range []string{"two", "three"} {
+		if err := h.turn(t, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.srv.Requests()
+	if names := toolNames(reqs[0]); len(names) < 2 {
+		t.Errorf("the first turn offers %v", names)
+	}
+	for i, r := range reqs[1:] {
+		if names := toolNames(r); len(names) != 1 || names[0] != "mcp__srv__lookup" {
+			t.Errorf("request %d offers %v; want the new tools only", i+2, names)
+		}
+		if n := strings.Count(string(r.Body), "the sandbox is read-only now"); n != 1 {
+			t.Errorf("request %d carries the context item %d times; want 1", i+2, n)
+		}
+	}
+	msgs, err := rt.InputMessages(reqs[1].Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(msgs); n < 2 || strings.Join(msgs[n-2].Text, "") != "the sandbox is read-only now" || strings.Join(msgs[n-1].Text, "") != "two" {
+		t.Errorf("the context item is not just before the new message: %+v", msgs)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
-	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/transport"
 )
@@ -60,13 +59,11 @@ func chatCommands(a *app.App, chat *app.Chat) Commands {
 			}
 			return chat, nil
 		},
-		Approvals: func(_ context.Context, policy string) (string, error) {
-			policy, note := approvalPreset(policy, chat.Sandbox())
-			msg, err := chat.SetApprovals(policy)
-			if err != nil || policy == "" {
-				return msg, err
+		Approvals: func(_ context.Context, arg string) (string, error) {
+			if p, ok := preset(arg); ok {
+				return chat.SetPermissions(p.Policy, p.Sandbox)
 			}
-			return msg + note, nil
+			return chat.SetApprovals(arg)
 		},
 		Compact: chat.Compact,
 		Resume: func(ctx context.Context, id string) (Resumed, error) {
@@ -87,8 +84,8 @@ func chatCommands(a *app.App, chat *app.Chat) Commands {
 		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
 		Logout:     chat.Logout,
 		History:    func() []transport.Item { return chat.Current().History() },
-		Background: func() []tools.Background { return execTool(a).Running() },
-		Stop:       func(id int) int { return execTool(a).Stop(id) },
+		Background: chat.Background,
+		Stop:       chat.Stop,
 		Status:     chat.Status,
 	}
 }
@@ -183,20 +180,14 @@ func modelChoices(names []string) []ModelChoice {
 	return out
 }
 
-// approvalPreset resolves a /permissions preset name (else a policy as it
-// is) in a chat whose sandbox is mode: the preset's policy, and a note
-// when its sandbox is another (set when the session's tools are made).
-func approvalPreset(policy, mode string) (string, string) {
+// preset is the /permissions preset called name.
+func preset(name string) (Preset, bool) {
 	for _, p := range Presets() {
-		if p.Name != policy {
-			continue
+		if p.Name == name {
+			return p, true
 		}
-		if p.Sandbox != mode {
-			return p.Policy, "; the sandbox stays " + mode + " in this chat: start agent with -s " + p.Sandbox + " for " + p.Label
-		}
-		return p.Policy, ""
 	}
-	return policy, ""
+	return Preset{}, false
 }
 
 // warningLines are the configuration's warnings as the chat lists them.
@@ -206,15 +197,4 @@ func warningLines(ws []config.Warning) []string {
 		out[i] = w.String()
 	}
 	return out
-}
-
-// execTool is the app's exec_command tool, whose sessions /ps lists and
-// /stop ends; a set without one gives an Exec with none running.
-func execTool(a *app.App) *tools.Exec {
-	if t, ok := a.Tools().Lookup("exec_command"); ok {
-		if ex, ok := t.(*tools.Exec); ok {
-			return ex
-		}
-	}
-	return tools.NewExec(tools.ExecOptions{})
 }

@@ -180,6 +180,9 @@ type App struct {
 	started bool
 	// retired are the clients [App.SetModel] replaced, not yet closed.
 	retired []*modelclient.Client
+	// retiredTools are the tools [Chat.SetPermissions] replaced, not yet
+	// closed.
+	retiredTools []*tools.Set
 	// open closes each session's rollout by id, for the chat to let go of
 	// one it leaves (/new, /resume) so it can be resumed again.
 	open    map[string]func()

@@ -126,25 +126,19 @@ func (c *Chat) SetModel(name, effort string) error {
 }
 
 // SetApprovals is /approvals: it shows the approval policy, or changes it
-// from the session's next turn on (and for later sessions).
+// from the session's next turn on (and for later sessions), the sandbox
+// staying ([Chat.SetPermissions]).
 func (c *Chat) SetApprovals(policy string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a := c.a
 	if policy == "" {
-		return fmt.Sprintf("approval policy: %s (sandbox: %s)", c.cur.Settings().ApprovalPolicy, a.ws.Sandbox.Mode), nil
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return fmt.Sprintf("approval policy: %s (sandbox: %s)", c.cur.Settings().ApprovalPolicy, c.a.ws.Sandbox.Mode), nil
 	}
-	policy, err := tools.ParsePolicy(policy)
-	if err != nil {
-		return "", err
-	}
-	a.ws.Policy, a.opts.ApprovalPolicy = policy, policy
-	c.cur.Configure(func(st *session.Settings) { st.ApprovalPolicy = policy })
-	return "approval policy: " + policy, nil
+	return c.SetPermissions(policy, "")
 }
 
-// Sandbox is the sandbox mode of the chat's commands (set when the
-// session's tools are made; /approvals does not change it).
+// Sandbox is the sandbox mode of the chat's commands ([Chat.SetPermissions]
+// changes it).
 func (c *Chat) Sandbox() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -273,12 +267,14 @@ func (a *App) SetModel(sess *Session, name, effort string) error {
 	return nil
 }
 
-// closeRetired closes the clients [App.SetModel] replaced.
+// closeRetired closes the clients [App.SetModel] replaced and the tools
+// [Chat.SetPermissions] replaced.
 func (a *App) closeRetired() {
 	for _, c := range a.retired {
 		c.Close()
 	}
 	a.retired = nil
+	a.closeRetiredTools()
 }
 
 // TransportName is the transport c uses now.

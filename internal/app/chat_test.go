@@ -69,8 +69,11 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 		t.Error("a settings change replaced the session")
 	}
 	in0, in1 := len(reqs[0].JSON["input"].([]any)), len(reqs[1].JSON["input"].([]any))
-	if in1 != in0+2 {
-		t.Errorf("second turn carries %d items; want %d (the first turn's history, its answer, the new message)", in1, in0+2)
+	if in1 != in0+3 {
+		t.Errorf("second turn carries %d items; want %d (the first turn's history, its answer, the new policy's environment context, the new message)", in1, in0+3)
+	}
+	if body := string(reqs[1].Body); !strings.Contains(body, `approval_policy\u003enever`) && !strings.Contains(body, "approval_policy>never") {
+		t.Errorf("the second turn does not tell the model the new policy:\n%s", body)
 	}
 	if got := sess.Settings().ApprovalPolicy; got != tools.PolicyNever {
 		t.Errorf("the session's approval policy = %q", got)

@@ -134,6 +134,15 @@ func (w Workspace) tools() (*tools.Set, error) {
 	return set, nil
 }
 
+// environment is the <environment_context> message telling the model
+// where it works and under which rules.
+func (w Workspace) environment(now time.Time) transport.Item {
+	return session.EnvironmentContext(session.Environment{
+		Cwd: w.Cwd, Shell: w.Shell, ApprovalPolicy: w.Policy, SandboxMode: string(w.Sandbox.Mode),
+		NetworkAccess: w.Sandbox.NetworkAccess, WritableRoots: w.Sandbox.WritableRoots, Now: now,
+	})
+}
+
 // context builds the messages recorded before the first user message:
 // developer_instructions as a developer message (as Codex sends them), the
 // environment, then AGENTS.md instructions when there are any.
@@ -142,10 +151,7 @@ func (w Workspace) context(cfg config.Config, home string, now time.Time) ([]tra
 	if d := cfg.DeveloperInstructions; d != "" {
 		items = append(items, transport.DeveloperMessage(d))
 	}
-	items = append(items, session.EnvironmentContext(session.Environment{
-		Cwd: w.Cwd, Shell: w.Shell, ApprovalPolicy: w.Policy, SandboxMode: string(w.Sandbox.Mode),
-		NetworkAccess: w.Sandbox.NetworkAccess, WritableRoots: w.Sandbox.WritableRoots, Now: now,
-	}))
+	items = append(items, w.environment(now))
 	doc, err := agentsmd.Discover(w.Cwd, agentsmd.Options{
 		Home: home, MaxBytes: int(cfg.ProjectDocMaxBytes), RootMarkers: cfg.ProjectRootMarkers,
 		Fallbacks: cfg.ProjectDocFallbackFilenames,

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestE2EChatPermissionsSwitchSandbox: /permissions applies a preset's
+// sandbox in the running chat, from the next turn: under workspace-write a
+// command writes; after choosing Read only the next command cannot (the
+// model is told the sandbox denied it, and told the new sandbox); after
+// Full access one writes again, outside the workspace too.
+func TestE2EChatPermissionsSwitchSandbox(t *testing.T) {
+	bin := buildAgent(t)
+	outside := t.TempDir()
+	call := func(id, cmd string) rt.Attempt {
+		args, _ := json.Marshal(map[string]string{"cmd": cmd})
+		return rt.Stream(rt.Created("r"+id), rt.FunctionCallDone("fc"+id, "call_"+id, "exec_command", string(args)), rt.Completed("r"+id))
+	}
+	srv := rt.NewServer(t, rt.Script{
+		call("1", "touch before.txt"), rt.Reply("a1", "m1", "wrote before"),
+		call("2", "touch after.txt"), rt.Reply("a2", "m2", "tried after"),
+		call("3", "touch "+filepath.Join(outside, "free.txt")), rt.Reply("a3", "m3", "wrote free"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"on-request\"\nsandbox_mode = \"workspace-write\"\n")
+	dir := t.TempDir()
+	c := startChat(t, bin, home, dir)
+	c.send("write before")
+	c.waitFor("wrote before")
+	c.waitIdle()
+	if _, err := os.Stat(filepath.Join(dir, "before.txt")); err != nil {
+		t.Fatalf("workspace-write did not write: %v", err)
+	}
+
+	c.keys("/permissions", "Enter")
+	c.waitFor("Choose what agent may do")
+	c.keys("-l", "read")
+	c.waitFor("› Read only")
+	c.keys("Enter")
+	c.waitFor("sandbox: read-only, from the next turn")
+	c.send("write after")
+	c.waitFor("tried after")
+	c.waitIdle()
+	if _, err := os.Stat(filepath.Join(dir, "after.txt")); err == nil {
+		t.Error("a command wrote after switching to read-only")
+	}
+	body := string(srv.Requests()[3].Body)
+	for _, want := range []string{"the sandbox (read-only) denied this", `\u003csandbox_mode\u003eread-only`} {
+		if !strings.Contains(body, want) && !strings.Contains(body, strings.ReplaceAll(want, `\u003c`, "<")) {
+			t.Errorf("the request after the read-only command lacks %q:\n%s", want, body)
+		}
+	}
+	c.send("/status")
+	c.waitFor("sandbox: read-only")
+
+	c.send("/permissions full-access")
+	c.waitFor("sandbox: danger-full-access, from the next turn")
+	c.send("write outside")
+	c.waitFor("wrote free")
+	if _, err := os.Stat(filepath.Join(outside, "free.txt")); err != nil {
+		t.Errorf("full access did not write outside the workspace: %v", err)
+	}
+	c.keys("C-d")
+}
