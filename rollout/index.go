@@ -407,6 +407,32 @@ func appendIndex(ctx context.Context, sessions string, recs ...indexRecord) erro
 	return errors.Join(err, f.Close())
 }
 
+// dropIndex removes session id's records from the index of sessions,
+// under the lock. An index it cannot read is left as it is.
+func dropIndex(sessions, id string) error {
+	unlock := lockIndex(sessions)
+	defer unlock()
+	path := filepath.Join(sessions, indexName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var keep []byte
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if r, err := decodeRecord(line); err == nil && r.ID == id {
+			continue
+		}
+		keep = append(append(keep, line...), '\n')
+	}
+	if len(keep) == len(data) {
+		return nil
+	}
+	return atomicfile.Write(path, keep, 0o600)
+}
+
 // lockIndex takes the cross-process index lock, returning its release.
 // Without a lock file (a read-only home), or when another process holds
 // the lock past [filelock.DefaultMaxWait] (agent's own hold it for

@@ -46,8 +46,11 @@ type Recorder struct {
 	title      string
 	name       string
 	indexDirty bool // an index record is due at the next durable flush
-	closed     bool
-	err        error
+	// blank: made by Create and no event appended since (no message,
+	// turn or name: nothing to resume); [Recorder.Discard] removes it.
+	blank  bool
+	closed bool
+	err    error
 }
 
 // Create starts a new session's rollout under home ($AGENT_HOME) and
@@ -115,7 +118,7 @@ func create(ctx context.Context, home string, meta SessionMeta, now time.Time, t
 	start := time.Now()
 	r := &Recorder{
 		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, f: f, title: title, unsynced: true, newDirs: newDirs,
+		created: meta.Timestamp, f: f, title: title, unsynced: true, newDirs: newDirs, blank: true,
 		now: func() time.Time { return now.Add(time.Since(start)) },
 	}
 	_ = r.updateIndex(ctx, now) // a failure stays due for the next Sync
@@ -228,6 +231,7 @@ func (r *Recorder) AppendEvent(ev EventMsg) error {
 		return fmt.Errorf("rollout: encode event: %w", err)
 	}
 	return r.addLines([]pieceLine{{typ: LineEventMsg, payload: payload}}, func() {
+		r.blank = false
 		if ev.Type == EventUserMessage && r.title == "" {
 			r.title = truncateTitle(ev.Message)
 			r.indexDirty = true
@@ -435,6 +439,28 @@ func (r *Recorder) Close() error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	return errors.Join(err, release(r.f, r.path)) // closing f lets go of the session
+}
+
+// Discard closes the recorder and, when the session it created holds
+// nothing to resume (no event appended since [Create]: no message, turn or
+// name; only its start and context), removes its file and its index
+// record, so a session opened and left empty leaves nothing behind. It
+// reports whether it removed the session; a recorder of [Open] or [Fork],
+// or one with an event, is only closed.
+func (r *Recorder) Discard() (bool, error) {
+	r.mu.Lock()
+	blank := r.blank && !r.closed
+	r.mu.Unlock()
+	if err := r.Close(); err != nil || !blank {
+		return false, err
+	}
+	if err := os.Remove(r.path); err != nil {
+		return false, fmt.Errorf("rollout: %w", err)
+	}
+	if r.sessions != "" {
+		_ = dropIndex(r.sessions, r.id) // a record left behind names a missing file, which lookups skip
+	}
+	return true, nil
 }
 
 // fileName is rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl for local time t.

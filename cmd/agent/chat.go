@@ -93,7 +93,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
 	}
-	if err == nil && !a.Ephemeral() {
+	if kept := chat.End(); err == nil && kept {
 		fmt.Fprintln(env.Stdout, chat.ResumeHint())
 	}
 	return err

@@ -90,12 +90,34 @@ func (c *Chat) New(ctx context.Context) error {
 }
 
 // use makes s the session of the next turns; the one it replaces is let
-// go (its rollout closed, so it can be resumed again): no turn runs on it.
+// go (its rollout closed, so it can be resumed again; removed when it
+// holds nothing to resume): no turn runs on it.
 func (c *Chat) use(s *Session) {
 	if c.cur != nil && c.cur.ID != s.ID {
+		c.cur.discard()
 		c.a.release(c.cur.ID)
 	}
 	c.cur = s
+}
+
+// End is the chat's end: the session in use is closed, and removed when
+// it holds nothing to resume (opened and left without a message, as
+// `agent resume`'s picker leaves the chat's first session when it is
+// cancelled). It reports whether a recorded session remains to resume.
+func (c *Chat) End() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.rec != nil && !c.cur.discard()
+}
+
+// discard removes the session's recording when it holds nothing to resume
+// ([rollout.Recorder.Discard]) and says whether it did.
+func (s *Session) discard() bool {
+	if s.rec == nil {
+		return false
+	}
+	gone, err := s.rec.Discard()
+	return gone && err == nil
 }
 
 // Resume is /resume: the recorded session id (the latest of the app's
