@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,42 @@ func TestE2EChatPermissionsSwitchSandbox(t *testing.T) {
 	c.waitFor("wrote free")
 	if _, err := os.Stat(filepath.Join(outside, "free.txt")); err != nil {
 		t.Errorf("full access did not write outside the workspace: %v", err)
+	}
+	c.keys("C-d")
+}
+
+// TestE2EChatModelPickerFromProvider: /model lists the provider's
+// /models; a model with reasoning efforts asks for one; the next request
+// uses both.
+func TestE2EChatModelPickerFromProvider(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.New(rt.Script{rt.Reply("r1", "m1", "answered by the new model")},
+		rt.Options{Models: []string{"test-model", "gpt-5-fake"}, OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
+	srv.Start()
+	t.Cleanup(srv.Close)
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	c.keys("/model", "Enter")
+	s := c.waitFor("gpt-5-fake")
+	if !strings.Contains(s, "test-model  current") || !strings.Contains(s, "effort: low, medium, high") {
+		t.Errorf("the picker does not list the provider's models with their efforts:\n%s", s)
+	}
+	c.keys("-l", "gpt-5")
+	c.waitFor("› gpt-5-fake")
+	c.keys("Enter")
+	c.waitFor("Reasoning effort for gpt-5-fake")
+	c.keys("-l", "high")
+	c.waitFor("› high")
+	c.keys("Enter")
+	c.waitFor("model: gpt-5-fake · reasoning effort: high")
+	c.send("which model")
+	c.waitFor("answered by the new model")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if m, r := reqs[0].JSON["model"], reqs[0].JSON["reasoning"]; m != "gpt-5-fake" || !strings.Contains(fmt.Sprint(r), "effort:high") {
+		t.Errorf("the request after /model used model %v, reasoning %v", m, r)
 	}
 	c.keys("C-d")
 }

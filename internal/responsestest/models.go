@@ -1,6 +1,7 @@
 package responsestest
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 )
@@ -24,7 +25,22 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(errorBody("invalid_request_error", "invalid_api_key", "Incorrect API key provided.")))
 		return
 	}
-	_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"test-model","object":"model"}]}`))
+	type model struct {
+		ID     string `json:"id"`
+		Object string `json:"object"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	ids := s.opts.Models
+	if len(ids) == 0 {
+		ids = []string{"test-model"}
+	}
+	for _, id := range ids {
+		list.Data = append(list.Data, model{ID: id, Object: "model"})
+	}
+	_ = json.NewEncoder(w).Encode(list)
 }
 
 // isModels reports whether r is GET .../models.

@@ -43,6 +43,8 @@ type Options struct {
 	// ModelsStatus, if set, is what GET .../models answers instead (404 or
 	// 405: a server that does not serve the model list).
 	ModelsStatus int
+	// Models are the model ids GET .../models lists. Default: test-model.
+	Models []string
 }
 
 // Request is a copy of one request the [Server] received: an SSE POST, a
