@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 	"github.com/yuin/goldmark"
+	"golang.org/x/term"
 
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/tui/highlight"
@@ -37,7 +38,13 @@ func newLook(w io.Writer, noColor, light bool) *look {
 	if w == nil {
 		w = os.Stdout // bubbletea's default output
 	}
-	r := lipgloss.NewRenderer(w)
+	// termenv takes only an *os.File for a terminal; the chat draws on one
+	// wrapped (its secrets masked), which would read as no colour at all.
+	var tty []termenv.OutputOption
+	if f, ok := w.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
+		tty = append(tty, termenv.WithTTY(true))
+	}
+	r := lipgloss.NewRenderer(w, tty...)
 	if noColor {
 		r.SetColorProfile(termenv.Ascii)
 	}

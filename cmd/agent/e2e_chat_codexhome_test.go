@@ -34,7 +34,7 @@ func TestE2EChatCodexHomePrompts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := startChatEnv(t, "Ask anything", "HOME="+user, bin, t.TempDir())
+	c := startChatEnv(t, "Ask anything", "HOME="+user+" NO_COLOR=1", bin, t.TempDir())
 	s := c.waitFor("broken.md: its front")
 	if strings.Contains(s, "/prompts:broken") {
 		t.Errorf("the broken prompt is offered:\n%s", s)

@@ -27,11 +27,11 @@ func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
 // startChatShowing is startChat, ready when the screen shows ready.
 func startChatShowing(t *testing.T, ready, bin, home, dir string, args ...string) *tmuxChat {
 	t.Helper()
-	return startChatEnv(t, ready, "AGENT_HOME="+home, bin, dir, args...)
+	return startChatEnv(t, ready, "AGENT_HOME="+home+" NO_COLOR=1", bin, dir, args...)
 }
 
 // startChatEnv is startChatShowing with the environment env (VAR=value
-// words) in place of AGENT_HOME.
+// words) in place of AGENT_HOME and NO_COLOR.
 func startChatEnv(t *testing.T, ready, env, bin, dir string, args ...string) *tmuxChat {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -40,7 +40,7 @@ func startChatEnv(t *testing.T, ready, env, bin, dir string, args ...string) *tm
 	c := &tmuxChat{t: t, name: "agent-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	c.name = c.name + " -S " + sock // keep each test's server private
-	cmdline := "cd " + dir + " && " + env + " FAKE_KEY=" + fakeKey + " NO_COLOR=1 " + bin + " " + strings.Join(args, " ")
+	cmdline := "cd " + dir + " && " + env + " FAKE_KEY=" + fakeKey + " " + bin + " " + strings.Join(args, " ")
 	if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmdline).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
