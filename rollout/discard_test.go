@@ -20,7 +20,7 @@ func TestDiscard(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	create := func(id string) *rollout.Recorder {
 		t.Helper()
-		r, err := rollout.Create(home, rollout.SessionMeta{ID: id, Cwd: "/p"}, now)
+		r, err := rollout.Create(t.Context(), home, rollout.SessionMeta{ID: id, Cwd: "/p"}, now)
 		must(t, err)
 		must(t, r.AppendItems(transport.UserMessage("<environment_context>")))
 		return r
@@ -39,7 +39,7 @@ func TestDiscard(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(home, "sessions", "index.jsonl")); err != nil || strings.Contains(string(b), "ccc-3") {
 		t.Errorf("the index still names the discarded session (%v):\n%s", err, b)
 	}
-	if _, err := rollout.Find(home, "ccc-3"); !errors.Is(err, rollout.ErrNotFound) {
+	if _, err := rollout.Find(t.Context(), home, "ccc-3"); !errors.Is(err, rollout.ErrNotFound) {
 		t.Errorf("Find(ccc-3) after Discard: %v", err)
 	}
 
@@ -47,7 +47,7 @@ func TestDiscard(t *testing.T) {
 	must(t, spoken.AppendEvent(rollout.EventMsg{Type: rollout.EventUserMessage, Message: "hello"}))
 	named := create("eee-5")
 	must(t, named.Rename("kept"))
-	resumed, err := rollout.Open(mustFind(t, home, "aaa-1").Path)
+	resumed, err := rollout.Open(t.Context(), mustFind(t, home, "aaa-1").Path)
 	must(t, err)
 	for _, r := range []*rollout.Recorder{spoken, named, resumed} {
 		if gone, err := r.Discard(); err != nil || gone {

@@ -410,7 +410,10 @@ func appendIndex(ctx context.Context, sessions string, recs ...indexRecord) erro
 // dropIndex removes session id's records from the index of sessions,
 // under the lock. An index it cannot read is left as it is.
 func dropIndex(sessions, id string) error {
-	unlock := lockIndex(sessions)
+	unlock, err := lockIndex(context.Background(), sessions)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	path := filepath.Join(sessions, indexName)
 	data, err := os.ReadFile(path)
