@@ -11,12 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/agentcli/agent/internal/filelock"
+	"github.com/agentcli/agent/internal/filelock/filelocktest"
 	"github.com/agentcli/agent/rollout"
 )
 
@@ -110,26 +110,6 @@ func TestCloseLeavesNoLockFile(t *testing.T) {
 	}
 }
 
-// flockHolder holds path with flock(1) in the background, as a stray
-// `flock` did, and returns its pid once it holds it; it is killed at the
-// end of the test.
-func flockHolder(t *testing.T, path string) int {
-	t.Helper()
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("no flock(1)")
-	}
-	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
-	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
-		t.Fatalf("holder said %q, %v", line, err)
-	}
-	return cmd.Process.Pid
-}
-
 // TestStrayLockHolderDoesNotHang: a background process holding the
 // session index's lock, or a rollout's lock file, delays recording by at
 // most filelock.DefaultMaxWait: the index is written unlocked, and a
@@ -139,7 +119,7 @@ func TestStrayLockHolderDoesNotHang(t *testing.T) {
 	r, err := rollout.Create(t.Context(), home, rollout.SessionMeta{ID: "stray-1"}, time.Now())
 	must(t, err)
 	must(t, r.Close())
-	flockHolder(t, filepath.Join(home, "sessions", "index.lock"))
+	filelocktest.Holder(t, filepath.Join(home, "sessions", "index.lock"))
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		r, err := rollout.Create(t.Context(), home, rollout.SessionMeta{ID: "stray-2"}, time.Now())
@@ -152,7 +132,7 @@ func TestStrayLockHolderDoesNotHang(t *testing.T) {
 	if _, err := rollout.Find(t.Context(), home, "stray-2"); err != nil {
 		t.Errorf("the session recorded with the index lock held is not found: %v", err)
 	}
-	pid := flockHolder(t, r.Path()+".lock")
+	pid := filelocktest.Holder(t, r.Path()+".lock")
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		_, err := rollout.Open(t.Context(), r.Path())
@@ -178,7 +158,7 @@ func TestLockWaitsEndWithCtrlC(t *testing.T) {
 		time.AfterFunc(ctrlC, cancel)
 		return ctx
 	}
-	index := flockHolder(t, filepath.Join(home, "sessions", "index.lock"))
+	index := filelocktest.Holder(t, filepath.Join(home, "sessions", "index.lock"))
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		_, err := rollout.Latest(interrupted(t), home, "", true)
@@ -193,7 +173,7 @@ func TestLockWaitsEndWithCtrlC(t *testing.T) {
 			r.Close()
 		}
 	})
-	flockHolder(t, r.Path()+".lock")
+	filelocktest.Holder(t, r.Path()+".lock")
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		_, err := rollout.Open(interrupted(t), r.Path())

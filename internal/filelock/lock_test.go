@@ -3,51 +3,24 @@
 package filelock_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/agentcli/agent/internal/filelock"
+	"github.com/agentcli/agent/internal/filelock/filelocktest"
 )
-
-// backgroundHolder starts `flock PATH` holding the lock in the background,
-// as a user (or a sandboxed command, before the sandbox hid agent's home)
-// did, and returns its pid once it holds it. It is killed at the end of
-// the test.
-func backgroundHolder(t *testing.T, path string) int {
-	t.Helper()
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("no flock(1)")
-	}
-	cmd := exec.Command("flock", path, "sh", "-c", "echo held; exec sleep 300")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
-		t.Fatalf("holder said %q, %v", line, err)
-	}
-	return cmd.Process.Pid
-}
 
 // TestLockBoundedNamingHolder: a lock a background process holds
 // makes Lock give up after its bound with the holder's pid, say who
 // holds it as soon as it waits, and end at once when its context does.
 func TestLockBoundedNamingHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "index.lock")
-	pid := backgroundHolder(t, path)
+	pid := filelocktest.Holder(t, path)
 	f := open(t, path)
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
@@ -83,7 +56,7 @@ func TestLockBoundedNamingHolder(t *testing.T) {
 // longer than the bound, naming the holder, and no longer than ctx lasts.
 func TestLockPathBoundedNamingHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cooldown.lock")
-	pid := backgroundHolder(t, path)
+	pid := filelocktest.Holder(t, path)
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		h, err := filelock.LockPath(t.Context(), path, filelock.Wait{})

@@ -3,18 +3,15 @@
 package gate_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/agentcli/agent/internal/filelock"
+	"github.com/agentcli/agent/internal/filelock/filelocktest"
 	"github.com/agentcli/agent/retry/gate"
 )
 
@@ -22,33 +19,18 @@ import (
 // cooldown.lock (which hung every later agent exec until it exited) makes
 // ExtendDeadline give up after filelock.DefaultMaxWait, naming its pid.
 func TestCooldownLockHolderDoesNotHang(t *testing.T) {
-	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("no flock(1)")
-	}
 	path := filepath.Join(t.TempDir(), "retrygate", "openai", "cooldown")
 	if err := gate.ExtendDeadline(t.Context(), path, time.Unix(1_800_000_000, 0)); err != nil {
 		t.Fatal(err)
 	}
-	holder := exec.Command("flock", path+".lock", "sh", "-c", "echo held; exec sleep 300")
-	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // flock forks the holder: end both
-	out, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); holder.Wait() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "held" {
-		t.Fatalf("holder said %q, %v", line, err)
-	}
+	pid := filelocktest.Holder(t, path+".lock")
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		err := gate.ExtendDeadline(t.Context(), path, time.Unix(1_900_000_000, 0))
 		var held *filelock.HeldError
-		if !errors.As(err, &held) || held.PID != holder.Process.Pid || time.Since(start) != filelock.DefaultMaxWait {
+		if !errors.As(err, &held) || held.PID != pid || time.Since(start) != filelock.DefaultMaxWait {
 			t.Errorf("ExtendDeadline with the lock held = %v after %v; want a HeldError naming pid %d after %v",
-				err, time.Since(start), holder.Process.Pid, filelock.DefaultMaxWait)
+				err, time.Since(start), pid, filelock.DefaultMaxWait)
 		}
 	})
 	// Ctrl-C ends the wait at once.
