@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -20,18 +21,17 @@ func TestE2EChatCodeBlockColoured(t *testing.T) {
 	c := startChatEnv(t, "Ask anything", "AGENT_HOME="+home+" TERM=xterm-256color", bin, t.TempDir())
 	c.send("show me code")
 	c.waitFor("answerFortyTwo")
-	out, err := exec.Command("tmux", "-S", c.name, "capture-pane", "-e", "-p", "-t", "e2e").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The block is drawn plain while it streams, in colour once it is
+	// whole: read the screen with its colours until the code line has
+	// them (bounded), then check the prose has none.
 	var code, prose string
-	for _, ln := range strings.Split(string(out), "\n") {
-		switch {
-		case strings.Contains(ln, "answerFortyTwo"):
-			code = ln
-		case strings.Contains(ln, "Here it is"):
-			prose = ln
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		code, prose = colouredLines(t, c, "answerFortyTwo", "Here it is")
+		if len(fgColours(code)) >= 2 || time.Now().After(deadline) {
+			break
 		}
+		time.Sleep(20 * time.Millisecond) // polling tmux, as waitFor does
 	}
 	if n := len(fgColours(code)); n < 2 {
 		t.Errorf("the code line has %d foreground colours, want 2 or more (keyword, name): %q", n, code)
@@ -40,6 +40,25 @@ func TestE2EChatCodeBlockColoured(t *testing.T) {
 		t.Errorf("the prose line has %d foreground colours, want none: %q", n, prose)
 	}
 	c.keys("C-d")
+}
+
+// colouredLines are the screen's lines (with their SGR sequences) that
+// hold code and prose.
+func colouredLines(t *testing.T, c *tmuxChat, code, prose string) (codeLine, proseLine string) {
+	t.Helper()
+	out, err := exec.Command("tmux", "-S", c.name, "capture-pane", "-e", "-p", "-t", "e2e").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ln := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.Contains(ln, code):
+			codeLine = ln
+		case strings.Contains(ln, prose):
+			proseLine = ln
+		}
+	}
+	return codeLine, proseLine
 }
 
 // fgColours are the distinct foreground-colour SGR sequences in line.
