@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,14 +42,41 @@ func startChatEnv(t *testing.T, ready, env, bin, dir string, args ...string) *tm
 	c := &tmuxChat{t: t, name: "agent-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	c.name = c.name + " -S " + sock // keep each test's server private
-	cmdline := "cd " + dir + " && " + env + " FAKE_KEY=" + fakeKey + " " + bin + " " + strings.Join(args, " ")
+	// The shell writes its pid and becomes agent (exec), so the cleanup
+	// can wait for agent itself to end: killing tmux only asks it to.
+	pidFile := filepath.Join(filepath.Dir(sock), "agent.pid")
+	cmdline := "cd " + dir + " && echo $$ > " + pidFile + " && exec env " + env + " FAKE_KEY=" + fakeKey + " " + bin + " " + strings.Join(args, " ")
 	if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmdline).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
 	c.name = sock
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+		waitGone(t, pidFile)
+	})
 	c.waitFor(ready)
 	return c
+}
+
+// waitGone waits (bounded) until the process whose pid is in pidFile has
+// ended, so that the test's directories are removed after agent's last
+// write (a session discarded or closed at exit), not during it.
+func waitGone(t *testing.T, pidFile string) {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return // never started
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return // gone, or a zombie: it writes nothing more
+		}
+	}
+	t.Errorf("agent (pid %d) still running 10 s after its tmux server was killed", pid)
 }
 
 func (c *tmuxChat) keys(keys ...string) {
