@@ -42,38 +42,51 @@ func startChatEnv(t *testing.T, ready, env, bin, dir string, args ...string) *tm
 	c := &tmuxChat{t: t, name: "agent-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")}
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	c.name = c.name + " -S " + sock // keep each test's server private
-	// The shell writes its pid and becomes agent (exec), so the cleanup
-	// can wait for agent itself to end: killing tmux only asks it to.
-	pidFile := filepath.Join(filepath.Dir(sock), "agent.pid")
-	cmdline := "cd " + dir + " && echo $$ > " + pidFile + " && exec env " + env + " FAKE_KEY=" + fakeKey + " " + bin + " " + strings.Join(args, " ")
+	cmdline := "cd " + dir + " && " + env + " FAKE_KEY=" + fakeKey + " " + bin + " " + strings.Join(args, " ")
 	if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", cmdline).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
 	c.name = sock
 	t.Cleanup(func() {
+		// Killing tmux only asks agent to end: wait for it (the pane
+		// shell's children), so the test's directories are removed after
+		// its last write (a session discarded or closed at exit).
+		kids := paneChildren(sock)
 		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
-		waitGone(t, pidFile)
+		for _, pid := range kids {
+			waitGone(t, pid)
+		}
 	})
 	c.waitFor(ready)
 	return c
 }
 
-// waitGone waits (bounded) until the process whose pid is in pidFile has
-// ended, so that the test's directories are removed after agent's last
-// write (a session discarded or closed at exit), not during it.
-func waitGone(t *testing.T, pidFile string) {
-	b, err := os.ReadFile(pidFile)
+// paneChildren are the pids of the pane's shell and of the processes it
+// runs now (agent, while it runs; the shell itself may have become agent);
+// none when the pane is gone.
+func paneChildren(sock string) []int {
+	out, err := exec.Command("tmux", "-S", sock, "display-message", "-p", "-t", "e2e", "#{pane_pid}").Output()
 	if err != nil {
-		return // never started
+		return nil
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return
+	shell := strings.TrimSpace(string(out))
+	b, _ := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	var pids []int
+	for _, f := range append([]string{shell}, strings.Fields(string(b))...) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
+		}
 	}
+	return pids
+}
+
+// waitGone waits (bounded) until process pid has ended or is a zombie
+// (it writes nothing more).
+func waitGone(t *testing.T, pid int) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil || strings.Contains(string(stat), ") Z ") {
-			return // gone, or a zombie: it writes nothing more
+			return
 		}
 	}
 	t.Errorf("agent (pid %d) still running 10 s after its tmux server was killed", pid)
