@@ -11,6 +11,7 @@ PROMPT ?= explain what this agent does when the model service fails
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/agent ./cmd/agent
 	CGO_ENABLED=0 $(GO) build -o bin/agent-otel ./cmd/agent-otel
+	CGO_ENABLED=0 $(GO) build -o bin/agent-man ./cmd/agent-man
 
 # Installs the binary into GOBIN when it is set, else ~/.local/bin
 # (override with make install PREFIX_BIN=/some/dir).
@@ -19,9 +20,11 @@ install: build
 	mkdir -p "$(PREFIX_BIN)"
 	install -m 0755 bin/agent "$(PREFIX_BIN)/agent"
 	install -m 0755 bin/agent-otel "$(PREFIX_BIN)/agent-otel"
-	@echo "installed $(PREFIX_BIN)/agent and agent-otel (the [otel] exporter)"
+	install -m 0755 bin/agent-man "$(PREFIX_BIN)/agent-man"
+	@echo "installed $(PREFIX_BIN)/agent, agent-otel (the [otel] exporter) and agent-man (agent man's page writer)"
 
-# The man pages, generated from the commands: man -l man/man1/agent.1
+# The man pages, generated from the commands (agent man runs bin/agent-man,
+# which links cobra/doc so that agent does not): man -l man/man1/agent.1
 man: build
 	./bin/agent man man/man1
 

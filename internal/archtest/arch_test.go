@@ -100,7 +100,9 @@ func allowedImports() map[string][]string {
 			"tools", "tools/mcp", "tools/sandbox", "transport", "internal/telemetry"},
 		"internal/doctor": {"auth", "config", "headless/exitcode", "internal/app", "internal/termtext", "modelclient", "provider",
 			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws"},
-		"internal/telemetry":          {"config", "internal/redact", "internal/telemetry/wire", "modelclient", "session", "tools"},
+		"internal/telemetry":          {"config", "internal/companion", "internal/redact", "internal/telemetry/wire", "modelclient", "session", "tools"},
+		"internal/mantree":            {},
+		"internal/companion":          {},
 		"internal/telemetry/wire":     {},
 		"internal/telemetry/otlp":     {"internal/telemetry/wire"},
 		"internal/telemetry/otlptest": {},
@@ -228,19 +230,33 @@ func TestTopLevelLayout(t *testing.T) {
 	}
 }
 
+// TestAgentLinksNoManWriter: cobra/doc and the Markdown-to-roff
+// libraries under it belong to agent-man (internal/mantree): their init
+// cost every agent process 0.4 MiB of RSS.
+func TestAgentLinksNoManWriter(t *testing.T) {
+	agentLinksNone(t, "cmd/agent-man", "github.com/spf13/cobra/doc", "github.com/cpuguy83/go-md2man", "github.com/russross/blackfriday")
+}
+
 // TestAgentLinksNoTelemetrySDK: agent itself links none of OpenTelemetry's
 // SDK, gRPC or protobuf, whose package initialisation would cost every
 // run (measured: +6 MiB RSS for a small binary); cmd/agent-otel, started
 // only when [otel] names an exporter, does.
 func TestAgentLinksNoTelemetrySDK(t *testing.T) {
+	agentLinksNone(t, "cmd/agent-otel", "go.opentelemetry.io/", "google.golang.org/grpc", "google.golang.org/protobuf", module+"/internal/telemetry/otlp")
+}
+
+// agentLinksNone fails when cmd/agent links a package under one of the
+// prefixes, which belong to the companion program owner.
+func agentLinksNone(t *testing.T, owner string, prefixes ...string) {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-deps", module+"/cmd/agent").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, p := range []string{"go.opentelemetry.io/", "google.golang.org/grpc", "google.golang.org/protobuf", module + "/internal/telemetry/otlp"} {
+		for _, p := range prefixes {
 			if strings.HasPrefix(dep, p) {
-				t.Errorf("cmd/agent links %s: telemetry's exporter belongs to cmd/agent-otel", dep)
+				t.Errorf("cmd/agent links %s: it belongs to %s", dep, owner)
 			}
 		}
 	}

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/telemetry/wire"
 )
 
@@ -20,17 +19,7 @@ const ExporterName = "agent-otel"
 // FindExporter returns the exporter program: ExporterName in the
 // directory of self (agent's own executable), else on PATH.
 func FindExporter(self string) (string, error) {
-	if self != "" {
-		p := filepath.Join(filepath.Dir(self), ExporterName)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(ExporterName)
-	if err != nil {
-		return "", fmt.Errorf("%s was not found beside %s or on PATH (make install puts it beside agent)", ExporterName, self)
-	}
-	return p, nil
+	return companion.Find(self, ExporterName)
 }
 
 // Start starts the exporter program at path with settings s and returns
