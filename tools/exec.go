@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcli/agent/internal/jsonstring"
+	"github.com/agentcli/agent/internal/readonly"
 	"github.com/agentcli/agent/internal/shellenv"
 )
 
@@ -138,13 +140,13 @@ func (e *Exec) Spec() json.RawMessage {
 }
 
 type execArgs struct {
-	Cmd                string   `json:"cmd"`
-	Workdir            string   `json:"workdir"`
-	YieldTimeMS        *float64 `json:"yield_time_ms"`
-	MaxOutputTokens    *float64 `json:"max_output_tokens"`
-	Login              *bool    `json:"login"`
-	SandboxPermissions string   `json:"sandbox_permissions"`
-	Justification      string   `json:"justification"`
+	Cmd                jsonstring.String `json:"cmd"` // a 10 MiB heredoc: one copy
+	Workdir            string            `json:"workdir"`
+	YieldTimeMS        *float64          `json:"yield_time_ms"`
+	MaxOutputTokens    *float64          `json:"max_output_tokens"`
+	Login              *bool             `json:"login"`
+	SandboxPermissions string            `json:"sandbox_permissions"`
+	Justification      jsonstring.String `json:"justification"`
 }
 
 func clampMS(v *float64, def, lo, hi time.Duration) time.Duration {
@@ -178,9 +180,9 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 			dir = filepath.Join(e.opts.Cwd, dir)
 		}
 	}
-	res := Result{Command: a.Cmd}
-	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "command", Command: a.Cmd, Workdir: dir,
-		Escalated: a.SandboxPermissions == "require_escalated", Reason: a.Justification}
+	res := Result{Command: string(a.Cmd)}
+	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "command", Command: string(a.Cmd), Workdir: dir,
+		Escalated: a.SandboxPermissions == "require_escalated", Reason: string(a.Justification)}
 	policy := inv.PolicyOr(e.opts.Policy)
 	if Forbidden(policy, e.opts.Sandbox, req) {
 		res.Output, res.Status = "escalation is not available: the approval policy is \"never\"; the command must run inside the sandbox", StatusDeclined
@@ -444,18 +446,35 @@ func execArgv(shell string, a execArgs) []string {
 	if a.Login != nil && !*a.Login {
 		flag = "-c"
 	}
-	return []string{shell, flag, a.Cmd}
+	return []string{shell, flag, string(a.Cmd)}
 }
 
 // ExecArgv returns the process an exec_command call with JSON arguments
 // input runs under shell, for front ends that show a command as it starts;
 // ok is false when input is not a valid call.
+//
+// The arguments are read where they lie, and a justification (which a
+// model may make 10 MiB) is checked, not copied.
 func ExecArgv(shell, input string) (argv []string, ok bool) {
-	var a execArgs
-	if err := json.Unmarshal([]byte(input), &a); err != nil || a.Cmd == "" {
+	var a struct {
+		execArgs
+		Justification unreadString `json:"justification"` // wins over execArgs' own
+	}
+	if err := json.Unmarshal(readonly.Bytes(input), &a); err != nil || a.Cmd == "" {
 		return nil, false
 	}
-	return execArgv(shell, a), true
+	return execArgv(shell, a.execArgs), true
+}
+
+// unreadString is a string argument a caller does not read: it must be a
+// string (or null), as for a string field, but is not copied.
+type unreadString struct{}
+
+func (*unreadString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' || string(b) == "null" {
+		return nil
+	}
+	return fmt.Errorf("%.20s is not a string", b)
 }
 
 // ShellJoin renders argv as one shell command line, quoting as the

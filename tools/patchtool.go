@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentcli/agent/internal/jsonstring"
 	"github.com/agentcli/agent/tools/patch"
 )
 
@@ -99,12 +100,12 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	text := inv.Call.Input
 	if !inv.Call.Custom {
 		var args struct {
-			Input string `json:"input"`
+			Input jsonstring.String `json:"input"` // a 10 MiB patch: one copy
 		}
 		if err := decodeArgs(inv.Call, &args); err != nil {
 			return Result{Output: err.Error(), Status: StatusFailed}
 		}
-		text = args.Input
+		text = string(args.Input)
 	}
 	p, err := patch.Parse(text)
 	if err != nil {

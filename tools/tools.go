@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/agentcli/agent/internal/readonly"
 )
 
 // Call is one tool call from the model.
@@ -284,7 +286,7 @@ func functionSpec(name, description string, parameters map[string]any) json.RawM
 // decodeArgs decodes a function call's JSON arguments into v, with an
 // error worded for the model.
 func decodeArgs(call Call, v any) error {
-	if err := json.Unmarshal([]byte(call.Input), v); err != nil {
+	if err := json.Unmarshal(readonly.Bytes(call.Input), v); err != nil {
 		return fmt.Errorf("failed to parse function arguments: %v", err)
 	}
 	return nil

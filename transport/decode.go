@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentcli/agent/internal/jsonstring"
+	"github.com/agentcli/agent/internal/readonly"
 )
 
 // The wire forms below are decoded per event type: each event reads only
@@ -77,11 +80,8 @@ func (e *errorObj) UnmarshalJSON(b []byte) error {
 type text string
 
 func (t *text) UnmarshalJSON(b []byte) error {
-	if first(b) == '"' {
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			*t = text(s)
-		}
+	if len(b) >= 2 && b[0] == '"' { // encoding/json hands over the value alone
+		*t = text(jsonstring.Unquote(b[1 : len(b)-1]))
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (d *incompleteDetails) UnmarshalJSON(b []byte) error {
 type rawRef []byte
 
 func (r *rawRef) UnmarshalJSON(b []byte) error {
-	*r = b
+	*r = b[:len(b):len(b)] // an append to it copies, never writes the input
 	return nil
 }
 
@@ -265,7 +265,8 @@ func Decode(typ string, data []byte) (Event, error) {
 }
 
 // decodeGeneral is Decode by way of encoding/json. owned says data is the
-// decoder's own copy, which an item's Raw may then be a slice of.
+// decoder's own, never written (a copy, or a string's bytes), which an
+// item's Raw may then be a slice of.
 func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 	var h wireHead
 	if err := json.Unmarshal(data, &h); err != nil {
@@ -429,14 +430,15 @@ func truncate(b []byte) string {
 // response.completed, response.failed and the like are errors.
 //
 // data is a string (an SSE event's data is one already): the text of a
-// delta is a substring of it, not a copy.
+// delta is a substring of it, and an item's Raw a slice of its bytes, not
+// copies: a 10 MiB event is decoded without another copy of it.
 func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
 	if len(data) == 0 || data == "[DONE]" {
 		return nil, true, nil
 	}
 	ev, ok := decodeDelta(data)
 	if !ok {
-		ev, err = decodeGeneral(typ, []byte(data), true)
+		ev, err = decodeGeneral(typ, readonly.Bytes(data), true)
 	}
 	if err == nil { // the common case, without errors.As's allocation
 		return ev, false, nil

@@ -384,3 +384,37 @@ func TestDecodeMalformedContent(t *testing.T) {
 		t.Errorf("a text part of another type = %#v; want it read", ev)
 	}
 }
+
+// FuzzIgnored: a frame Ignored drops (whole, or by its first bytes under
+// an event name) is one DecodeFrame turns into Unknown or skips.
+func FuzzIgnored(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{\"a\""}`,
+		`{"type":"response.output_text.done","text":"hi"}`,
+		`{"type":"response.output_text.delta","delta":"hi"}`,
+		`{"type":"response.completed","response":{}}`,
+		`{"type":"x","type":"response.completed"}`,
+		`{"type":"x", "response": "response.completed" `,
+		`{ "type" : "x" , "item": {`,
+		`{"type":"x\u0041"}`,
+		`{"TYPE":"x"}`,
+	} {
+		f.Add("", s, uint8(0))
+		f.Add("response.completed", s, uint8(10))
+		f.Add("e", s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, typ, data string, cut uint8) {
+		whole := transport.Ignored(typ, []byte(data))
+		prefix := typ != "" && transport.Ignored(typ, []byte(data[:min(len(data), int(cut))]))
+		if !whole && !prefix {
+			return
+		}
+		if strings.Count(data, `"type"`) > 1 || strings.Contains(strings.ToLower(data), `"type"`) && strings.Count(strings.ToLower(data), `"type"`) > 1 {
+			return // two types: read by the first, as documented
+		}
+		ev, skip, err := transport.DecodeFrame(typ, data)
+		if _, unknown := ev.(transport.Unknown); !skip && !unknown {
+			t.Fatalf("Ignored(%q, %q) but DecodeFrame = %T %v, skip %v, %v", typ, data, ev, ev, skip, err)
+		}
+	})
+}

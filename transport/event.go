@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentcli/agent/internal/jsonstring"
 )
 
 // Event is one decoded server event. The set is sealed: consumers
@@ -150,14 +152,14 @@ const (
 // are checked as [Item.Text] reads them, without keeping their text (a long
 // answer is not copied for nothing).
 type wireItem struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	Role      string `json:"role"`
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-	Arguments string `json:"arguments"`
-	Input     string `json:"input"`
+	Type      string            `json:"type"`
+	ID        string            `json:"id"`
+	Role      string            `json:"role"`
+	CallID    string            `json:"call_id"`
+	Name      string            `json:"name"`
+	Namespace string            `json:"namespace"`
+	Arguments jsonstring.String `json:"arguments"` // 10 MiB of arguments: one copy
+	Input     jsonstring.String `json:"input"`
 	Content   []struct {
 		Type    string       `json:"type"`
 		Text    stringShaped `json:"text"`
@@ -183,9 +185,9 @@ func (s *stringShaped) UnmarshalJSON(b []byte) error {
 // wireContent is a message item's content parts, as [Item.Text] reads them.
 type wireContent struct {
 	Content []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
+		Type    string            `json:"type"`
+		Text    jsonstring.String `json:"text"` // a 10 MiB answer: one copy
+		Refusal jsonstring.String `json:"refusal"`
 	} `json:"content"`
 }
 
@@ -232,7 +234,7 @@ func decodeItem(raw json.RawMessage) (_ Item, unread string, _ error) {
 	}
 	return Item{
 		Type: w.Type, ID: w.ID, Role: w.Role, CallID: w.CallID,
-		Name: qualifiedName(w.Namespace, w.Name), Arguments: w.Arguments, Input: w.Input,
+		Name: qualifiedName(w.Namespace, w.Name), Arguments: string(w.Arguments), Input: string(w.Input),
 		Raw: raw,
 	}, unread, nil
 }
@@ -245,12 +247,12 @@ func (it Item) Text() string {
 		return ""
 	}
 	if len(w.Content) == 1 {
-		return w.Content[0].Text + w.Content[0].Refusal
+		return string(w.Content[0].Text + w.Content[0].Refusal)
 	}
 	var b strings.Builder
 	for _, c := range w.Content {
-		b.WriteString(c.Text)
-		b.WriteString(c.Refusal)
+		b.WriteString(string(c.Text))
+		b.WriteString(string(c.Refusal))
 	}
 	return b.String()
 }
@@ -268,10 +270,10 @@ func (it Item) Answer() (text string, refused bool) {
 			refused = it.Type == "message"
 		}
 		if len(w.Content) == 1 {
-			return c.Text + c.Refusal, refused
+			return string(c.Text + c.Refusal), refused
 		}
-		b.WriteString(c.Text)
-		b.WriteString(c.Refusal)
+		b.WriteString(string(c.Text))
+		b.WriteString(string(c.Refusal))
 	}
 	return b.String(), refused
 }

@@ -24,21 +24,33 @@ func TestParseItemJoinsToolNamespace(t *testing.T) {
 	}
 }
 
-// TestDecodeFrameLargeItemCopiedOnce: a 4 MiB message's output_item.done
-// is decoded with the event copied once (the bytes encoding/json reads,
-// which the item's Raw is a slice of), not once more for Raw; a completed
-// response's large output is not copied whole either.
-func TestDecodeFrameLargeItemCopiedOnce(t *testing.T) {
+// TestDecodeFrameLargeEventsNotCopied: a 4 MiB event is decoded from its
+// data string without another copy: a message's output_item.done and a
+// completed response's output keep slices of it as Raw; a call's
+// arguments delta, which nothing reads, costs nothing; a call whose
+// arguments are 4 MiB (escaped, as a JSON string holding JSON is) costs
+// the arguments' one unquoted copy (encoding/json would take two).
+func TestDecodeFrameLargeEventsNotCopied(t *testing.T) {
 	text := strings.Repeat("lorem ipsum ", 4<<20/12)
 	item := `{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"` + text + `","annotations":[]}]}`
-	for _, data := range []string{
-		`{"type":"response.output_item.done","output_index":0,"item":` + item + `}`,
-		`{"type":"response.completed","response":{"id":"r","status":"completed","output":[` + item + `]}}`,
+	args := `{\"cmd\":\"true\",\"justification\":\"` + text + `\"}`
+	call := `{"type":"function_call","id":"fc_1","call_id":"c1","name":"exec_command","arguments":"` + args + `"}`
+	for _, c := range []struct {
+		data   string
+		copies float64 // of the data, allocated at most
+	}{
+		{`{"type":"response.output_item.done","output_index":0,"item":` + item + `}`, 0.1},
+		{`{"type":"response.completed","response":{"id":"r","status":"completed","output":[` + item + `]}}`, 0.1},
+		{`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"` + args + `"}`, 0.1},
+		{`{"type":"response.output_item.done","output_index":0,"item":` + call + `}`, 1.1},
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		ev, skip, err := transport.DecodeFrame("", data)
+		ev, skip, err := transport.DecodeFrame("", c.data)
 		runtime.ReadMemStats(&after)
+		if err != nil || skip {
+			t.Fatalf("DecodeFrame(%.40s...) = %T, %v, %v", c.data, ev, skip, err)
+		}
 		var it transport.Item
 		switch ev := ev.(type) {
 		case transport.OutputItemDone:
@@ -48,11 +60,14 @@ func TestDecodeFrameLargeItemCopiedOnce(t *testing.T) {
 				it = ev.Output[0]
 			}
 		}
-		if err != nil || skip || string(it.Raw) != item {
-			t.Fatalf("DecodeFrame = %T, %v, %v; want the item whole", ev, skip, err)
+		if _, delta := ev.(transport.Unknown); !delta && string(it.Raw) != item && string(it.Raw) != call {
+			t.Fatalf("DecodeFrame(%.40s...) = %T; want the item whole", c.data, ev)
 		}
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
-			t.Errorf("decoding a %d KiB %.30s... allocated %d KiB; want one copy of it", len(data)>>10, data, alloc>>10)
+		if want := strings.ReplaceAll(args, `\"`, `"`); it.Type == "function_call" && it.Arguments != want {
+			t.Errorf("arguments are %.40s... (%d bytes), want %.40s... (%d)", it.Arguments, len(it.Arguments), want, len(want))
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; float64(alloc) > float64(len(c.data))*c.copies {
+			t.Errorf("decoding a %d KiB %.40s... allocated %d KiB; want at most %.1f copies of it", len(c.data)>>10, c.data, alloc>>10, c.copies)
 		}
 	}
 }

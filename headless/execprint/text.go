@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/agentcli/agent/internal/readonly"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -287,13 +288,22 @@ func (p *Text) Handle(ev session.Event) {
 	}
 }
 
-// writeLine writes parts and a newline in one write, copying the text
-// once: a long answer is not copied again by a concatenation and by fmt's
-// growing buffer.
+// writeLine writes parts and a newline: a short line in one write, a long
+// one (a 10 MiB answer) part by part from where the parts lie, not copied
+// into one buffer (io.Writer's contract: Write only reads them).
 func writeLine(w io.Writer, parts ...string) {
 	n := 1
 	for _, s := range parts {
 		n += len(s)
+	}
+	if n > longLine {
+		for _, s := range parts {
+			if _, err := w.Write(readonly.Bytes(s)); err != nil {
+				return
+			}
+		}
+		_, _ = w.Write([]byte{'\n'})
+		return
 	}
 	b := make([]byte, 0, n)
 	for _, s := range parts {
@@ -301,6 +311,9 @@ func writeLine(w io.Writer, parts ...string) {
 	}
 	_, _ = w.Write(append(b, '\n'))
 }
+
+// longLine is the length above which a line is written in parts.
+const longLine = 64 << 10
 
 // safe returns a line of text from outside (a server's error message) fit
 // for stderr: sanitized when it is a terminal.

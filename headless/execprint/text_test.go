@@ -168,10 +168,10 @@ type countingWriter struct{ n int }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
 
-// TestTextLongAnswerCopiedOnce: a 4 MiB answer is printed on stderr (after
-// "codex") and on stdout with one copy of it per print (a line is one
-// write), not a concatenation and fmt's growing buffer besides.
-func TestTextLongAnswerCopiedOnce(t *testing.T) {
+// TestTextLongAnswerNotCopied: a 4 MiB answer is printed on stderr (after
+// "codex") and on stdout from where it lies: no copy of it per print, no
+// concatenation, no fmt buffer.
+func TestTextLongAnswerNotCopied(t *testing.T) {
 	text := strings.Repeat("lorem ipsum ", 4<<20/12)
 	var out, errw countingWriter
 	p := NewText(TextOptions{Stdout: &out, Stderr: &errw})
@@ -184,7 +184,7 @@ func TestTextLongAnswerCopiedOnce(t *testing.T) {
 	if out.n != len(text)+1 || errw.n != len("codex\n")+len(text)+1 {
 		t.Fatalf("wrote %d bytes on stdout, %d on stderr; want the answer on each", out.n, errw.n)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(text))*9/4 {
-		t.Errorf("printing a %d KiB answer twice allocated %d KiB; want one copy per print", len(text)>>10, alloc>>10)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(text))/8 {
+		t.Errorf("printing a %d KiB answer twice allocated %d KiB; want no copy of it", len(text)>>10, alloc>>10)
 	}
 }

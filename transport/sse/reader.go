@@ -29,16 +29,22 @@ import (
 type eventReader struct {
 	r   io.Reader
 	max int // bound on one event's bytes, field names and line ends included
+	// drop, when set, is asked about each event before its data is
+	// joined, with its type and its first data line (as much as was read
+	// of it): true drops the event unjoined and unyielded.
+	drop func(typ string, first []byte) bool
 
 	buf        []byte // buffered input; buf[start:end] is unread
 	start, end int
 	scanned    int      // buf[start:start+scanned] holds no line end
 	long       [][]byte // the current line's start, when longer than buf: full buffers handed over
 	longLen    int
-	err        error // the read error that ended the input, once seen
-	begun      bool  // the first bytes were checked for a BOM
-	skipLF     bool  // the last line ended with '\r': a '\n' right after belongs to it
-	zeroReads  int   // reads in a row that returned nothing
+	held       [][]byte // full buffers the current event's data pieces lie in, spare once it is joined
+	spare      [][]byte // full buffers to read into again: a second 10 MiB event reuses the first's
+	err        error    // the read error that ended the input, once seen
+	begun      bool     // the first bytes were checked for a BOM
+	skipLF     bool     // the last line ended with '\r': a '\n' right after belongs to it
+	zeroReads  int      // reads in a row that returned nothing
 
 	typ, last string  // the current event's type; the last type seen, to reuse its string
 	pieces    []piece // the current event's data, line ends included
@@ -85,9 +91,14 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 			er.typ, er.size = "", 0
 			continue
 		}
-		typ, data := er.typ, er.data()
+		typ, data := er.typ, ""
+		dropped := er.drop != nil && er.drop(typ, er.pieces[0].b)
+		if !dropped {
+			data = er.data()
+		}
 		er.typ, er.pieces, er.any, er.size = "", er.pieces[:0], false, 0
-		if !yield(typ, data) {
+		er.spare, er.held = append(er.spare, er.held...), er.held[:0]
+		if !dropped && !yield(typ, data) {
 			return nil
 		}
 	}
@@ -127,6 +138,7 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 			skip++
 		}
 	} else if len(long) > 0 {
+		er.spare = append(er.spare, long...)
 		return // a name longer than the buffer: no field read here
 	}
 	switch string(name) {
@@ -141,6 +153,8 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 			er.pieces = append(er.pieces, piece{b, false})
 		}
 		er.pieces = append(er.pieces, piece{tail, true}, piece{lineFeed, false})
+		er.held = append(er.held, long...)
+		return
 	case "event":
 		value := first[skip:]
 		if len(long) > 0 {
@@ -152,6 +166,7 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 		er.typ = er.last
 	}
 	// "" (a comment), "id", "retry" and anything else: ignored.
+	er.spare = append(er.spare, long...)
 }
 
 // line returns the next line without its line end: long are the full
@@ -237,7 +252,7 @@ func (er *eventReader) fill() {
 	case unread == len(er.buf) && er.begun:
 		er.long = append(er.long, er.buf)
 		er.longLen += len(er.buf)
-		er.buf = make([]byte, bufSize)
+		er.buf = er.buffer()
 		er.start, er.end, er.scanned = 0, 0, 0
 	case er.end == len(er.buf) || unread == 0:
 		er.keepPieces()
@@ -256,6 +271,16 @@ func (er *eventReader) fill() {
 			er.err = io.ErrNoProgress
 		}
 	}
+}
+
+// buffer is a spare full-size buffer, or a new one.
+func (er *eventReader) buffer() []byte {
+	if n := len(er.spare); n > 0 {
+		b := er.spare[n-1]
+		er.spare = er.spare[:n-1]
+		return b
+	}
+	return make([]byte, bufSize)
 }
 
 // keepPieces copies the data pieces lying in buf out of it.

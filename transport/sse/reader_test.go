@@ -72,8 +72,13 @@ func FuzzReaderMatchesGoSSE(f *testing.F) {
 			t.Skip()
 		}
 		if i := bytes.IndexByte(body, ' '); i >= 0 && long > 0 {
-			// A line longer than the buffer: the space repeated.
+			// Lines longer than the buffer: the first and the last space
+			// repeated (two long lines, maybe in two events, the second
+			// read into the first's buffers).
 			n := int(long)%(3*bufSize) + bufSize - 8
+			if j := bytes.LastIndexByte(body, ' '); j > i {
+				body = append(append(body[:j:j], bytes.Repeat([]byte{'y'}, n/2+bufSize)...), body[j:]...)
+			}
 			body = append(append(body[:i:i], bytes.Repeat([]byte{'x'}, n)...), body[i:]...)
 		}
 		var want []frame
@@ -177,5 +182,56 @@ func TestReaderLargeEventLinear(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*size+size/2 {
 		t.Errorf("reading a %d MiB event allocated %.1f MiB; want at most 2.5x its size (the buffers it filled, the data)", size>>20, float64(alloc)/(1<<20))
+	}
+}
+
+// TestReaderReusesBuffersAcrossEvents: the buffers a 4 MiB event's line
+// filled are read into again by the next one (a delta, then its item):
+// two such events cost one set of buffers and the two data strings, not
+// two sets.
+func TestReaderReusesBuffersAcrossEvents(t *testing.T) {
+	const size = 4 << 20
+	text := strings.Repeat("lorem ipsum ", size/12)
+	event := "event: e\ndata: {\"delta\":\"" + text + "\"}\n\n"
+	body := []byte(event + event + event)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := readAll(&chunkReader{b: body, n: 16 << 10}, transport.MaxEventSize)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != 3 || got[2].data != "{\"delta\":\""+text+"\"}" {
+		t.Fatalf("read %d events, %v; want the three", len(got), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*size+size/2 {
+		t.Errorf("reading three %d MiB events allocated %.1f MiB; want at most 4.5x one's size (one set of buffers, three data strings)", size>>20, float64(alloc)/(1<<20))
+	}
+}
+
+// TestReaderDropsIgnoredEventsUnjoined: a 4 MiB event the drop hook
+// refuses (a call's arguments delta, which nobody reads) costs the buffers
+// it was read into, not a data string; the events after it are read.
+func TestReaderDropsIgnoredEventsUnjoined(t *testing.T) {
+	const size = 4 << 20
+	args := strings.Repeat("lorem ipsum ", size/12)
+	body := []byte("event: response.function_call_arguments.delta\ndata: {\"type\":\"response.function_call_arguments.delta\",\"delta\":\"" + args + "\"}\n\n" +
+		"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"hi\"}\n\n")
+	er := newEventReader(&chunkReader{b: body, n: 16 << 10}, transport.MaxEventSize)
+	var dropped []string
+	er.drop = func(typ string, first []byte) bool {
+		if transport.Ignored(typ, first) {
+			dropped = append(dropped, typ)
+			return true
+		}
+		return false
+	}
+	var got []string
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := er.each(func(typ, data string) bool { got = append(got, typ); return true })
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != 1 || got[0] != "response.output_text.delta" || len(dropped) != 1 {
+		t.Fatalf("yielded %q, dropped %q, %v; want the text delta yielded, the arguments delta dropped", got, dropped, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size*5/4 {
+		t.Errorf("dropping a %d MiB event allocated %.1f MiB; want only the buffers it was read into", size>>20, float64(alloc)/(1<<20))
 	}
 }

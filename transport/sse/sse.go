@@ -157,7 +157,16 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 		}
 		s.started = true
 		done := false // the stream ended here: completed, or a frame failed
-		err := newEventReader(s.r, s.maxEventSize).each(func(typ, data string) bool {
+		er := newEventReader(s.r, s.maxEventSize)
+		er.drop = func(typ string, first []byte) bool {
+			// A named event nobody reads is progress, dropped uncopied.
+			if typ == "" || !transport.Ignored(typ, first) {
+				return false
+			}
+			s.w.Progressed()
+			return true
+		}
+		err := er.each(func(typ, data string) bool {
 			ev, skip, err := transport.DecodeFrame(typ, data)
 			if skip {
 				return true

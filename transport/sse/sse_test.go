@@ -63,6 +63,8 @@ func TestStream(t *testing.T) {
 		{"EOF before completed", []rt.Step{rt.Created("r"), rt.TextDelta("m", "a"), rt.End()},
 			[]string{"created", "delta:a"}, transport.ErrIncomplete},
 		{"unknown events and comments are skipped", []rt.Step{rt.Comment("keepalive"), rt.Event("response.brand_new", nil), rt.Completed("r")},
+			[]string{"completed"}, nil},
+		{"an unnamed unknown event is decoded", []rt.Step{rt.Raw("data: {\"type\":\"response.brand_new\"}\n\n"), rt.Completed("r")},
 			[]string{"unknown:response.brand_new", "completed"}, nil},
 		{"malformed JSON line is skipped", []rt.Step{rt.Raw("data: {not json\n\n"), rt.TextDelta("m", "b"), rt.Completed("r")},
 			[]string{"delta:b", "completed"}, nil},

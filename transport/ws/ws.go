@@ -207,6 +207,9 @@ func (s *stream) send(frame []byte) error {
 	return wr.Close()
 }
 
+// errIgnored is read's report of a message [transport.Ignored] drops.
+var errIgnored = errors.New("ignored message")
+
 // read reads one message, telling the watchdog about every chunk that
 // arrives (a large event on a slow link is not idle), and enforcing
 // MaxMessageSize. The message is read into the stream's buffer, reused
@@ -234,6 +237,9 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			s.buf.Write(p[:n])
 		}
 		if err == io.EOF {
+			if typ == websocket.MessageText && transport.Ignored("", s.buf.Bytes()) {
+				return typ, "", errIgnored // not copied out of the buffer
+			}
 			return typ, s.buf.String(), nil
 		}
 		if err != nil {
@@ -275,6 +281,10 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 	return func(yield func(transport.Event) bool) {
 		for !s.done {
 			typ, data, err := s.read()
+			if err == errIgnored {
+				s.w.Progressed()
+				continue
+			}
 			if errors.Is(err, transport.ErrEventTooLarge) {
 				s.fail(err)
 				return

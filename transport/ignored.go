@@ -1,0 +1,46 @@
+package transport
+
+import "strings"
+
+// modelled are the event types [Decode] turns into an event of their own;
+// a payload of any other type is [Unknown], which no consumer reads.
+var modelled = map[string]bool{
+	"response.created": true, "response.output_item.added": true, "response.output_item.done": true,
+	"response.output_text.delta": true, "response.refusal.delta": true, "response.reasoning_summary_text.delta": true,
+	"response.reasoning_summary_part.added": true, "response.reasoning_text.delta": true,
+	"response.custom_tool_call_input.delta": true,
+	"response.completed":                    true, "response.failed": true, "response.incomplete": true, "error": true,
+}
+
+// Ignored reports whether a frame can be dropped unread, before it is
+// copied out of a transport's buffers: its data's first member is a
+// "type" this package does not model, so it decodes to [Unknown], or,
+// malformed, is skipped. A 10 MiB function_call_arguments.delta or .done,
+// output_text.done or content_part.done (which repeat what the deltas and
+// the item carry) then costs no copy.
+//
+// typ is the SSE event name. When it is a name, data need only be the
+// frame's beginning; a frame named response.completed is never ignored
+// (malformed, it is an error). When typ is "" (WebSocket, an unnamed SSE
+// event) data must be the whole frame: one that mentions
+// "response.completed" is not ignored, as [DecodeFrame] treats it as
+// final when malformed. A frame whose type is not its first member, or
+// is cut by the prefix, is not ignored. A payload naming two types is
+// read by its first (encoding/json would take the last; the reference
+// client refuses it).
+func Ignored(typ string, data []byte) bool {
+	if typ == "response.completed" || typ == "" && strings.Contains(string(data), `"response.completed"`) {
+		return false
+	}
+	p := flatParser{b: string(data[:min(len(data), 256)])}
+	if !p.next('{') {
+		return false
+	}
+	p.ws()
+	if key, ok := p.rawString(); !ok || key != "type" || !p.next(':') {
+		return false
+	}
+	p.ws()
+	name, ok := p.rawString()
+	return ok && name != "" && !modelled[name]
+}
