@@ -10,6 +10,7 @@
 package modelclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -272,7 +273,49 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 			"type": "json_schema", "strict": true, "name": "agent_output_schema", "schema": p.OutputSchema,
 		}
 	}
-	return json.Marshal(b)
+	return marshalBody(b)
+}
+
+// marshalBody is json.Marshal(b) with the input items written as they
+// are (their Raw, compact JSON as decoded or marshalled) into a body of
+// the size it needs: a history holding a 10 MiB tool call is copied once
+// into the request, not compacted into encoding/json's growing buffer and
+// then copied out of it. Every item's Raw is valid JSON by construction
+// (decoded from the server or a rollout, or marshalled here).
+func marshalBody(b requestBody) ([]byte, error) {
+	input := b.Input
+	if len(input) == 0 {
+		return json.Marshal(b)
+	}
+	b.Input = nil
+	head, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	// "input" follows model, previous_response_id and instructions, all
+	// strings, whose quotes are escaped: its first unescaped occurrence
+	// is the field.
+	const empty = `"input":null`
+	at := bytes.Index(head, []byte(empty))
+	if at < 0 {
+		return nil, errors.New("request body: no input field")
+	}
+	n := len(head) + len(input)
+	for _, it := range input {
+		n += max(len(it.Raw), len("null"))
+	}
+	body := make([]byte, 0, n)
+	body = append(body, head[:at]...)
+	body = append(body, `"input":[`...)
+	for i, it := range input {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		raw, _ := it.MarshalJSON()
+		body = append(body, raw...)
+	}
+	body = append(body, ']')
+	return append(body, head[at+len(empty):]...), nil
 }
 
 // HeaderError is a header no HTTP request can carry (a line break or
