@@ -61,6 +61,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnStream, when set, runs once, at the first delta of the answer.
 	OnStream func()
+	// OnStep, when set, runs between the steps of a turn: at the end of
+	// each response and of each tool call (see [StepGC]).
+	OnStep func()
 	// Answer, when set, turns the final message into what Stdout gets in
 	// text mode ([execprint.TextOptions].Answer); -o keeps the message.
 	Answer func(string) string
@@ -100,6 +103,10 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 			}
 		case session.MessageDone:
 			last, refused = ev.Text, ev.Refused
+		case session.ResponseCompleted, session.ToolCallEnd:
+			if o.OnStep != nil {
+				o.OnStep()
+			}
 		}
 	}
 	var err error

@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 )
@@ -44,4 +45,36 @@ func runtimeMemory() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+}
+
+// bigStep is what a step of a turn must have allocated for its end to be
+// worth a collection.
+const bigStep = 8 << 20
+
+// StepGC returns what an exec process calls between the steps of a turn
+// ([Options].OnStep: the end of a response, of a tool call): when more
+// than 8 MiB was allocated since its last collection, it collects, and
+// reports so. A response carrying a 10 MiB call leaves its read buffers,
+// and the tool its copy of the arguments, as garbage the pacer would not
+// collect before the next request's body is built (the heap may double
+// first): collected here, the body goes where they were, not into fresh
+// pages (10 MiB call arguments: peak RSS 69 -> 59 MiB, BENCHMARKS.md). A
+// collection of such a heap, mostly text, costs about a millisecond.
+// GOGC=off in the environment turns it off.
+func StepGC(getenv func(string) string) func() bool {
+	var last uint64
+	return func() bool {
+		if getenv("GOGC") == "off" {
+			return false
+		}
+		s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+		metrics.Read(s)
+		now := s[0].Value.Uint64()
+		if now-last < bigStep {
+			return false
+		}
+		runtime.GC()
+		last = now
+		return true
+	}
 }

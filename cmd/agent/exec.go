@@ -168,6 +168,7 @@ func checkExecApproval(env Env, policy string) error {
 
 // runExecTurn runs one turn of sess and prints it as exec does.
 func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Session, prompt string) error {
+	stepGC := headless.StepGC(env.Getenv)
 	return headless.RunTurn(ctx, sess.Session, prompt, headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
 		JSON: f.json, SessionID: sess.ID, Header: headless.AppHeader(a, version), Tools: headless.AppTools(a),
@@ -175,5 +176,6 @@ func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *a
 		LastMessage: f.lastMessage, Secrets: env.Secrets,
 		Now: env.now, Sleep: env.sleep,
 		OnStream: func() { headless.StreamGC(env.Getenv) },
+		OnStep:   func() { stepGC() },
 	})
 }
