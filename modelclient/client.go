@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentcli/agent/internal/bigcopy"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/retry/gate"
@@ -312,7 +313,7 @@ func marshalBody(b requestBody) ([]byte, error) {
 			body = append(body, ',')
 		}
 		raw, _ := it.MarshalJSON()
-		body = append(body, raw...)
+		body = bigcopy.Append(body, raw)
 	}
 	body = append(body, ']')
 	return append(body, head[at+len(empty):]...), nil

@@ -4,7 +4,7 @@
 // 10 MiB tool argument or answer that is 20 MiB of fresh memory and a
 // stretch in which the collector cannot stop the goroutine (its other
 // threads spin meanwhile). Here the text is copied once, a piece at a
-// time.
+// time ([bigcopy.Step]).
 package jsonstring
 
 import (
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentcli/agent/internal/bigcopy"
 )
 
 // String is a string field decoded with one copy. It accepts what a Go
@@ -42,10 +44,6 @@ func (s *String) UnmarshalJSON(b []byte) error {
 	return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[string]()}
 }
 
-// piece is how much is copied at once: the goroutine can be preempted
-// between pieces.
-const piece = 256 << 10
-
 // Unquote returns the text of a valid JSON string literal's contents (the
 // bytes between its quotes) as encoding/json decodes it: escapes
 // resolved, a lone or invalid surrogate and each invalid UTF-8 byte
@@ -56,7 +54,7 @@ func Unquote(q []byte) string {
 	for len(q) > 0 {
 		// The run up to the next escape or non-ASCII byte, copied as is.
 		n := 0
-		for n < len(q) && n < piece && q[n] != '\\' && q[n] < utf8.RuneSelf {
+		for n < len(q) && n < bigcopy.Step && q[n] != '\\' && q[n] < utf8.RuneSelf {
 			n++
 		}
 		if n > 0 {

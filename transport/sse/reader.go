@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentcli/agent/internal/bigcopy"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -115,10 +116,10 @@ func (er *eventReader) data() string {
 	sb.Grow(n)
 	for _, p := range er.pieces {
 		if n < len(p.b) {
-			sb.Write(p.b[:n])
+			_ = bigcopy.Write(&sb, p.b[:n]) // a strings.Builder does not fail
 			break
 		}
-		sb.Write(p.b)
+		_ = bigcopy.Write(&sb, p.b)
 		n -= len(p.b)
 	}
 	return sb.String()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/agentcli/agent/internal/bigcopy"
 	"github.com/agentcli/agent/transport"
 	"github.com/agentcli/agent/transport/internal/liveness"
 )
@@ -240,7 +241,10 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			if typ == websocket.MessageText && transport.Ignored("", s.buf.Bytes()) {
 				return typ, "", errIgnored // not copied out of the buffer
 			}
-			return typ, s.buf.String(), nil
+			var sb strings.Builder // s.buf.String(), copied a step at a time
+			sb.Grow(s.buf.Len())
+			_ = bigcopy.Write(&sb, s.buf.Bytes())
+			return typ, sb.String(), nil
 		}
 		if err != nil {
 			return typ, "", err
