@@ -12,6 +12,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -o bin/agent ./cmd/agent
 	CGO_ENABLED=0 $(GO) build -o bin/agent-otel ./cmd/agent-otel
 	CGO_ENABLED=0 $(GO) build -o bin/agent-man ./cmd/agent-man
+	CGO_ENABLED=0 $(GO) build -o bin/agent-highlight ./cmd/agent-highlight
 
 # Installs the binary into GOBIN when it is set, else ~/.local/bin
 # (override with make install PREFIX_BIN=/some/dir).
@@ -21,7 +22,8 @@ install: build
 	install -m 0755 bin/agent "$(PREFIX_BIN)/agent"
 	install -m 0755 bin/agent-otel "$(PREFIX_BIN)/agent-otel"
 	install -m 0755 bin/agent-man "$(PREFIX_BIN)/agent-man"
-	@echo "installed $(PREFIX_BIN)/agent, agent-otel (the [otel] exporter) and agent-man (agent man's page writer)"
+	install -m 0755 bin/agent-highlight "$(PREFIX_BIN)/agent-highlight"
+	@echo "installed $(PREFIX_BIN)/agent, agent-otel (the [otel] exporter), agent-man (agent man's page writer) and agent-highlight (the chat's code colours)"
 
 # The man pages, generated from the commands (agent man runs bin/agent-man,
 # which links cobra/doc so that agent does not): man -l man/man1/agent.1

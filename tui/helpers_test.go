@@ -23,8 +23,9 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // TestMain fails on leaked goroutines. regexp2's match-timeout clock
-// (chroma sets a timeout on every rule, package highlight) is the
-// library's own: it stops by itself about a second after the last match.
+// (chroma sets a timeout on every rule; tests that colour code lex in
+// process, package lexing) is the library's own: it stops by itself about
+// a second after the last match.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/dlclark/regexp2/v2.runClock"),
 		goleak.IgnoreAnyFunction("github.com/dlclark/regexp2/v2.runClock"))

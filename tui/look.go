@@ -23,8 +23,10 @@ type look struct {
 	r       *lipgloss.Renderer
 	mdStyle mdStyles
 	md      goldmark.Markdown
-	// hl colours code blocks; nil until the first one is drawn.
-	hl *highlight.Highlighter
+	// hl colours code blocks; nil until the first one is drawn. hlStart
+	// starts its lexer; nil is agent-highlight (tests lex in process).
+	hl      *highlight.Highlighter
+	hlStart func() (highlight.Conn, error)
 
 	user, assistant, dim, reasoning, bold  lipgloss.Style
 	warn, fail, ok, accent, add, del, hunk lipgloss.Style

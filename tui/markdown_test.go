@@ -1,12 +1,17 @@
 package tui
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/muesli/termenv"
+
+	"github.com/agentcli/agent/tui/highlight"
+	"github.com/agentcli/agent/tui/highlight/lexing"
 )
 
 // TestRenderMarkdown draws the Markdown a model writes, without colour
@@ -83,6 +88,7 @@ func TestRenderMarkdownFitsAndCleans(t *testing.T) {
 // the plain code colour; a model's escape sequence in code is cleaned.
 func TestCodeBlockColoured(t *testing.T) {
 	l := newLook(nil, false, false)
+	l.hlStart = inProcessLexer(t)
 	l.r.SetColorProfile(termenv.ANSI256)
 	text := "```go\nfunc f() string { return \"hi\" } // note\x1b]0;evil\x07\n```\n\n```klingon\nqapla'\n```\n"
 	lines, ok := l.renderMarkdown(text, 80)
@@ -102,9 +108,43 @@ func TestCodeBlockColoured(t *testing.T) {
 		t.Errorf("text changed: %q", got)
 	}
 	if l.hl == nil {
-		t.Error("no highlighter was made")
+		t.Fatal("no highlighter was made")
 	}
+	l.hl.Close()
 	if plain := newLook(nil, true, false); plain.hl != nil {
 		t.Error("a highlighter is made before any code block")
+	}
+}
+
+// TestCodeBlockPlainWithoutLexer: with no agent-highlight to start, a
+// block in a known language is drawn in the plain code colour, its text
+// unchanged.
+func TestCodeBlockPlainWithoutLexer(t *testing.T) {
+	l := newLook(nil, false, false)
+	l.r.SetColorProfile(termenv.ANSI256)
+	l.hlStart = func() (highlight.Conn, error) { return highlight.Conn{}, errors.New("agent-highlight was not found") }
+	lines, ok := l.renderMarkdown("```go\nfunc f() {}\n```\n", 80)
+	if !ok || len(lines) != 1 || !strings.Contains(lines[0], "\x1b[38;5;244mfunc f() {}") {
+		t.Fatalf("rendered %v %q; want the block in the plain code colour", ok, lines)
+	}
+}
+
+// inProcessLexer starts a lexer in process, over pipes, as agent-highlight
+// runs lexing.Serve over its standard input and output.
+func inProcessLexer(t *testing.T) func() (highlight.Conn, error) {
+	return func() (highlight.Conn, error) {
+		reqR, reqW := io.Pipe()
+		respR, respW := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			respW.CloseWithError(lexing.Serve(reqR, respW))
+		}()
+		t.Cleanup(func() { reqW.Close(); respR.Close(); <-done })
+		return highlight.Conn{W: reqW, R: respR, Close: func() error {
+			reqW.Close()
+			<-done
+			return nil
+		}}, nil
 	}
 }

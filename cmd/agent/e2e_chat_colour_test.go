@@ -8,6 +8,7 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/tui/highlight"
 )
 
 // TestE2EChatCodeBlockColoured: a fenced Go block in an answer is drawn
@@ -15,6 +16,9 @@ import (
 // the prose around it not.
 func TestE2EChatCodeBlockColoured(t *testing.T) {
 	bin := buildAgent(t)
+	if err := companionBinary(highlight.ProgramName); err != nil {
+		t.Fatal(err)
+	}
 	answer := "Here it is:\n\n```go\nfunc answerFortyTwo() int { return 42 }\n```\n"
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", answer)})
 	home := writeConfig(t, srv.URL, "")

@@ -1,30 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/telemetry/otlptest"
 )
-
-// exporterBinary builds agent-otel beside the agent binary, where agent
-// looks for it, once per test process.
-var exporterBinary = sync.OnceValue(func() error {
-	bin, err := agentBinary()
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), "agent-otel"), "../agent-otel").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go build agent-otel: %w\n%s", err, out)
-	}
-	return nil
-})
 
 // TestE2EOtel runs exec with [otel] exporting to an in-process OTLP
 // receiver over HTTP and over gRPC: the receiver gets Codex's events of
@@ -34,7 +16,7 @@ var exporterBinary = sync.OnceValue(func() error {
 // the header's secret appears nowhere in agent's output.
 func TestE2EOtel(t *testing.T) {
 	bin := buildAgent(t)
-	if err := exporterBinary(); err != nil {
+	if err := companionBinary("agent-otel"); err != nil {
 		t.Fatalf("build agent-otel: %v", err)
 	}
 	const header = "otlp-secret-value-1"

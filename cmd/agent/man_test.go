@@ -21,19 +21,26 @@ import (
 	"github.com/agentcli/agent/internal/mantree"
 )
 
-// manWriterBinary builds agent-man beside the agent binary, where agent
-// looks for it, once per test process.
-var manWriterBinary = sync.OnceValue(func() error {
-	bin, err := agentBinary()
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), mantree.ProgramName), "../agent-man").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go build agent-man: %w\n%s", err, out)
-	}
-	return nil
-})
+// companionBuilds holds, per companion program, the build of cmd/NAME
+// beside the agent binary (a sync.OnceValue), where agent looks for it.
+var companionBuilds sync.Map
+
+// companionBinary builds the companion program name beside the agent
+// binary, once per test process.
+func companionBinary(name string) error {
+	build, _ := companionBuilds.LoadOrStore(name, sync.OnceValue(func() error {
+		bin, err := agentBinary()
+		if err != nil {
+			return err
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), name), "../"+name).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("go build %s: %w\n%s", name, err, out)
+		}
+		return nil
+	}))
+	return build.(func() error)()
+}
 
 // TestManPagesOfTheRealTree: the pages agent-man writes from agent's own
 // command tree, sent as agent man sends it, are byte for byte those
@@ -83,7 +90,7 @@ func TestManPagesOfTheRealTree(t *testing.T) {
 // and where it looked, and writes nothing.
 func TestE2EMan(t *testing.T) {
 	bin := buildAgent(t)
-	if err := manWriterBinary(); err != nil {
+	if err := companionBinary(mantree.ProgramName); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "man", "man1")

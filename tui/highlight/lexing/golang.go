@@ -1,4 +1,4 @@
-package highlight
+package lexing
 
 import (
 	"github.com/alecthomas/chroma/v2"
