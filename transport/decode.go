@@ -261,13 +261,16 @@ func Decode(typ string, data []byte) (Event, error) {
 	if ev, ok := decodeDelta(string(data)); ok {
 		return ev, nil
 	}
-	return decodeGeneral(typ, data, false)
+	return decodeGeneral(typ, data, false, nil)
 }
 
 // decodeGeneral is Decode by way of encoding/json. owned says data is the
 // decoder's own, never written (a copy, or a string's bytes), which an
 // item's Raw may then be a slice of.
-func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
+//
+// delivered are the ids of items the stream delivered, which a
+// completed response's output leaves out.
+func decodeGeneral(typ string, data []byte, owned bool, delivered map[string]bool) (Event, error) {
 	var h wireHead
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, &DecodeError{Type: typ, Err: err}
@@ -300,7 +303,7 @@ func decodeGeneral(typ string, data []byte, owned bool) (Event, error) {
 		}
 		return deltaEvent(t, w), nil
 	case "response.completed", "response.failed", "response.incomplete":
-		return decodeResponseEvent(t, h.Response, owned)
+		return decodeResponseEvent(t, h.Response, owned, delivered)
 	case "error":
 		var w wireErrorEvent
 		_ = json.Unmarshal(data, &w)
@@ -342,6 +345,12 @@ func decodeItemEvent(t string, data []byte, item rawRef, owned bool) (Event, err
 		raw = bytes.Clone(raw)
 	}
 	it, problem, ok := checkItem(raw)
+	return itemEvent(t, data, raw, it, problem, ok)
+}
+
+// itemEvent is decodeItemEvent's event, the item checked.
+func itemEvent(t string, data []byte, raw json.RawMessage, it Item, problem string, ok bool) (Event, error) {
+	item := raw
 	if t == "response.output_item.added" {
 		if !ok {
 			return nil, &DecodeError{Type: t, Err: fmt.Errorf("bad item: %s", truncate(item))}
@@ -361,7 +370,10 @@ func decodeItemEvent(t string, data []byte, item rawRef, owned bool) (Event, err
 // decodeResponseEvent decodes the events that end a response from its
 // response object, a slice of the payload; its output items' Raw are
 // slices of it when the payload is owned.
-func decodeResponseEvent(t string, response rawRef, owned bool) (Event, error) {
+//
+// An output item whose id is in delivered (read from its first members
+// without decoding it) is left out.
+func decodeResponseEvent(t string, response rawRef, owned bool, delivered map[string]bool) (Event, error) {
 	var r wireResponse
 	if err := json.Unmarshal(response, &r); err != nil && t == "response.completed" {
 		if len(response) == 0 {
@@ -378,6 +390,9 @@ func decodeResponseEvent(t string, response rawRef, owned bool) (Event, error) {
 	}
 	c := Completed{ResponseID: string(r.ID), EndTurn: r.EndTurn.ptr(), Usage: decodeUsage(r.Usage)}
 	for _, ref := range r.Output {
+		if id, ok := leadingID(ref); ok && delivered[id] {
+			continue
+		}
 		raw := json.RawMessage(ref)
 		if !owned {
 			raw = bytes.Clone(raw)
@@ -433,12 +448,35 @@ func truncate(b []byte) string {
 // delta is a substring of it, and an item's Raw a slice of its bytes, not
 // copies: a 10 MiB event is decoded without another copy of it.
 func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
+	return (&FrameDecoder{}).Decode(typ, data)
+}
+
+// A FrameDecoder decodes the frames of one stream as [DecodeFrame] does,
+// remembering the ids of the items the stream delivered
+// (response.output_item.done), which the completed response's output
+// then leaves out undecoded: OpenAI sends every item again there, whole.
+// The zero value is ready to use.
+type FrameDecoder struct {
+	delivered map[string]bool
+}
+
+// Decode decodes one frame (see [DecodeFrame]).
+func (d *FrameDecoder) Decode(typ string, data string) (ev Event, skip bool, err error) {
 	if len(data) == 0 || data == "[DONE]" {
 		return nil, true, nil
 	}
 	ev, ok := decodeDelta(data)
+	if !ok && len(data) > largeEvent {
+		ev, ok, err = decodeLarge(data, d.delivered)
+	}
 	if !ok {
-		ev, err = decodeGeneral(typ, readonly.Bytes(data), true)
+		ev, err = decodeGeneral(typ, readonly.Bytes(data), true, d.delivered)
+	}
+	if done, ok := ev.(OutputItemDone); ok && done.Item.ID != "" {
+		if d.delivered == nil {
+			d.delivered = map[string]bool{}
+		}
+		d.delivered[done.Item.ID] = true
 	}
 	if err == nil { // the common case, without errors.As's allocation
 		return ev, false, nil

@@ -418,3 +418,63 @@ func FuzzIgnored(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLeadingID: the id leadingID reads from an item's first members is
+// the one encoding/json decodes.
+func FuzzLeadingID(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"fc_1","type":"function_call"}`, `{"type":"x","n":1.5e3,"b":true,"z":null,"id":"a"}`,
+		`{"s":"q\"uo\\te","id":"b"}`, `{"o":{},"id":"c"}`, `{"ID":"d","id":"e"}`, `{"id":"\u0041"}`, `{"id":5}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		id, ok := transport.LeadingIDForTest([]byte(data))
+		if !ok || !json.Valid([]byte(data)) || strings.Count(strings.ToLower(data), `"id"`) != 1 {
+			return
+		}
+		var v struct {
+			ID any `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(data), &v); err != nil {
+			return // not an object
+		}
+		if v.ID != id {
+			t.Fatalf("leadingID(%s) = %q; encoding/json reads %#v", data, id, v.ID)
+		}
+	})
+}
+
+// FuzzDecodeLarge holds the large-event path equal to the general one:
+// what it decodes, the general path decodes the same, errors included.
+func FuzzDecodeLarge(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"m","content":[{"type":"output_text","text":"x\"}"}]},"sequence_number":3}`,
+		`{"type":"response.output_item.done","item":{"type":"function_call","id":"f","call_id":"c","name":"n","arguments":"{\"a\":\"]\"}"}}`,
+		`{"type":"response.output_item.done","item":{"type":"message","content":"x"}}`,
+		`{"type":"response.output_item.done","item":{"id":5}}`,
+		`{"type":"response.output_item.done","item":{"type":"x"},"item":{"type":"y"}}`,
+		`{"type":"response.output_item.done","item":{"type":"x",}}`,
+		`{"type":"response.output_item.done","item":[1,{"a":"\\"}]}`,
+		`{"type":"response.completed","response":{"id":"r","status":"completed","output":[{"type":"message","id":"m"}],"usage":{"input_tokens":1}}}`,
+		`{"type":"response.completed","response":{"id":"r","status":"incomplete"}}`,
+		`{"type":"response.completed","response":{"id":"r"},"TYPE":"x"}`,
+		`{"type":"response.completed","response":{"id":"r" "x"}}`,
+		`{"type":"response.completed","response":"str"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		fast, ok, ferr := transport.DecodeLargeForTest(data)
+		if !ok {
+			return
+		}
+		slow, serr := transport.DecodeSlowForTest([]byte(data))
+		if (ferr != nil) != (serr != nil) {
+			t.Fatalf("%s: large path %#v, %v; general path %#v, %v", data, fast, ferr, slow, serr)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%s: (-general +large):\n%s", data, diff)
+		}
+	})
+}

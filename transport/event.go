@@ -68,7 +68,9 @@ type Completed struct {
 	EndTurn *bool
 	// Output is the response's output items as response.completed lists
 	// them. OpenAI lists again what the stream delivered; a gateway
-	// (LiteLLM) may deliver an item only here.
+	// (LiteLLM) may deliver an item only here. Decoded by a stream's
+	// [FrameDecoder], it leaves out the items the stream delivered by id
+	// (a 10 MiB call is not decoded, nor its arguments copied, twice).
 	Output []Item
 	// Malformed are the output items agent could not read, wholly (left
 	// out of Output) or in part; their Raw is the item.

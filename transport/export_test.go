@@ -4,4 +4,9 @@ package transport
 func DecodeDeltaForTest(data []byte) (Event, bool) { return decodeDelta(string(data)) }
 
 // DecodeSlowForTest runs Decode without the fast path.
-func DecodeSlowForTest(data []byte) (Event, error) { return decodeGeneral("", data, false) }
+func DecodeSlowForTest(data []byte) (Event, error) { return decodeGeneral("", data, false, nil) }
+
+func LeadingIDForTest(item []byte) (string, bool) { return leadingID(item) }
+
+// DecodeLargeForTest is decodeLarge at any size.
+func DecodeLargeForTest(data string) (Event, bool, error) { return decodeLarge(data, nil) }

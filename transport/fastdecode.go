@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentcli/agent/internal/readonly"
 )
 
 // decodeDelta decodes the events that make up almost all of a stream
@@ -73,6 +75,9 @@ func decodeDelta(data string) (Event, bool) {
 		}
 		break
 	}
+	// The id is kept (a map key of open items): a copy, not a substring
+	// holding the whole event's data, a 10 MiB delta, alive.
+	itemID = strings.Clone(itemID)
 	switch typ {
 	case "response.output_text.delta":
 		return TextDelta{ItemID: itemID, Delta: delta}, true
@@ -231,4 +236,61 @@ func (p *flatParser) unquote(j int) (string, bool) {
 	}
 	p.i = end + 1
 	return s, true
+}
+
+// leadingID reads an item's "id" from its first members without decoding
+// the item: members before it may be strings (skipped, however long, not
+// unquoted: a 10 MiB "arguments" sorted before "id" costs a scan, not a
+// copy), numbers, booleans or null; anything else, an escaped key or id,
+// or no id reports false.
+func leadingID(item []byte) (string, bool) {
+	id, ok := leadingIDIn(readonly.String(item))
+	return strings.Clone(id), ok // not a view of item
+}
+
+func leadingIDIn(item string) (string, bool) {
+	p := flatParser{b: item}
+	if !p.next('{') {
+		return "", false
+	}
+	for {
+		p.ws()
+		key, ok := p.rawString()
+		if !ok || !p.next(':') {
+			return "", false
+		}
+		p.ws()
+		if key == "id" {
+			id, ok := p.rawString()
+			return id, ok && utf8.ValidString(id) // encoding/json replaces bad bytes
+		}
+		if !p.skipScalar() || !p.next(',') {
+			return "", false
+		}
+	}
+}
+
+// skipScalar skips a string (escapes and all), a number, true, false or
+// null.
+func (p *flatParser) skipScalar() bool {
+	if p.i >= len(p.b) {
+		return false
+	}
+	if p.b[p.i] == '"' {
+		for j := p.i + 1; j < len(p.b); j++ {
+			switch p.b[j] {
+			case '\\':
+				j++
+			case '"':
+				p.i = j + 1
+				return true
+			}
+		}
+		return false
+	}
+	start := p.i
+	for p.i < len(p.b) && strings.IndexByte("0123456789+-.eEtrufalsn", p.b[p.i]) >= 0 {
+		p.i++
+	}
+	return p.i > start
 }

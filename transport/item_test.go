@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/agentcli/agent/transport"
 )
@@ -105,5 +106,53 @@ func TestDecodeFrameLargeUnknownCopiedOnce(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
 		t.Errorf("decoding a %d KiB unknown event allocated %d KiB; want one copy of it", len(data)>>10, alloc>>10)
+	}
+}
+
+// TestFrameDecoderLeavesDeliveredItemsOut: a stream's completed response
+// lists its 4 MiB call again, whole, as OpenAI does: the stream's
+// FrameDecoder leaves it out of Output without decoding it (no copy of
+// its arguments) and keeps the item the stream did not deliver; alone,
+// DecodeFrame lists both.
+func TestFrameDecoderLeavesDeliveredItemsOut(t *testing.T) {
+	args := `{\"cmd\":\"true\",\"justification\":\"` + strings.Repeat("lorem ipsum ", 4<<20/12) + `\"}`
+	// Keys sorted, as a gateway may send them: the id after the arguments.
+	call := `{"arguments":"` + args + `","call_id":"c1","id":"fc_1","name":"exec_command","status":"completed","type":"function_call"}`
+	other := `{"type":"message","id":"msg_2","role":"assistant","content":[{"type":"output_text","text":"only here"}]}`
+	completed := `{"type":"response.completed","response":{"id":"r","status":"completed","output":[` + call + `,` + other + `]}}`
+	var dec transport.FrameDecoder
+	if ev, _, err := dec.Decode("response.output_item.done", `{"type":"response.output_item.done","item":`+call+`}`); err != nil {
+		t.Fatalf("item: %T, %v", ev, err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ev, _, err := dec.Decode("response.completed", completed)
+	runtime.ReadMemStats(&after)
+	c, ok := ev.(transport.Completed)
+	if err != nil || !ok || len(c.Output) != 1 || c.Output[0].ID != "msg_2" {
+		t.Fatalf("completed = %#v, %v; want only msg_2 in Output", ev, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(completed))/8 {
+		t.Errorf("decoding the completed response allocated %d KiB; want no copy of the delivered call (%d KiB)", alloc>>10, len(completed)>>10)
+	}
+	ev, _, err = transport.DecodeFrame("response.completed", completed)
+	if c, ok := ev.(transport.Completed); err != nil || !ok || len(c.Output) != 2 {
+		t.Errorf("DecodeFrame(completed) = %T %v; want both items", ev, err)
+	}
+}
+
+// TestDeltaIDHoldsNoData: a 4 MiB delta's item id, which the session
+// keeps after the delta is gone, is not a substring of the event's data
+// (it would keep all 4 MiB alive).
+func TestDeltaIDHoldsNoData(t *testing.T) {
+	data := `{"type":"response.output_text.delta","item_id":"msg_1","delta":"` + strings.Repeat("x", 4<<20) + `"}`
+	ev, _, err := transport.DecodeFrame("", data)
+	d, ok := ev.(transport.TextDelta)
+	if err != nil || !ok || d.ItemID != "msg_1" {
+		t.Fatalf("DecodeFrame = %#v, %v", ev, err)
+	}
+	start, end := uintptr(unsafe.Pointer(unsafe.StringData(data))), uintptr(unsafe.Pointer(unsafe.StringData(data)))+uintptr(len(data))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(d.ItemID))); p >= start && p < end {
+		t.Error("the delta's item id points into the event's data")
 	}
 }

@@ -93,17 +93,27 @@ func knownPart(typ string) bool {
 // item that is used may still have a problem (a part it cannot read).
 // A readable item costs no more than parsing it.
 func checkItem(raw json.RawMessage) (it Item, problem string, ok bool) {
+	it, problem, ok, _ = checkItemSyntax(raw)
+	return it, problem, ok
+}
+
+// checkItemSyntax is checkItem also saying whether raw is not JSON at all
+// (a syntax error), which [decodeLarge] leaves to the general path.
+func checkItemSyntax(raw json.RawMessage) (it Item, problem string, ok, syntax bool) {
 	if first(raw) != '{' {
-		return Item{}, fmt.Sprintf("the item is %s, not an object", kind(raw)), false
+		return Item{}, fmt.Sprintf("the item is %s, not an object", kind(raw)), false, false
 	}
 	it, problem, err := decodeItem(raw)
+	var se *json.SyntaxError
 	switch {
+	case errors.As(err, &se):
+		return Item{}, itemProblem(raw, err), false, true
 	case err != nil:
-		return Item{}, itemProblem(raw, err), false
+		return Item{}, itemProblem(raw, err), false, false
 	case it.Type == "":
-		return Item{}, `the item has no "type"`, false
+		return Item{}, `the item has no "type"`, false, false
 	}
-	return it, problem, true
+	return it, problem, true, false
 }
 
 // itemID is an item's id as sent, "" when it has none that is a string.

@@ -1,7 +1,8 @@
 // Package readonly lends a string's bytes to code that takes a []byte and
-// only reads it (encoding/json's Unmarshal, a writer), without the copy a
+// only reads it (encoding/json's Unmarshal, a writer), and bytes to code
+// that reads a string and keeps none of it, without the copy a
 // conversion makes: a 10 MiB event or tool argument is not copied once
-// more to be decoded.
+// more to be decoded or scanned.
 package readonly
 
 import "unsafe"
@@ -16,4 +17,14 @@ func Bytes(s string) []byte {
 		return nil
 	}
 	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// String returns b's bytes as a string without copying them, for a
+// reader that keeps nothing of it past the call (a substring it returns
+// must be cloned): b must not change meanwhile.
+func String(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/agentcli/agent/internal/readonly"
 )
@@ -33,5 +34,17 @@ func TestBytesNotCopied(t *testing.T) {
 	}
 	if b := readonly.Bytes(""); b != nil {
 		t.Errorf("Bytes(\"\") = %v, want nil", b)
+	}
+}
+
+// TestStringNotCopied: String is b's bytes, not a copy of them.
+func TestStringNotCopied(t *testing.T) {
+	b := []byte("hello")
+	s := readonly.String(b)
+	if s != "hello" || unsafe.StringData(s) != &b[0] {
+		t.Errorf("String(b) = %q at %p; want b's bytes at %p", s, unsafe.StringData(s), &b[0])
+	}
+	if readonly.String(nil) != "" {
+		t.Error("String(nil) is not empty")
 	}
 }

@@ -166,8 +166,9 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 			s.w.Progressed()
 			return true
 		}
+		var dec transport.FrameDecoder
 		err := er.each(func(typ, data string) bool {
-			ev, skip, err := transport.DecodeFrame(typ, data)
+			ev, skip, err := dec.Decode(typ, data)
 			if skip {
 				return true
 			}

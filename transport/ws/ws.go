@@ -273,7 +273,8 @@ type stream struct {
 	sctx   context.Context
 	cancel context.CancelFunc
 	w      *liveness.Watchdog
-	buf    bytes.Buffer // the message being read
+	buf    bytes.Buffer           // the message being read
+	dec    transport.FrameDecoder // the response's frames
 	err    error
 	done   bool
 	closed bool
@@ -301,7 +302,7 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 				s.fail(transport.ErrUnexpectedBinary)
 				return
 			}
-			ev, skip, err := transport.DecodeFrame("", data)
+			ev, skip, err := s.dec.Decode("", data)
 			if skip {
 				continue
 			}
