@@ -62,7 +62,7 @@ type Options struct {
 	// OnStream, when set, runs once, at the first delta of the answer.
 	OnStream func()
 	// OnStep, when set, runs between the steps of a turn: at the end of
-	// each response and of each tool call (see [StepGC]).
+	// each message, response and tool call (see [StepGC]).
 	OnStep func()
 	// Answer, when set, turns the final message into what Stdout gets in
 	// text mode ([execprint.TextOptions].Answer); -o keeps the message.
@@ -103,6 +103,9 @@ func RunTurn(ctx context.Context, sess Session, prompt string, o Options) error 
 			}
 		case session.MessageDone:
 			last, refused = ev.Text, ev.Refused
+			if o.OnStep != nil {
+				o.OnStep()
+			}
 		case session.ResponseCompleted, session.ToolCallEnd:
 			if o.OnStep != nil {
 				o.OnStep()

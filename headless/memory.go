@@ -52,13 +52,15 @@ func runtimeMemory() int64 {
 const bigStep = 8 << 20
 
 // StepGC returns what an exec process calls between the steps of a turn
-// ([Options].OnStep: the end of a response, of a tool call): when more
+// ([Options].OnStep: the end of a message, a response, a tool call): when more
 // than 8 MiB was allocated since its last collection, it collects, and
 // reports so. A response carrying a 10 MiB call leaves its read buffers,
 // and the tool its copy of the arguments, as garbage the pacer would not
 // collect before the next request's body is built (the heap may double
 // first): collected here, the body goes where they were, not into fresh
-// pages (10 MiB call arguments: peak RSS 69 -> 59 MiB, BENCHMARKS.md). A
+// pages (10 MiB call arguments: peak RSS 69 -> 59 MiB, BENCHMARKS.md);
+// likewise a 10 MiB answer's deltas, collected once its message is done,
+// leave room for the completed response that lists it again. A
 // collection of such a heap, mostly text, costs about a millisecond.
 // GOGC=off in the environment turns it off.
 func StepGC(getenv func(string) string) func() bool {

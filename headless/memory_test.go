@@ -33,7 +33,7 @@ func TestStepGCCollectsAfterBigSteps(t *testing.T) {
 }
 
 // TestRunTurnStepsAtResponseAndToolEnds: OnStep runs at the end of each
-// response and of each tool call, not at the other events.
+// message, response and tool call, not at the other events.
 func TestRunTurnStepsAtResponseAndToolEnds(t *testing.T) {
 	sess := &fakeSession{turns: []fakeTurn{{events: []session.Event{
 		session.TurnStarted{}, session.ToolCallBegin{}, session.ResponseCompleted{},
@@ -45,7 +45,7 @@ func TestRunTurnStepsAtResponseAndToolEnds(t *testing.T) {
 	if err := RunTurn(context.Background(), sess, "hi", Options{Stdout: &stdout, Stderr: &stderr, OnStep: func() { steps++ }}); err != nil {
 		t.Fatal(err)
 	}
-	if steps != 3 {
-		t.Errorf("OnStep ran %d times; want 3 (two responses, one tool call)", steps)
+	if steps != 4 {
+		t.Errorf("OnStep ran %d times; want 4 (two responses, a message, a tool call)", steps)
 	}
 }

@@ -15,7 +15,8 @@ const bigReply = "the command ran"
 // bytes, for agent (and --compare; not the reference) and curl: one text
 // delta of that size; an exec_command call whose command prints that
 // many bytes, then a short answer; an exec_command call whose arguments
-// are that large (a justification of that size), then a short answer.
+// are that large (a justification of that size), then a short answer; and
+// the first and the last as OpenAI streams them (fakeresponses --openai).
 // curl reads the first request's stream (and takes the second request,
 // unmeasured).
 func bigScenarios(fakeBin, tmp string, o options, homes []string, clients []client, curl client, ref string) ([]bigResult, error) {
@@ -47,9 +48,13 @@ func bigScenarios(fakeBin, tmp string, o options, homes []string, clients []clie
 		{"one " + size + " text delta", []string{"--deltas", "1", "--delta", delta, "--delta-size", fmt.Sprint(o.big)}, tail.String()},
 		{"a command printing " + size, []string{"--call-args", printArgs, "--reply", bigReply}, bigReply},
 		{"a call's arguments of " + size, []string{"--call-args", bigArgs, "--reply", bigReply}, bigReply},
+		// As OpenAI streams them: the text or arguments again in their
+		// .done events, the item again in response.completed.
+		{"one " + size + " answer, as OpenAI streams it", []string{"--openai", "--deltas", "1", "--delta", delta, "--delta-size", fmt.Sprint(o.big)}, tail.String()},
+		{"a call's arguments of " + size + ", as OpenAI streams them", []string{"--openai", "--call-args", bigArgs, "--reply", bigReply}, bigReply},
 	}
 	var out []bigResult
-	for i, sc := range scenarios {
+	for _, sc := range scenarios {
 		var measured []client
 		for _, c := range clients {
 			if c.name != ref {
@@ -59,7 +64,7 @@ func bigScenarios(fakeBin, tmp string, o options, homes []string, clients []clie
 		fmt.Fprintf(os.Stderr, "benchrun: big payload: %s (%d runs per client, and curl)\n", sc.name, o.runs)
 		r := bigResult{name: sc.name, samples: map[string][]sample{}}
 		cr := &curlRuns{c: curl, into: &r.curl}
-		if i > 0 {
+		if strings.Contains(sc.name, "call") || strings.Contains(sc.name, "command") {
 			cr.extra = 1 // the call's output comes back in a second request
 		}
 		if err := scenario(fakeBin, sc.args, homes, measured, o.runs, sc.want, r.samples, cr); err != nil {

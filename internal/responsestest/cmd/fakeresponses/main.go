@@ -6,7 +6,7 @@
 // Usage:
 //
 //	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT] [--delta-size BYTES]]
-//	              [--call-args FILE] [--repeat N]
+//	              [--call-args FILE] [--openai] [--repeat N]
 //	fakeresponses [--listen 127.0.0.1:0] --script FILE [--dump DIR]
 //
 // Every request to .../responses (SSE POST or WebSocket) is answered by the
@@ -20,8 +20,13 @@
 // requests: the first is answered with an exec_command function call whose
 // arguments are FILE's text (streamed as one
 // response.function_call_arguments.delta, then the item), the second (the
-// call's output sent back) with the reply. The scenario is repeated
-// --repeat times, after which requests get a 500.
+// call's output sent back) with the reply. --openai sends what OpenAI
+// sends besides: a call's arguments in 64 KiB deltas, then
+// response.function_call_arguments.done with all of them; a message's
+// response.output_text.done and response.content_part.done; and every
+// item again in response.completed's output (items with "id" first, as
+// OpenAI orders them). The scenario is repeated --repeat times, after
+// which requests get a 500.
 //
 // --script FILE answers the requests in order with the attempts of a JSON
 // script instead (format: responsestest.ParseScript); requests past its end
@@ -58,6 +63,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -83,6 +89,7 @@ type config struct {
 	callArgs string
 	script   rt.Script // --script, parsed; nil: the --reply/--deltas scenario
 	dump     string
+	openai   bool // --openai: every event OpenAI sends, the items again at the end
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -98,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
 	scriptFile := fs.String("script", "", "answer requests with the attempts of this JSON script file")
 	fs.StringVar(&c.dump, "dump", "", "write each request body to DIR/request-N.json")
+	fs.BoolVar(&c.openai, "openai", false, "send every event OpenAI sends (arguments in 64 KiB deltas and .done, output_text.done, content_part.done) and the items again in response.completed")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -149,13 +157,60 @@ func (c config) attempt() rt.Attempt {
 		steps = append(steps, delta)
 	}
 	text := strings.Repeat(c.delta, c.deltas)
-	steps = append(steps, rt.MessageDone("msg_1", text), rt.Completed("resp_1"))
+	if !c.openai {
+		steps = append(steps, rt.MessageDone("msg_1", text), rt.Completed("resp_1"))
+		return rt.Stream(steps...)
+	}
+	item := message{ID: "msg_1", Type: "message", Status: "completed", Role: "assistant",
+		Content: []outputText{{Type: "output_text", Annotations: []any{}, Text: text}}}
+	steps = append(steps,
+		rt.Event("response.output_text.done", map[string]any{"item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text}),
+		rt.Event("response.content_part.done", map[string]any{"item_id": "msg_1", "output_index": 0, "content_index": 0, "part": item.Content[0]}),
+		rt.Event("response.output_item.done", map[string]any{"output_index": 0, "item": item}),
+		completedWith("resp_1", item))
 	return rt.Stream(steps...)
+}
+
+// message and outputText are a message item with its fields in the order
+// OpenAI sends them ("id" first).
+type message struct {
+	ID      string       `json:"id"`
+	Type    string       `json:"type"`
+	Status  string       `json:"status"`
+	Content []outputText `json:"content"`
+	Role    string       `json:"role"`
+}
+
+type outputText struct {
+	Type        string `json:"type"`
+	Annotations []any  `json:"annotations"`
+	Text        string `json:"text"`
+}
+
+// functionCall is a function_call item in OpenAI's order.
+type functionCall struct {
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	Arguments string `json:"arguments"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+}
+
+// completedWith is response.completed listing output again.
+func completedWith(respID string, output ...any) rt.Step {
+	return rt.Event("response.completed", map[string]any{"response": map[string]any{
+		"id": respID, "status": "completed", "output": output,
+		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+	}})
 }
 
 // call is the answer to a --call-args scenario's first request: one
 // exec_command call with c.callArgs.
 func (c config) call() rt.Attempt {
+	if c.openai {
+		return c.openaiCall()
+	}
 	return rt.Stream(
 		rt.Created("resp_call"),
 		rt.OutputItemAdded(map[string]any{
@@ -165,6 +220,27 @@ func (c config) call() rt.Attempt {
 		rt.FunctionCallDone("fc_1", "call_1", "exec_command", c.callArgs),
 		rt.Completed("resp_call"),
 	)
+}
+
+// openaiCall is call as OpenAI streams it (--openai).
+func (c config) openaiCall() rt.Attempt {
+	item := functionCall{ID: "fc_1", Type: "function_call", Status: "completed", Arguments: c.callArgs, CallID: "call_1", Name: "exec_command"}
+	started := item
+	started.Status, started.Arguments = "in_progress", ""
+	steps := []rt.Step{rt.Created("resp_call"), rt.Event("response.output_item.added", map[string]any{"output_index": 0, "item": started})}
+	for a := c.callArgs; a != ""; {
+		n := min(len(a), 64<<10)
+		for n < len(a) && !utf8.RuneStart(a[n]) {
+			n-- // a delta ends on a character's boundary
+		}
+		steps = append(steps, rt.Event("response.function_call_arguments.delta", map[string]any{"item_id": "fc_1", "output_index": 0, "delta": a[:n]}))
+		a = a[n:]
+	}
+	steps = append(steps,
+		rt.Event("response.function_call_arguments.done", map[string]any{"item_id": "fc_1", "output_index": 0, "arguments": c.callArgs}),
+		rt.Event("response.output_item.done", map[string]any{"output_index": 0, "item": item}),
+		completedWith("resp_call", item))
+	return rt.Stream(steps...)
 }
 
 // scenario is the script of the --reply/--deltas/--call-args scenario,
