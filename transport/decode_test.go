@@ -405,6 +405,11 @@ func FuzzIgnored(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, typ, data string, cut uint8) {
 		whole := transport.Ignored(typ, []byte(data))
+		// In pieces it may keep a frame it cannot judge from the first
+		// (the type cut), never drop one Ignored keeps.
+		if c := min(len(data), int(cut)); typ == "" && transport.IgnoredPieces([][]byte{[]byte(data[:c]), []byte(data[c:])}) && !whole {
+			t.Fatalf("IgnoredPieces drops %q cut at %d, which Ignored keeps", data, c)
+		}
 		prefix := typ != "" && transport.Ignored(typ, []byte(data[:min(len(data), int(cut))]))
 		if !whole && !prefix {
 			return

@@ -1,6 +1,6 @@
 package transport
 
-import "strings"
+import "bytes"
 
 // modelled are the event types [Decode] turns into an event of their own;
 // a payload of any other type is [Unknown], which no consumer reads.
@@ -29,9 +29,38 @@ var modelled = map[string]bool{
 // read by its first (encoding/json would take the last; the reference
 // client refuses it).
 func Ignored(typ string, data []byte) bool {
-	if typ == "response.completed" || typ == "" && strings.Contains(string(data), `"response.completed"`) {
+	switch typ {
+	case "response.completed":
 		return false
+	case "":
+		return IgnoredPieces([][]byte{data})
 	}
+	return unmodelledFirst(data)
+}
+
+// IgnoredPieces is [Ignored] for an unnamed frame (a WebSocket message)
+// held whole in pieces, in order, as it was read.
+func IgnoredPieces(pieces [][]byte) bool {
+	const final = `"response.completed"`
+	var seam []byte // the end of one piece and the start of the next
+	for i, p := range pieces {
+		if bytes.Contains(p, []byte(final)) {
+			return false
+		}
+		if i > 0 {
+			seam = append(seam[:0], pieces[i-1][max(0, len(pieces[i-1])-len(final)+1):]...)
+			seam = append(seam, p[:min(len(p), len(final)-1)]...)
+			if bytes.Contains(seam, []byte(final)) {
+				return false
+			}
+		}
+	}
+	return len(pieces) > 0 && unmodelledFirst(pieces[0])
+}
+
+// unmodelledFirst reports whether data's first member is a "type" this
+// package does not model.
+func unmodelledFirst(data []byte) bool {
 	p := flatParser{b: string(data[:min(len(data), 256)])}
 	if !p.next('{') {
 		return false

@@ -168,7 +168,7 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 		<-c.sem
 		return nil, &transport.ReadError{Err: errors.New("websocket connection already closed")}
 	}
-	frame, err := createFrame(body)
+	head, rest, err := createFrame(body)
 	if err != nil {
 		<-c.sem
 		return nil, err
@@ -179,7 +179,7 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 	c.mu.Lock()
 	c.active = w
 	c.mu.Unlock()
-	if err := s.send(frame); err != nil {
+	if err := s.send(head, rest); err != nil {
 		s.fail(&transport.ReadError{Err: fmt.Errorf("send response.create: %w", err)})
 		return nil, s.err
 	}
@@ -189,21 +189,23 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 // chunk is how much of a message is moved between two liveness marks.
 const chunk = 32 << 10
 
-// send writes frame as one text message, telling the watchdog as each
-// chunk leaves: an upload in progress is not idle.
-func (s *stream) send(frame []byte) error {
+// send writes head then rest as one text message, telling the watchdog
+// as each chunk leaves: an upload in progress is not idle.
+func (s *stream) send(head, rest []byte) error {
 	wr, err := s.c.c.Writer(s.sctx, websocket.MessageText)
 	if err != nil {
 		return err
 	}
-	for len(frame) > 0 {
-		n := min(len(frame), chunk)
-		if _, err := wr.Write(frame[:n]); err != nil {
-			_ = wr.Close()
-			return err
+	for _, frame := range [][]byte{head, rest} {
+		for len(frame) > 0 {
+			n := min(len(frame), chunk)
+			if _, err := wr.Write(frame[:n]); err != nil {
+				_ = wr.Close()
+				return err
+			}
+			s.w.Active()
+			frame = frame[n:]
 		}
-		s.w.Active()
-		frame = frame[n:]
 	}
 	return wr.Close()
 }
@@ -213,8 +215,9 @@ var errIgnored = errors.New("ignored message")
 
 // read reads one message, telling the watchdog about every chunk that
 // arrives (a large event on a slow link is not idle), and enforcing
-// MaxMessageSize. The message is read into the stream's buffer, reused
-// from message to message, and returned as a string of its own.
+// MaxMessageSize. The message is read into full-size pieces, reused from
+// message to message, and returned as a string of its own, copied once;
+// a message [transport.IgnoredPieces] drops is not copied at all.
 func (s *stream) read() (websocket.MessageType, string, error) {
 	typ, r, err := s.c.c.Reader(s.sctx)
 	if err != nil {
@@ -222,28 +225,31 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 	}
 	s.w.Active()
 	limit := s.c.opts.MaxMessageSize
-	s.buf.Reset()
+	s.spare = append(s.spare, s.pieces...)
+	s.pieces = s.pieces[:0]
+	size := int64(0)
 	for {
-		if s.buf.Available() < 512 {
-			s.buf.Grow(min(max(s.buf.Cap(), 512), chunk))
+		if n := len(s.pieces); n == 0 || len(s.pieces[n-1]) == cap(s.pieces[n-1]) {
+			s.pieces = append(s.pieces, s.piece())
 		}
-		p := s.buf.AvailableBuffer()
-		p = p[:min(cap(p), chunk)]
-		n, err := r.Read(p)
+		last := &s.pieces[len(s.pieces)-1]
+		n, err := r.Read((*last)[len(*last):cap(*last)])
 		if n > 0 {
 			s.w.Active()
-			if int64(s.buf.Len()+n) > limit {
+			if size += int64(n); size > limit {
 				return typ, "", transport.ErrEventTooLarge
 			}
-			s.buf.Write(p[:n])
+			*last = (*last)[:len(*last)+n]
 		}
 		if err == io.EOF {
-			if typ == websocket.MessageText && transport.Ignored("", s.buf.Bytes()) {
-				return typ, "", errIgnored // not copied out of the buffer
+			if typ == websocket.MessageText && transport.IgnoredPieces(s.pieces) {
+				return typ, "", errIgnored
 			}
-			var sb strings.Builder // s.buf.String(), copied a step at a time
-			sb.Grow(s.buf.Len())
-			_ = bigcopy.Write(&sb, s.buf.Bytes())
+			var sb strings.Builder
+			sb.Grow(int(size))
+			for _, p := range s.pieces {
+				_ = bigcopy.Write(&sb, p)
+			}
 			return typ, sb.String(), nil
 		}
 		if err != nil {
@@ -252,18 +258,33 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 	}
 }
 
-// createFrame prefixes a JSON object with "type":"response.create".
-func createFrame(body []byte) ([]byte, error) {
+// piece is an empty full-size piece to read into, a spare one if any.
+func (s *stream) piece() []byte {
+	if n := len(s.spare); n > 0 {
+		p := s.spare[n-1][:0]
+		s.spare = s.spare[:n-1]
+		return p
+	}
+	return make([]byte, 0, pieceSize)
+}
+
+// pieceSize is the size of the pieces a message is read into.
+const pieceSize = 64 << 10
+
+// createFrame prefixes a JSON object with "type":"response.create": the
+// frame is head then rest, rest a slice of body (a 10 MiB body is not
+// copied to be sent).
+func createFrame(body []byte) (head, rest []byte, err error) {
 	b := bytes.TrimSpace(body)
 	if len(b) < 2 || b[0] != '{' {
-		return nil, errors.New("ws: request body is not a JSON object")
+		return nil, nil, errors.New("ws: request body is not a JSON object")
 	}
-	rest := bytes.TrimSpace(b[1:])
-	frame := []byte(`{"type":"response.create"`)
+	rest = bytes.TrimSpace(b[1:])
+	head = []byte(`{"type":"response.create"`)
 	if len(rest) > 0 && rest[0] != '}' {
-		frame = append(frame, ',')
+		head = append(head, ',')
 	}
-	return append(frame, rest...), nil
+	return head, rest, nil
 }
 
 // stream is one response being read from a Conn.
@@ -273,7 +294,8 @@ type stream struct {
 	sctx   context.Context
 	cancel context.CancelFunc
 	w      *liveness.Watchdog
-	buf    bytes.Buffer           // the message being read
+	pieces [][]byte               // the message being read, in full-size pieces
+	spare  [][]byte               // pieces to read the next message into
 	dec    transport.FrameDecoder // the response's frames
 	err    error
 	done   bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -257,5 +258,53 @@ func TestMessageTooLargeFailsAtOnce(t *testing.T) {
 	got, err := drain(s)
 	if !errors.Is(err, transport.ErrEventTooLarge) || len(got) != 1 {
 		t.Errorf("events %v, err %v; want created, then ErrEventTooLarge", got, err)
+	}
+}
+
+// TestLargeMessagesCopiedOnce: over WebSocket, a 4 MiB delta is read into
+// pieces and copied once into its string (not a doubling buffer and a
+// copy); a 4 MiB output_text.done, which nobody reads, is not copied at
+// all; a 4 MiB request body is sent without a copy. The pieces are
+// reused by the next message.
+func TestLargeMessagesCopiedOnce(t *testing.T) {
+	const size = 4 << 20
+	text := strings.Repeat("lorem ipsum ", size/12)
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"),
+		rt.Event("response.output_text.done", map[string]any{"item_id": "m", "text": text}),
+		rt.TextDelta("m", text), rt.Completed("r"))})
+	c, err := dial(t, srv, ws.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	body := []byte(`{"model":"m","input":[{"type":"message","role":"user","content":"` + text + `"}]}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := c.Open(t.Context(), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delta int
+	for ev := range s.Events() {
+		if d, ok := ev.(transport.TextDelta); ok {
+			delta = len(d.Delta)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	s.Close()
+	if s.Err() != nil || delta != len(text) {
+		t.Fatalf("delta of %d bytes, %v; want the %d-byte delta", delta, s.Err(), len(text))
+	}
+	// The pieces (once, reused for the second big message) and the
+	// delta's string; the in-process server's own copies of what it sends
+	// and reads are counted too, about 4.5 more (25.7 MiB in all; a
+	// doubling buffer and a copy per message, and the body copied to be
+	// sent, made it 41.7).
+	server := 5.5
+	if raceDetector {
+		server = 10 // its own allocations: 35.3 MiB in all, 67.2 before
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; float64(alloc) > (2+server)*size {
+		t.Errorf("a 4 MiB body and two 4 MiB messages allocated %.1f MiB; want at most %.1f", float64(alloc)/(1<<20), (2+server)*size/(1<<20))
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ws_test
+
+const raceDetector = false
