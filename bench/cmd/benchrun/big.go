@@ -67,7 +67,7 @@ func bigScenarios(fakeBin, tmp string, o options, homes []string, clients []clie
 		if strings.Contains(sc.name, "call") || strings.Contains(sc.name, "command") {
 			cr.extra = 1 // the call's output comes back in a second request
 		}
-		if err := scenario(fakeBin, sc.args, homes, measured, o.runs, sc.want, r.samples, cr); err != nil {
+		if err := scenario(fakeBin, o.websocket, sc.args, homes, measured, o.runs, sc.want, r.samples, cr); err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.name, err)
 		}
 		out = append(out, r)

@@ -115,8 +115,9 @@ func referenceClient(bin, home, work string) client {
 }
 
 // writeConfig points both clients' config.toml (same schema) at baseURL
-// through a custom provider "fake" speaking Responses over HTTP SSE.
-func writeConfig(home, baseURL string) error {
+// through a custom provider "fake" speaking Responses over HTTP SSE, or
+// WebSocket first when websocket is set (--websocket).
+func writeConfig(home, baseURL string, websocket bool) error {
 	cfg := fmt.Sprintf(`model = "test-model"
 model_provider = "fake"
 
@@ -125,7 +126,7 @@ name = "fake"
 base_url = %q
 wire_api = "responses"
 env_key = "FAKE_KEY"
-supports_websockets = false
-`, baseURL)
+supports_websockets = %t
+`, baseURL, websocket)
 	return os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600)
 }

@@ -50,6 +50,7 @@ type options struct {
 	deltas        int
 	big           int
 	bigOnly       bool
+	websocket     bool
 	cache         string
 }
 
@@ -63,6 +64,7 @@ func main() {
 	flag.IntVar(&o.deltas, "deltas", 50000, "text deltas in the streaming scenario")
 	flag.IntVar(&o.big, "big", 10<<20, "bytes of the big-payload scenarios (one delta, a command's output, a call's arguments); 0 skips them")
 	flag.BoolVar(&o.bigOnly, "big-only", false, "run only the big-payload scenarios")
+	flag.BoolVar(&o.websocket, "websocket", false, "the clients speak WebSocket to the fake server (supports_websockets = true) instead of HTTP SSE")
 	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
 	flag.Parse()
 	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
@@ -165,12 +167,12 @@ func run(o options, w io.Writer) error {
 	}
 	const reply = "hello from the fake server"
 	fmt.Fprintf(os.Stderr, "benchrun: one-turn runs (%d per client, and curl)\n", o.runs)
-	if err := scenario(fakeBin, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, &curlRuns{c: curl, into: &res.turnCurl}); err != nil {
+	if err := scenario(fakeBin, o.websocket, []string{"--reply", reply}, homes, clients, o.runs, reply, res.turn, &curlRuns{c: curl, into: &res.turnCurl}); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "benchrun: %d-delta stream runs (%d per client, and curl)\n", o.deltas, o.runs)
 	want := strings.Repeat(streamDelta, 8)
-	if err := scenario(fakeBin, []string{"--deltas", fmt.Sprint(o.deltas), "--delta", streamDelta}, homes, clients, o.runs, want,
+	if err := scenario(fakeBin, o.websocket, []string{"--deltas", fmt.Sprint(o.deltas), "--delta", streamDelta}, homes, clients, o.runs, want,
 		res.stream, &curlRuns{c: curl, into: &res.curl, served: &res.served}); err != nil {
 		return err
 	}
@@ -201,7 +203,7 @@ type curlRuns struct {
 // scenario starts a fake server with args, points every home's config at
 // it, warms each client up once and then runs each client n times,
 // interleaved, recording the samples in into.
-func scenario(fakeBin string, args, homes []string, clients []client, n int, want string, into map[string][]sample, curl *curlRuns) (err error) {
+func scenario(fakeBin string, websocket bool, args, homes []string, clients []client, n int, want string, into map[string][]sample, curl *curlRuns) (err error) {
 	srv, err := startServer(fakeBin, args...)
 	if err != nil {
 		return err
@@ -212,7 +214,7 @@ func scenario(fakeBin string, args, homes []string, clients []client, n int, wan
 		}
 	}()
 	for _, h := range homes {
-		if err := writeConfig(h, srv.URL); err != nil {
+		if err := writeConfig(h, srv.URL, websocket); err != nil {
 			return err
 		}
 	}

@@ -60,6 +60,9 @@ func runCommand(o options, r *results) string {
 	if o.bigOnly {
 		cmd += " --big-only"
 	}
+	if o.websocket {
+		cmd += " --websocket"
+	}
 	return cmd
 }
 
