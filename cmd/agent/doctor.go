@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -20,15 +21,18 @@ that is not served, an invalid POST /responses that must be refused with
 400, not 401), HTTPS and WebSocket reachability through the configured
 proxy and CA, the
 sandbox this kernel can enforce in each mode, each MCP server's start-up,
-and AGENT_HOME's permissions. Every failed line says how to fix it.
+AGENT_HOME's permissions, and where agent's companion programs are
+(agent-highlight, agent-man, agent-otel: beside agent, else on PATH).
+Every failed line says how to fix it.
 
 --offline skips the network checks. Exits 0 only when every check holds
 (warnings included), 1 otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			self, _ := os.Executable()
 			return doctor.Run(ctx, doctor.Options{
 				Env: env.app(), Stdout: env.Stdout, StdoutTTY: env.StdoutTTY, Flags: g.flags(),
-				Probes: env.SandboxProbes, Version: version, Offline: offline, JSON: asJSON,
+				Probes: env.SandboxProbes, Self: self, Version: version, Offline: offline, JSON: asJSON,
 			})
 		},
 	}

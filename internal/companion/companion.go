@@ -1,7 +1,8 @@
 // Package companion finds agent's companion programs: the helpers that
 // link what agent itself does not, so that no agent process pays their
 // start-up (agent-otel, the telemetry exporter; agent-man, the man page
-// writer). make install puts them beside agent.
+// writer; agent-highlight, the chat's code colours). make install puts
+// them beside agent; agent doctor says where each was found.
 package companion
 
 import (
@@ -9,6 +10,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+)
+
+// The companion programs' names.
+const (
+	// Highlight lexes the chat's code blocks (tui/highlight).
+	Highlight = "agent-highlight"
+	// Man writes agent man's pages (internal/mantree).
+	Man = "agent-man"
+	// Otel exports [otel] telemetry (internal/telemetry).
+	Otel = "agent-otel"
 )
 
 // Find returns the program name in the directory of self (agent's own

@@ -1,6 +1,7 @@
 // Package doctor is agent doctor: one line per thing agent needs on this
 // machine (config, provider, credential, HTTPS and WebSocket reachability,
-// sandbox per mode, MCP servers, AGENT_HOME), each failure with its fix.
+// sandbox per mode, MCP servers, AGENT_HOME, companion programs), each
+// failure with its fix.
 package doctor
 
 import (
@@ -26,6 +27,7 @@ import (
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
@@ -52,7 +54,8 @@ type check struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Detail string `json:"detail"`
-	// Fix says what to do, for a warning or a failure.
+	// Fix says what to do, for a warning or a failure, or for a missing
+	// companion program not needed now.
 	Fix string `json:"fix,omitempty"`
 }
 
@@ -74,7 +77,10 @@ type Options struct {
 	Flags     app.Flags
 	// Probes replace the checks of the kernel (tests simulate other
 	// kernels); zero runs the real ones.
-	Probes  sandbox.Probes
+	Probes sandbox.Probes
+	// Self is agent's executable: its companion programs are looked for
+	// beside it, else on PATH (companion.Find).
+	Self    string
 	Version string // agent's, for the MCP servers' handshake
 	Offline bool   // skip the checks that use the network
 	JSON    bool   // print the report as JSON
@@ -188,6 +194,33 @@ func doctorChecks(ctx context.Context, o Options) []check {
 	out = append(out, fallbackChecks(env, cfg, home)...)
 	out = append(out, sandboxChecks(ctx, o.Probes, cfg)...)
 	out = append(out, mcpChecks(ctx, o, cfg, o.Offline)...)
+	return append(out, companionChecks(o.Self, cfg)...)
+}
+
+// companionFix is how a missing companion program gets installed.
+const companionFix = "`make install` puts it beside agent; or `go install ./cmd/...`"
+
+// companionChecks says where each companion program was found. A missing
+// one fails only when the config needs it (agent-otel under an [otel]
+// exporter); agent-highlight missing is a warning, the chat's code blocks
+// then plain; agent-man missing is said, as only agent man needs it.
+func companionChecks(self string, cfg config.Config) []check {
+	var out []check
+	for _, p := range []struct{ name, what, missing, status string }{
+		{companion.Highlight, "the chat's code colours", ": code blocks in the chat are drawn without colour", checkWarn},
+		{companion.Man, "agent man's page writer", "; only `agent man` needs it", checkSkipped},
+		{companion.Otel, "the [otel] exporter", "; only [otel] telemetry needs it, and no exporter is set", checkSkipped},
+	} {
+		if p.name == companion.Otel && cfg.Otel.On() {
+			p.missing, p.status = ": [otel] sets an exporter, and no telemetry is exported", checkFailed
+		}
+		path, err := companion.Find(self, p.name)
+		if err != nil {
+			out = append(out, check{Name: p.name, Status: p.status, Detail: err.Error() + p.missing, Fix: companionFix})
+			continue
+		}
+		out = append(out, check{Name: p.name, Status: checkOK, Detail: path + " (" + p.what + ")"})
+	}
 	return out
 }
 

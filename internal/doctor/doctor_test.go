@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -51,6 +54,7 @@ func doctorRun(t *testing.T, cfg string, env map[string]string, probes sandbox.P
 	err := Run(t.Context(), Options{
 		Env:    app.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
 		Stdout: &stdout, Probes: probes, Version: "test", JSON: true, Offline: slices.Contains(args, "--offline"),
+		Self: installed(t, companion.Highlight, companion.Man, companion.Otel),
 	})
 	code := 0
 	if err != nil {
@@ -65,6 +69,19 @@ func doctorRun(t *testing.T, cfg string, env map[string]string, probes sandbox.P
 		t.Fatalf("doctor --json printed no report (%v): %s\nstderr: %s", err, stdout.String(), stderr.String())
 	}
 	return code, rep, stdout.String()
+}
+
+// installed returns the path of an agent executable in a directory of its
+// own, with the programs named beside it.
+func installed(t *testing.T, programs ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range programs {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "agent")
 }
 
 // mcpServerBinary builds the stdio test MCP server once per test process,
@@ -378,5 +395,66 @@ func TestDoctorProbesWithoutModels(t *testing.T) {
 		if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer "+fakeKey {
 			t.Errorf("/models %d: %d POSTs; want the one probe, with the key", c.models, len(reqs))
 		}
+	}
+}
+
+// TestDoctorCompanions: each companion program is a line saying where it
+// was found; a missing one says so with the fix, and fails the doctor only
+// when the config needs it (agent-otel under an [otel] exporter), a
+// missing agent-highlight a warning, a missing agent-man said.
+func TestDoctorCompanions(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // nothing on PATH
+	const otel = "[otel]\nexporter = { otlp-http = { endpoint = \"http://127.0.0.1:1/v1/logs\", protocol = \"binary\" } }\n"
+	run := func(self, cfg string) (error, doctorReport, string) {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("model_provider = \"demo\"\n"+cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, text bytes.Buffer
+		o := Options{Env: app.Env{Getenv: func(k string) string { return map[string]string{"AGENT_HOME": home}[k] }, Stderr: io.Discard},
+			Stdout: &stdout, Probes: goodKernel, Version: "test", JSON: true, Offline: true, Self: self}
+		err := Run(t.Context(), o)
+		var rep doctorReport
+		if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
+			t.Fatalf("no report (%v): %s", jerr, stdout.String())
+		}
+		printDoctor(&text, rep, false)
+		return err, rep, text.String()
+	}
+	all := installed(t, companion.Highlight, companion.Man, companion.Otel)
+	err, rep, out := run(all, otel)
+	for _, name := range []string{companion.Highlight, companion.Man, companion.Otel} {
+		if c := checkOf(t, rep, name); c.Status != checkOK || !strings.HasPrefix(c.Detail, filepath.Join(filepath.Dir(all), name)+" (") {
+			t.Errorf("installed %s: %+v", name, c)
+		}
+	}
+	if err != nil {
+		t.Errorf("all installed: %v\n%s", err, out)
+	}
+	alone := installed(t)
+	err, rep, out = run(alone, "")
+	for _, want := range []check{
+		{companion.Highlight, checkWarn, ": code blocks in the chat are drawn without colour", ""},
+		{companion.Man, checkSkipped, "; only `agent man` needs it", ""},
+		{companion.Otel, checkSkipped, "; only [otel] telemetry needs it, and no exporter is set", ""},
+	} {
+		c := checkOf(t, rep, want.Name)
+		if c.Status != want.Status || c.Detail != want.Name+" was not found beside "+alone+" or on PATH (make install puts it beside agent)"+want.Detail ||
+			c.Fix != "`make install` puts it beside agent; or `go install ./cmd/...`" {
+			t.Errorf("none installed: %+v; want %s, %q and the fix", c, want.Status, want.Detail)
+		}
+		mark := map[string]string{checkWarn: "warn", checkSkipped: "skip"}[want.Status]
+		if !regexp.MustCompile(`(?m)^` + mark + `  ` + want.Name + ` +` + regexp.QuoteMeta(c.Detail) + `\n +fix: ` + regexp.QuoteMeta(c.Fix) + `\n`).MatchString(out) {
+			t.Errorf("none installed, the report lacks %s's line and its fix:\n%s", want.Name, out)
+		}
+	}
+	if err != nil || !rep.OK {
+		t.Errorf("none installed, no telemetry: %v; want exit 0 (warnings only)\n%s", err, out)
+	}
+	err, rep, out = run(alone, otel)
+	var ee *exitcode.Error
+	if c := checkOf(t, rep, companion.Otel); c.Status != checkFailed || !strings.HasSuffix(c.Detail, ": [otel] sets an exporter, and no telemetry is exported") ||
+		!errors.As(err, &ee) || ee.Code != exitcode.Failed || !strings.Contains(out, "1 check failed.") {
+		t.Errorf("[otel] exporter without agent-otel: %v, %+v; want a failure\n%s", err, c, out)
 	}
 }

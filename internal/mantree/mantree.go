@@ -17,10 +17,12 @@ package mantree
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentcli/agent/internal/companion"
 )
 
 // ProgramName is the man page writer's program, installed beside agent.
-const ProgramName = "agent-man"
+const ProgramName = companion.Man
 
 // Pages is what agent sends agent-man: the man pages' header and the
 // command tree from the root.

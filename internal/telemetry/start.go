@@ -14,7 +14,7 @@ import (
 
 // ExporterName is the exporter program's name: agent-otel, installed
 // beside agent (make install does).
-const ExporterName = "agent-otel"
+const ExporterName = companion.Otel
 
 // FindExporter returns the exporter program: ExporterName in the
 // directory of self (agent's own executable), else on PATH.

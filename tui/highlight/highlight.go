@@ -22,7 +22,7 @@ import (
 )
 
 // ProgramName is the lexer's program, installed beside agent.
-const ProgramName = "agent-highlight"
+const ProgramName = companion.Highlight
 
 // MaxRequest is the largest request line sent to the lexer; a larger code
 // block is drawn plain.
