@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/mantree"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -72,5 +73,31 @@ func TestDoctorProxyBadCA(t *testing.T) {
 	}
 	if tunnels.Load() == 0 {
 		t.Error("the check did not go through the proxy")
+	}
+}
+
+// TestE2EDoctorCompanions: agent doctor looks for the companion programs
+// beside the executable it runs from: agent-man built beside agent is
+// found there.
+func TestE2EDoctorCompanions(t *testing.T) {
+	bin := buildAgent(t)
+	if err := companionBinary(mantree.ProgramName); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stdout, stderr := agentCmd(t, bin, t.TempDir(), "doctor", "--offline", "--json", "-c", "model_provider=demo")
+	cmd.Env = append(cmd.Env, "PATH="+t.TempDir())
+	err := cmd.Run()
+	var rep struct{ Checks []doctorCheck }
+	if jerr := json.Unmarshal([]byte(stdout.String()), &rep); jerr != nil {
+		t.Fatalf("doctor: %v, %v: %s\nstderr: %s", err, jerr, stdout, stderr)
+	}
+	var man doctorCheck
+	for _, c := range rep.Checks {
+		if c.Name == mantree.ProgramName {
+			man = c
+		}
+	}
+	if want := filepath.Join(filepath.Dir(bin), mantree.ProgramName) + " ("; man.Status != "ok" || !strings.HasPrefix(man.Detail, want) {
+		t.Errorf("agent-man check %+v; want ok, %q", man, want)
 	}
 }
