@@ -25,8 +25,10 @@ type look struct {
 	md      goldmark.Markdown
 	// hl colours code blocks; nil until the first one is drawn. hlStart
 	// starts its lexer; nil is agent-highlight (tests lex in process).
-	hl      *highlight.Highlighter
-	hlStart func() (highlight.Conn, error)
+	// hlFailed is told why it could not start.
+	hl       *highlight.Highlighter
+	hlStart  func() (highlight.Conn, error)
+	hlFailed func(error)
 
 	user, assistant, dim, reasoning, bold  lipgloss.Style
 	warn, fail, ok, accent, add, del, hunk lipgloss.Style

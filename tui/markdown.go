@@ -91,7 +91,7 @@ func (l *look) renderMarkdown(text string, width int) (lines []string, ok bool) 
 	doc := l.md.Parser().Parse(textReader(src))
 	r := mdRender{st: &l.mdStyle, src: src, hl: func() *highlight.Highlighter {
 		if l.hl == nil {
-			l.hl = &highlight.Highlighter{Start: l.hlStart}
+			l.hl = &highlight.Highlighter{Start: l.hlStart, StartFailed: l.hlFailed}
 		}
 		return l.hl
 	}}

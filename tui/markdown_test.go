@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/muesli/termenv"
 
+	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tui/highlight"
 	"github.com/agentcli/agent/tui/highlight/lexing"
 )
@@ -146,5 +147,49 @@ func inProcessLexer(t *testing.T) func() (highlight.Conn, error) {
 			<-done
 			return nil
 		}}, nil
+	}
+}
+
+// TestLexerMissingNotice: when agent-highlight cannot be started at the
+// first code block, the chat says so once, as a warning naming why, and
+// the blocks are drawn plain; later blocks start nothing and say nothing.
+func TestLexerMissingNotice(t *testing.T) {
+	t.Parallel()
+	n := NewNotifier()
+	m, _ := newTestModel(t, Options{Notices: n})
+	starts := 0
+	m.look.hlStart = func() (highlight.Conn, error) {
+		starts++
+		return highlight.Conn{}, errors.New("agent-highlight was not found beside /opt/agent or on PATH")
+	}
+	quit := make(chan struct{})
+	defer close(quit)
+	for i, item := range []string{"a1", "a2"} {
+		submit(m, "show me")
+		emit(t, m, session.MessageDone{ItemID: item, Text: "```go\nfunc f() {}\n```\n"})
+		done(t, m, nil)
+		view := plain(m.View())
+		if i == 0 {
+			select {
+			case <-n.signal: // posted: deliver it as the program would
+				n.signal <- struct{}{}
+				send(m, n.next(quit)())
+			default:
+				t.Fatalf("no notice was posted:\n%s", view)
+			}
+			view = plain(m.View())
+		}
+		want := "⚠ code blocks are drawn without colour: agent-highlight was not found beside /opt/agent or on PATH; `agent doctor` lists"
+		if c := strings.Count(strings.ReplaceAll(view, "\n  ", " "), want); c != 1 || strings.Count(view, "func f() {}") != i+1 {
+			t.Fatalf("after block %d the notice is shown %d times; want once, the blocks plain:\n%s", i+1, c, view)
+		}
+	}
+	select {
+	case <-n.signal:
+		t.Error("a second notice was posted")
+	default:
+	}
+	if starts != 1 {
+		t.Errorf("the lexer was started %d times; want once", starts)
 	}
 }

@@ -125,6 +125,10 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 	}
 	m.composer = newComposer(m.look)
 	m.composer.SetWidth(m.width)
+	if n := opts.Notices; n != nil {
+		// Drawn in the middle of a render: the notice comes as a message.
+		m.look.hlFailed = func(err error) { n.Post(lexerMissing(err), true) }
+	}
 	m.applyCommand(commandMsg{resume: opts.Messages})
 	if line := warningSummary(opts.Warnings); line != "" {
 		m.tr.add(&notice{level: levelWarn, text: line})

@@ -78,6 +78,12 @@ func (m *Model) showNotices(msg noticesMsg) tea.Cmd {
 	return m.listenNotices()
 }
 
+// lexerMissing is the chat's one notice that code blocks are drawn plain:
+// the highlighter could not start its lexer (err says why).
+func lexerMissing(err error) string {
+	return "code blocks are drawn without colour: " + err.Error() + "; `agent doctor` lists agent's companion programs"
+}
+
 // MCPServer is one MCP server as /mcp lists it.
 type MCPServer struct {
 	Name string

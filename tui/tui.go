@@ -62,8 +62,9 @@ type Options struct {
 	// SessionID returns the id of the current session, written with each
 	// history entry as Codex's session_id; nil writes "".
 	SessionID func() string
-	// Notices carries notices from other goroutines into the transcript;
-	// nil means none.
+	// Notices carries notices from other goroutines into the transcript,
+	// and the one that agent-highlight could not start (code blocks are
+	// then plain); nil means none.
 	Notices *Notifier
 	// Commands are the slash-command hooks; a nil hook makes its command
 	// answer that it is not available.

@@ -86,6 +86,9 @@ type Highlighter struct {
 	// Start starts the lexer; nil starts agent-highlight (found beside
 	// agent's executable, else on PATH).
 	Start func() (Conn, error)
+	// StartFailed, when set, is told once why the lexer could not be
+	// found or started (the blocks are then plain), so the chat can say so.
+	StartFailed func(error)
 
 	mu      sync.Mutex
 	started bool
@@ -163,6 +166,9 @@ func (h *Highlighter) start() bool {
 	c, err := start()
 	if err != nil {
 		h.failed = true
+		if h.StartFailed != nil {
+			h.StartFailed(err)
+		}
 		return false
 	}
 	h.conn = c

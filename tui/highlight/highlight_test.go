@@ -68,13 +68,14 @@ func TestLinesThroughTheLexer(t *testing.T) {
 
 // TestLexerMissingOrBroken: with no lexer to start, or one that dies,
 // blocks are plain, and a lexer that could not start is not tried again
-// for every block.
+// for every block; StartFailed is told why, once.
 func TestLexerMissingOrBroken(t *testing.T) {
 	var starts atomic.Int32
+	var told []error
 	missing := &highlight.Highlighter{Start: func() (highlight.Conn, error) {
 		starts.Add(1)
 		return highlight.Conn{}, io.ErrUnexpectedEOF
-	}}
+	}, StartFailed: func(err error) { told = append(told, err) }}
 	for range 3 {
 		if _, ok := missing.Lines("go", "x := 1\n"); ok {
 			t.Fatal("coloured without a lexer")
@@ -82,6 +83,9 @@ func TestLexerMissingOrBroken(t *testing.T) {
 	}
 	if n := starts.Load(); n != 1 {
 		t.Errorf("a lexer that cannot start was tried %d times, want 1", n)
+	}
+	if len(told) != 1 || told[0] != io.ErrUnexpectedEOF {
+		t.Errorf("StartFailed was told %v; want the start's error, once", told)
 	}
 	starts.Store(0)
 	dies := &highlight.Highlighter{Start: lexer(&starts, func(io.Reader, io.Writer) error { return io.ErrClosedPipe })}
