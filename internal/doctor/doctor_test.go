@@ -405,7 +405,7 @@ func TestDoctorProbesWithoutModels(t *testing.T) {
 func TestDoctorCompanions(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // nothing on PATH
 	const otel = "[otel]\nexporter = { otlp-http = { endpoint = \"http://127.0.0.1:1/v1/logs\", protocol = \"binary\" } }\n"
-	run := func(self, cfg string) (error, doctorReport, string) {
+	run := func(self, cfg string) (doctorReport, string, error) {
 		home := t.TempDir()
 		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("model_provider = \"demo\"\n"+cfg), 0o600); err != nil {
 			t.Fatal(err)
@@ -419,10 +419,10 @@ func TestDoctorCompanions(t *testing.T) {
 			t.Fatalf("no report (%v): %s", jerr, stdout.String())
 		}
 		printDoctor(&text, rep, false)
-		return err, rep, text.String()
+		return rep, text.String(), err
 	}
 	all := installed(t, companion.Highlight, companion.Man, companion.Otel)
-	err, rep, out := run(all, otel)
+	rep, out, err := run(all, otel)
 	for _, name := range []string{companion.Highlight, companion.Man, companion.Otel} {
 		if c := checkOf(t, rep, name); c.Status != checkOK || !strings.HasPrefix(c.Detail, filepath.Join(filepath.Dir(all), name)+" (") {
 			t.Errorf("installed %s: %+v", name, c)
@@ -432,7 +432,7 @@ func TestDoctorCompanions(t *testing.T) {
 		t.Errorf("all installed: %v\n%s", err, out)
 	}
 	alone := installed(t)
-	err, rep, out = run(alone, "")
+	rep, out, err = run(alone, "")
 	for _, want := range []check{
 		{companion.Highlight, checkWarn, ": code blocks in the chat are drawn without colour", ""},
 		{companion.Man, checkSkipped, "; only `agent man` needs it", ""},
@@ -451,7 +451,7 @@ func TestDoctorCompanions(t *testing.T) {
 	if err != nil || !rep.OK {
 		t.Errorf("none installed, no telemetry: %v; want exit 0 (warnings only)\n%s", err, out)
 	}
-	err, rep, out = run(alone, otel)
+	rep, out, err = run(alone, otel)
 	var ee *exitcode.Error
 	if c := checkOf(t, rep, companion.Otel); c.Status != checkFailed || !strings.HasSuffix(c.Detail, ": [otel] sets an exporter, and no telemetry is exported") ||
 		!errors.As(err, &ee) || ee.Code != exitcode.Failed || !strings.Contains(out, "1 check failed.") {
