@@ -282,6 +282,9 @@ func decodeGeneral(typ string, data []byte, owned bool, delivered map[string]boo
 	if t == "" && len(h.Error) > 0 && string(h.Error) != "null" {
 		t = "error"
 	}
+	if !modelled[t] { // the one list of modelled types, which Ignored reads too
+		return unknown(t, data, owned), nil
+	}
 	switch t {
 	case "response.created":
 		var r struct {
@@ -309,11 +312,16 @@ func decodeGeneral(typ string, data []byte, owned bool, delivered map[string]boo
 		_ = json.Unmarshal(data, &w)
 		return nil, errorEvent(w)
 	}
+	return unknown(t, data, owned), nil
+}
+
+// unknown is the event of a type this package does not model.
+func unknown(t string, data []byte, owned bool) Unknown {
 	raw := json.RawMessage(data)
 	if !owned {
 		raw = bytes.Clone(raw)
 	}
-	return Unknown{Type: t, Raw: raw}, nil
+	return Unknown{Type: t, Raw: raw}
 }
 
 // deltaEvent is the event of a delta or part type. A refusal's deltas are

@@ -2,8 +2,10 @@ package transport
 
 import "bytes"
 
-// modelled are the event types [Decode] turns into an event of their own;
-// a payload of any other type is [Unknown], which no consumer reads.
+// modelled are the event types [Decode] turns into an event of their own
+// (decodeGeneral decodes no other type, so a case added there without
+// its type here is never reached); a payload of any other type is
+// [Unknown], which no consumer reads, and [Ignored] drops it.
 var modelled = map[string]bool{
 	"response.created": true, "response.output_item.added": true, "response.output_item.done": true,
 	"response.output_text.delta": true, "response.refusal.delta": true, "response.reasoning_summary_text.delta": true,

@@ -79,25 +79,11 @@ func Unquote(q []byte) string {
 
 // unescape writes the escape q starts with and returns the rest of q.
 func unescape(sb *strings.Builder, q []byte) []byte {
-	switch c := q[1]; c {
-	case 'u':
-	case 'b':
-		sb.WriteByte('\b')
-		return q[2:]
-	case 'f':
-		sb.WriteByte('\f')
-		return q[2:]
-	case 'n':
-		sb.WriteByte('\n')
-		return q[2:]
-	case 'r':
-		sb.WriteByte('\r')
-		return q[2:]
-	case 't':
-		sb.WriteByte('\t')
-		return q[2:]
-	default: // '"', '\\', '/'
-		sb.WriteByte(c)
+	if c := q[1]; c != 'u' {
+		if i := strings.IndexByte("bfnrt", c); i >= 0 {
+			c = "\b\f\n\r\t"[i]
+		}
+		sb.WriteByte(c) // else '"', '\\' or '/', itself
 		return q[2:]
 	}
 	r := hex4(q[2:6])
