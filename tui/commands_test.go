@@ -77,7 +77,7 @@ func TestSlashCommands(t *testing.T) {
 	}{
 		{name: "help lists commands and keys", lines: []string{"/help"},
 			want: []string{"/model", "/permissions (/approvals)", "/new", "/diff", "/quit (/exit)", "alt+enter", "twice within 1s quit"}},
-		{name: "unknown command", lines: []string{"/frobnicate now"}, want: []string{"unknown command /frobnicate"}},
+		{name: "unknown command", lines: []string{"/frobnicate now"}, want: []string{`Unrecognized command '/frobnicate'. Type "/" for a list of supported commands.`}},
 		{name: "missing hooks say so", lines: []string{"/new", "/compact", "/resume", "/approvals"},
 			want: []string{"/new is not available", "/compact is not available", "/resume is not available",
 				"/permissions is not available"}},

@@ -31,6 +31,7 @@ type popup struct {
 	text   string   // the composer text it was made for
 	closed string   // the text Esc closed it for
 	query  string   // the @ query shown
+	chosen bool     // a row was chosen with the arrows since the text changed
 
 	files    *fileIndex // the @ search's index; nil until built
 	building bool
@@ -57,7 +58,7 @@ func (m *Model) refreshPopup() tea.Cmd {
 	if v == p.text {
 		return nil
 	}
-	p.text = v
+	p.text, p.chosen = v, false
 	was := p.kind
 	p.kind = popupNone
 	if v == p.closed {
@@ -89,8 +90,8 @@ func (m *Model) refreshPopup() tea.Cmd {
 
 // slashName is the command name v holds ("/mo" → "mo"), if v is only that.
 func slashName(v string) (string, bool) {
-	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") {
-		return "", false
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \t\n") || strings.Contains(v[1:], "/") {
+		return "", false // a path or URL is a message, not a command
 	}
 	return v[1:], true
 }
@@ -115,7 +116,7 @@ func (m *Model) slashRows(name string) {
 		p.values = append(p.values, c.name)
 	}
 	p.list.set(rows)
-	p.list.empty = "no command matches; enter sends it as it is"
+	p.list.empty = "no command matches"
 }
 
 // mentionQuery is the query of the "@word" the cursor ends, if it does.
@@ -210,6 +211,7 @@ func (m *Model) popupKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		if i < 0 {
 			return nil, false
 		}
+		p.chosen = true
 		if k.Type == tea.KeyUp {
 			p.list.move(-1)
 		} else {
@@ -231,6 +233,12 @@ func (m *Model) popupKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		if k.Type == tea.KeyTab {
 			m.setComposer(name + " ")
 			return nil, true
+		}
+		// Enter runs what was typed: the row chosen with the arrows, or
+		// the command the typed name is or begins; never a fuzzy match of
+		// another name ("/rc" is not "/prompts:ticket").
+		if typed := strings.TrimSpace(m.composer.Value()); !p.chosen && (m.known(typed) || !strings.HasPrefix(name, typed)) {
+			return m.submit(), true
 		}
 		m.setComposer(name)
 		return m.submit(), true

@@ -308,3 +308,56 @@ func TestModelPickerWithEffort(t *testing.T) {
 		t.Errorf("no confirmation:\n%s", view)
 	}
 }
+
+// TestEnterRunsWhatWasTyped: Enter in the / popup runs the command typed
+// (or the row chosen with the arrows, or the one the typed name begins),
+// never a fuzzy match of something else: /rc beside a /prompts:ticket is
+// Codex's "Unrecognized command" line, nothing sent and the text kept.
+// Text whose first word holds another slash (an absolute path, a URL
+// after a slash) is a message, as Codex 0.171 sends it.
+func TestEnterRunsWhatWasTyped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"explain.md", "ticket.md"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("Explain the file $1 to a newcomer.\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enter := func(m *Model, text string) {
+		m.setComposer(text)
+		m.Update(nil)
+		for _, msg := range runCmd(send(m, press("enter"))) {
+			m.Update(msg)
+		}
+	}
+	for _, typed := range []string{"/rc", "/xplain", "/frobnicate now"} {
+		m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}})
+		for _, msg := range runCmd(m.Init()) {
+			m.Update(msg)
+		}
+		enter(m, typed)
+		name := strings.Fields(typed)[0]
+		view := plain(m.View())
+		if m.turn != nil || strings.Contains(view, "newcomer") {
+			t.Errorf("%s started a turn:\n%s", typed, view)
+		}
+		if want := `Unrecognized command '` + name + `'. Type "/" for a list of supported commands.`; !strings.Contains(view, want) {
+			t.Errorf("%s: view lacks %q:\n%s", typed, want, view)
+		}
+		if got := m.composer.Value(); got != typed {
+			t.Errorf("%s: the composer holds %q, want the text kept", typed, got)
+		}
+	}
+	for _, typed := range []string{"/usr/bin/env is where?", "/usr/bin/env", "/https://example.com/x"} {
+		m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}})
+		enter(m, typed)
+		if view := plain(m.View()); !strings.Contains(view, "› "+typed) || m.composer.Value() != "" {
+			t.Errorf("%q was not sent as a message:\n%s", typed, view)
+		}
+	}
+	m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}, Commands: Commands{Status: func() []string { return []string{"config: here"} }}})
+	enter(m, "/stat")
+	if view := plain(m.View()); !strings.Contains(view, "config: here") {
+		t.Errorf("/stat did not run /status:\n%s", view)
+	}
+}

@@ -100,6 +100,12 @@ func (m *Model) lookup(name string) (command, bool) {
 	return command{}, false
 }
 
+// known reports whether name is a command agent knows of, present or not.
+func (m *Model) known(name string) bool {
+	_, ok := m.lookup(name)
+	return ok
+}
+
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -116,7 +122,7 @@ func (m *Model) slash(line string) tea.Cmd {
 	c, ok := m.lookup(name)
 	switch {
 	case !ok:
-		m.tr.add(&notice{level: levelWarn, text: "unknown command " + name + "; /help lists the commands"})
+		m.tr.add(&notice{level: levelInfo, text: "Unrecognized command '" + name + `'. Type "/" for a list of supported commands.`})
 		return nil
 	case c.run == nil:
 		m.tr.add(&notice{level: levelInfo, text: c.absent})

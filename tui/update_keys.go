@@ -180,14 +180,33 @@ func (m *Model) submit() tea.Cmd {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	slash := isSlashCommand(text)
+	if slash {
+		if name := strings.Fields(text)[0]; !m.known(name) {
+			// As Codex: one line, nothing sent, the text kept to fix.
+			m.tr.add(&notice{level: levelInfo, text: "Unrecognized command '" + name + `'. Type "/" for a list of supported commands.`})
+			m.follow = true
+			return nil
+		}
+	}
 	m.composer.Reset()
 	m.fitComposer()
 	m.hist.add(text)
 	save := m.saveHistory(text)
-	if strings.HasPrefix(text, "/") {
+	if slash {
 		return tea.Batch(save, m.slash(text))
 	}
 	return tea.Batch(save, m.sendMessage(text))
+}
+
+// isSlashCommand reports whether text is a slash command line rather than
+// a message: it starts with "/" and its first word holds no other slash
+// (so "/usr/bin/env is where?" and "/https://x" are messages, as in Codex).
+func isSlashCommand(text string) bool {
+	if !strings.HasPrefix(text, "/") {
+		return false
+	}
+	return !strings.Contains(strings.Fields(text)[0][1:], "/")
 }
 
 // sendMessage starts a turn with text, or queues it while one runs.
