@@ -59,6 +59,7 @@ func allowedImports() map[string][]string {
 		"retry":                          {},
 		"retry/gate":                     {"internal/atomicfile", "internal/filelock", "retry"},
 		"session/failover":               {"retry/gate", "transport"},
+		"session/hooks":                  {},
 		"transport":                      {"internal/jsonstring", "internal/readonly"},
 		"provider":                       {},
 		"transport/internal/liveness":    {"transport"},

@@ -302,6 +302,15 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 		run.Status = Stopped
 		run.Message = o.StopReason
 	}
+	return r.decide(ev, run, w, o, mask)
+}
+
+// decide reads the event's own fields of a hook's JSON answer.
+func (r *Runner) decide(ev Event, run Run, w wire, o *Outcome, mask func(string) string) Run {
+	fail := func(msg string) Run {
+		run.Status, run.Message = Failed, mask(msg)
+		return run
+	}
 	sp := w.Specific
 	if sp != nil && sp.AdditionalContext != nil && strings.TrimSpace(*sp.AdditionalContext) != "" {
 		switch ev {
@@ -316,34 +325,7 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 	switch ev {
 	case PreToolUse:
 		if sp != nil && (sp.PermissionDecision != nil || sp.PermissionDecisionReason != nil || sp.UpdatedInput != nil) {
-			d := ""
-			if sp.PermissionDecision != nil {
-				d = *sp.PermissionDecision
-			}
-			why := ""
-			if sp.PermissionDecisionReason != nil {
-				why = strings.TrimSpace(*sp.PermissionDecisionReason)
-			}
-			switch {
-			case len(sp.UpdatedInput) > 0 && d != "allow":
-				return fail("PreToolUse hook returned updatedInput without permissionDecision:allow")
-			case d == "allow" && len(sp.UpdatedInput) == 0:
-				return fail("PreToolUse hook returned unsupported permissionDecision:allow")
-			case d == "allow":
-				// judged by the caller: the tool's input changes.
-				run.Message = "changed the tool's input"
-				return r.withUpdate(run, sp.UpdatedInput)
-			case d == "ask":
-				return fail("PreToolUse hook returned unsupported permissionDecision:ask")
-			case d == "deny" && why == "":
-				return fail("PreToolUse hook returned permissionDecision:deny without a non-empty permissionDecisionReason")
-			case d == "deny":
-				o.block(mask(why))
-				run.Status, run.Message = Blocked, mask(why)
-			case why != "":
-				return fail("PreToolUse hook returned permissionDecisionReason without permissionDecision")
-			}
-			return run
+			return preToolUse(run, sp.PermissionDecision, sp.PermissionDecisionReason, sp.UpdatedInput, o, mask)
 		}
 		fallthrough
 	case PostToolUse, UserPromptSubmit, Stop:
@@ -368,30 +350,59 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 			return fail(fmt.Sprintf("%s hook returned unknown decision %q", ev, *w.Decision))
 		}
 	case PermissionRequest:
-		if sp != nil && sp.Decision != nil {
-			switch sp.Decision.Behavior {
-			case "allow":
-				o.Allow = true
-			case "deny":
-				msg := strings.TrimSpace(sp.Decision.Message)
-				if msg == "" {
-					msg = "PermissionRequest hook denied approval"
-				}
-				o.Deny = true
-				o.block(mask(msg))
-				run.Status, run.Message = Blocked, mask(msg)
-			default:
-				return fail(fmt.Sprintf("PermissionRequest hook returned unknown behavior %q", sp.Decision.Behavior))
+		if sp == nil || sp.Decision == nil {
+			return run
+		}
+		switch sp.Decision.Behavior {
+		case "allow":
+			o.Allow = true
+		case "deny":
+			msg := strings.TrimSpace(sp.Decision.Message)
+			if msg == "" {
+				msg = "PermissionRequest hook denied approval"
 			}
+			o.Deny = true
+			o.block(mask(msg))
+			run.Status, run.Message = Blocked, mask(msg)
+		default:
+			return fail(fmt.Sprintf("PermissionRequest hook returned unknown behavior %q", sp.Decision.Behavior))
 		}
 	}
 	return run
 }
 
-// withUpdate marks run as carrying a new tool input; Run keeps the last
-// to finish.
-func (r *Runner) withUpdate(run Run, in json.RawMessage) Run {
-	run.updated = in
+// preToolUse reads a PreToolUse hook's permissionDecision as Codex 0.171
+// does: deny with a reason blocks, allow must carry updatedInput (the new
+// tool input), ask is not supported.
+func preToolUse(run Run, decision, reason *string, updated json.RawMessage, o *Outcome, mask func(string) string) Run {
+	fail := func(msg string) Run {
+		run.Status, run.Message = Failed, msg
+		return run
+	}
+	d, why := "", ""
+	if decision != nil {
+		d = *decision
+	}
+	if reason != nil {
+		why = strings.TrimSpace(*reason)
+	}
+	switch {
+	case len(updated) > 0 && d != "allow":
+		return fail("PreToolUse hook returned updatedInput without permissionDecision:allow")
+	case d == "allow" && len(updated) == 0:
+		return fail("PreToolUse hook returned unsupported permissionDecision:allow")
+	case d == "allow":
+		run.Message, run.updated = "changed the tool's input", updated
+	case d == "ask":
+		return fail("PreToolUse hook returned unsupported permissionDecision:ask")
+	case d == "deny" && why == "":
+		return fail("PreToolUse hook returned permissionDecision:deny without a non-empty permissionDecisionReason")
+	case d == "deny":
+		o.block(mask(why))
+		run.Status, run.Message = Blocked, mask(why)
+	case why != "":
+		return fail("PreToolUse hook returned permissionDecisionReason without permissionDecision")
+	}
 	return run
 }
 
