@@ -66,6 +66,7 @@ func pipeProxy(t *testing.T, upstream *rt.Server, writeTimeout time.Duration) (p
 		Upstream:     mustURL(t, upstream.URL),
 		Transport:    upstream.PipeClient().Transport,
 		WriteTimeout: writeTimeout,
+		AllowRemote:  true, // a pipe has no host and port to check Host against
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestStalledClientOfAPassThroughIsCut(t *testing.T) {
 		upTr := &http.Transport{DialContext: upLn.dial}
 		logs := &syncbuf.Buffer{}
 		p, err := proxy.New(proxy.Options{Upstream: mustURL(t, "http://upstream.invalid/v1"), Transport: upTr,
-			WriteTimeout: timeout, Logger: newLogger(logs)})
+			WriteTimeout: timeout, Logger: newLogger(logs), AllowRemote: true}) // a pipe has no port
 		if err != nil {
 			t.Fatal(err)
 		}

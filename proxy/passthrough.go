@@ -24,6 +24,9 @@ func (p *Proxy) newReverseProxy() *httputil.ReverseProxy {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL = p.upstreamURL(pr.In.URL)
 			pr.Out.Host = ""
+			if !apiPath(route(pr.In.URL.Path)) {
+				return
+			}
 			for k, v := range p.opts.Header {
 				pr.Out.Header[k] = append([]string(nil), v...)
 			}

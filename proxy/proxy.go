@@ -61,9 +61,11 @@ type Options struct {
 	// would be, e.g. https://api.openai.com/v1. A request for
 	// /v1/<rest> (or /<rest>) goes to Upstream + "/<rest>".
 	Upstream *url.URL
-	// Header is set on every upstream request, replacing the client's
-	// values of the same names: the provider's Authorization and
-	// http_headers. Default: none; the client's headers pass through.
+	// Header is set on every upstream request for one of the provider's
+	// API paths (responses, chat/completions, completions, embeddings,
+	// models, messages), replacing the client's values of the same names:
+	// the provider's Authorization and http_headers. Other paths (files,
+	// organisation, ...) get the client's headers only. Default: none.
 	Header http.Header
 	// Query is set on every upstream URL (the provider's query_params).
 	Query url.Values
@@ -113,6 +115,12 @@ type Options struct {
 	// finish after its ctx ends before cutting them off. Zero means
 	// [DefaultShutdownTimeout].
 	ShutdownTimeout time.Duration
+	// AllowRemote accepts requests whatever their Host (agent proxy
+	// --allow-remote). Otherwise Host must be a loopback name with the
+	// port the request came in on, or the request is answered 421: a web
+	// page that rebinds its own name to 127.0.0.1 cannot use the proxy.
+	// Requests with an Origin header are refused (403) either way.
+	AllowRemote bool
 	// WriteTimeout bounds each write to a client: one that stops reading
 	// for that long is cut off (counted in [Stats].ClientGone) and its
 	// upstream request closed, so it cannot hold a stream for ever. Zero
@@ -226,6 +234,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer p.handlers.Done()
+	if p.refuse(w, r) {
+		return
+	}
+	cleanPath(r)
 	if r.URL.Path == StatsPath && r.Method == http.MethodGet {
 		p.serveStats(w)
 		return

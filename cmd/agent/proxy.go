@@ -90,6 +90,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	if pc.MaxRetries == 0 {
 		opts.MaxRetries = -1 // proxy.Options: zero means the default
 	}
+	opts.AllowRemote = f.allowRemote
 	opts.MaxConcurrentRetries = pc.MaxConcurrentRetries
 	opts.MaxBodyBytes = pc.MaxBodyBytes
 	opts.WebSocket = pc.WebSocket
