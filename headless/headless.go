@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/headless/execprint"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/headless/batch"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/exitcode"
 )
 
 // Defaults of the batch flags.

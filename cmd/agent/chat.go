@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tui"

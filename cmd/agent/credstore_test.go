@@ -11,7 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

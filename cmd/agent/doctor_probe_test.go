@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

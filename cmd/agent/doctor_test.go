@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mantree"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )

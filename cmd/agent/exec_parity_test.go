@@ -13,7 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )

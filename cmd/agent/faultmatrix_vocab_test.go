@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/modelclient"
 )

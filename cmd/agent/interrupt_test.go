@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/filelock"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )

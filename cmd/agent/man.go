@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/companion"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mantree"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/tools/mcp"
 )
 

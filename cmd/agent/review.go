@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless"
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/review"
 	"github.com/agentcli/agent/session"
 )

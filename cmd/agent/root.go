@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/retry"

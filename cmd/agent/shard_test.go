@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 

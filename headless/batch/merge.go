@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/atomicfile"
+	"github.com/agentcli/agent/internal/exitcode"
 )
 
 // MergeOptions say what [Merge] checks and where it writes.

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentcli/agent/headless/execprint"
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/transport"
 )

@@ -21,8 +21,8 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/demo"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/redact"
 	"github.com/agentcli/agent/internal/telemetry"
 	"github.com/agentcli/agent/modelclient"

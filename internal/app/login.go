@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/modelclient"
 )
 

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
+	"github.com/agentcli/agent/internal/exitcode"
 )
 
 // MCPList is agent mcp list: the configured MCP servers, a table or

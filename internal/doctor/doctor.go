@@ -25,9 +25,9 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/companion"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"

@@ -20,9 +20,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/headless/exitcode"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/companion"
+	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
