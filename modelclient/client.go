@@ -142,6 +142,7 @@ func New(opts Options) *Client {
 			IdleTimeout:     opts.Provider.StreamIdleTimeout,
 			ProgressTimeout: opts.Provider.StreamProgressTimeout,
 			ReadBatch:       opts.ReadBatch,
+			Decoder:         transport.ResponsesDecoder{},
 		})
 	}
 	w := ws.NewTransport(&ws.Options{
@@ -149,6 +150,7 @@ func New(opts Options) *Client {
 		ConnectTimeout:  opts.Provider.WebSocketConnectTimeout,
 		IdleTimeout:     opts.Provider.StreamIdleTimeout,
 		ProgressTimeout: opts.Provider.StreamProgressTimeout,
+		Decoder:         transport.ResponsesDecoder{},
 	})
 	return &Client{opts: opts, transport: t, ws: w, url: responsesURL(opts.Provider)}
 }

@@ -456,10 +456,11 @@ func truncate(b []byte) string {
 // delta is a substring of it, and an item's Raw a slice of its bytes, not
 // copies: a 10 MiB event is decoded without another copy of it.
 func DecodeFrame(typ string, data string) (ev Event, skip bool, err error) {
-	return (&FrameDecoder{}).Decode(typ, data)
+	return (&FrameDecoder{}).decode(typ, data)
 }
 
-// A FrameDecoder decodes the frames of one stream as [DecodeFrame] does,
+// A FrameDecoder decodes the frames of one Responses stream (the
+// [StreamDecoder] of [ResponsesDecoder]) as [DecodeFrame] does,
 // remembering the ids of the items the stream delivered
 // (response.output_item.done), which the completed response's output
 // then leaves out undecoded: OpenAI sends every item again there, whole.
@@ -468,8 +469,28 @@ type FrameDecoder struct {
 	delivered map[string]bool
 }
 
-// Decode decodes one frame (see [DecodeFrame]).
-func (d *FrameDecoder) Decode(typ string, data string) (ev Event, skip bool, err error) {
+// Ignored is [Ignored] for a named frame, from its data's beginning; an
+// unnamed one's beginning says too little, and is never dropped.
+func (d *FrameDecoder) Ignored(name string, prefix []byte) bool {
+	return name != "" && Ignored(name, prefix)
+}
+
+// IgnoredPieces is [IgnoredPieces].
+func (d *FrameDecoder) IgnoredPieces(pieces [][]byte) bool { return IgnoredPieces(pieces) }
+
+// Decode decodes one frame (see [DecodeFrame]), emitting its event
+// unless the frame is skipped.
+func (d *FrameDecoder) Decode(name, data string, emit func(Event) bool) error {
+	ev, skip, err := d.decode(name, data)
+	if skip || err != nil {
+		return err
+	}
+	emit(ev)
+	return nil
+}
+
+// decode decodes one frame into at most one event (see [DecodeFrame]).
+func (d *FrameDecoder) decode(typ string, data string) (ev Event, skip bool, err error) {
 	if len(data) == 0 || data == "[DONE]" {
 		return nil, true, nil
 	}

@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -120,13 +121,13 @@ func TestFrameDecoderLeavesDeliveredItemsOut(t *testing.T) {
 	call := `{"arguments":"` + args + `","call_id":"c1","id":"fc_1","name":"exec_command","status":"completed","type":"function_call"}`
 	other := `{"type":"message","id":"msg_2","role":"assistant","content":[{"type":"output_text","text":"only here"}]}`
 	completed := `{"type":"response.completed","response":{"id":"r","status":"completed","output":[` + call + `,` + other + `]}}`
-	var dec transport.FrameDecoder
-	if ev, _, err := dec.Decode("response.output_item.done", `{"type":"response.output_item.done","item":`+call+`}`); err != nil {
+	dec := transport.ResponsesDecoder{}.NewStream()
+	if ev, err := decodeOne(dec, "response.output_item.done", `{"type":"response.output_item.done","item":`+call+`}`); err != nil {
 		t.Fatalf("item: %T, %v", ev, err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	ev, _, err := dec.Decode("response.completed", completed)
+	ev, err := decodeOne(dec, "response.completed", completed)
 	runtime.ReadMemStats(&after)
 	c, ok := ev.(transport.Completed)
 	if err != nil || !ok || len(c.Output) != 1 || c.Output[0].ID != "msg_2" {
@@ -139,6 +140,21 @@ func TestFrameDecoderLeavesDeliveredItemsOut(t *testing.T) {
 	if c, ok := ev.(transport.Completed); err != nil || !ok || len(c.Output) != 2 {
 		t.Errorf("DecodeFrame(completed) = %T %v; want both items", ev, err)
 	}
+}
+
+// decodeOne decodes one frame with dec, returning its one event (nil when
+// skipped).
+func decodeOne(dec transport.StreamDecoder, name, data string) (ev transport.Event, err error) {
+	n := 0
+	err = dec.Decode(name, data, func(e transport.Event) bool {
+		ev = e
+		n++
+		return true
+	})
+	if n > 1 {
+		return nil, fmt.Errorf("%d events from one frame", n)
+	}
+	return ev, err
 }
 
 // TestDeltaIDHoldsNoData: a 4 MiB delta's item id, which the session

@@ -1,5 +1,7 @@
-// Package sse is the HTTP transport for the Responses API: one POST per
-// request, the answer read as Server-Sent Events (see [eventReader]).
+// Package sse is the HTTP transport: one POST per request, the answer
+// read as Server-Sent Events (see [eventReader]), each event handed to
+// the wire's [transport.Decoder] (Options.Decoder), which it does not
+// otherwise know.
 package sse
 
 import (
@@ -44,6 +46,9 @@ type Options struct {
 	// An event is delayed at most ReadBatch. Zero reads as soon as bytes
 	// arrive.
 	ReadBatch time.Duration
+	// Decoder turns the events of each stream into [transport.Event]s:
+	// the wire's. Nil: [transport.ResponsesDecoder].
+	Decoder transport.Decoder
 }
 
 // Transport is the SSE transport. It is safe for concurrent use.
@@ -52,6 +57,7 @@ type Transport struct {
 	idle, progress time.Duration
 	maxEventSize   int
 	readBatch      time.Duration
+	decoder        transport.Decoder
 }
 
 var _ transport.Transport = (*Transport)(nil)
@@ -68,12 +74,16 @@ func New(opts *Options) *Transport {
 	if o.MaxEventSize <= 0 {
 		o.MaxEventSize = transport.MaxEventSize
 	}
+	if o.Decoder == nil {
+		o.Decoder = transport.ResponsesDecoder{}
+	}
 	return &Transport{
 		client:       o.HTTPClient,
 		idle:         o.IdleTimeout,
 		progress:     o.ProgressTimeout,
 		maxEventSize: o.MaxEventSize,
 		readBatch:    o.ReadBatch,
+		decoder:      o.Decoder,
 	}
 }
 
@@ -120,7 +130,7 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 	if t.readBatch > 0 {
 		body = &batchReader{r: body, wait: t.readBatch}
 	}
-	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w, r: body, maxEventSize: t.maxEventSize}
+	s := &stream{ctx: ctx, cancel: cancel, body: resp.Body, w: w, r: body, maxEventSize: t.maxEventSize, dec: t.decoder.NewStream()}
 	return s, nil
 }
 
@@ -142,39 +152,34 @@ type stream struct {
 	w            *liveness.Watchdog
 	r            io.Reader // body as it is read: activity counted, reads batched
 	maxEventSize int
+	dec          transport.StreamDecoder
 
 	err     error
 	started bool // Events has been ranged over
 	closed  bool
 }
 
-// Events reads the stream with [eventReader]: each event is decoded and
-// handed to the caller's loop body on the reading goroutine.
+// Events reads the stream with [eventReader]: each event is decoded by
+// the stream's decoder and handed to the caller's loop body on the
+// reading goroutine.
 func (s *stream) Events() iter.Seq[transport.Event] {
 	return func(yield func(transport.Event) bool) {
 		if s.started || s.closed {
 			return
 		}
 		s.started = true
-		done := false // the stream ended here: completed, or a frame failed
+		done := false // the stream ended here: completed, stopped, or a frame failed
 		er := newEventReader(s.r, s.maxEventSize)
 		er.drop = func(typ string, first []byte) bool {
-			// A named event nobody reads is progress, dropped uncopied.
-			if typ == "" || !transport.Ignored(typ, first) {
+			// An event nobody reads is progress, dropped uncopied.
+			if !s.dec.Ignored(typ, first) {
 				return false
 			}
 			s.w.Progressed()
 			return true
 		}
-		var dec transport.FrameDecoder
-		err := er.each(func(typ, data string) bool {
-			ev, skip, err := dec.Decode(typ, data)
-			if skip {
-				return true
-			}
-			if err != nil {
-				s.finish(err)
-				done = true
+		emit := func(ev transport.Event) bool {
+			if done { // a decoder that goes on after a stop
 				return false
 			}
 			s.w.Progressed()
@@ -190,6 +195,13 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 				return false
 			}
 			return true
+		}
+		err := er.each(func(typ, data string) bool {
+			if err := s.dec.Decode(typ, data, emit); err != nil && !done {
+				s.finish(err)
+				done = true
+			}
+			return !done
 		})
 		switch {
 		case done:

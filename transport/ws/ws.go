@@ -1,7 +1,8 @@
-// Package ws is the WebSocket transport for the Responses API: one
-// connection carries one request at a time, each request a
-// {"type":"response.create",...} text frame, each server text frame one
-// event decoded exactly as over SSE. A [Conn] stays open after
+// Package ws is the WebSocket transport for the Responses API (the one
+// wire served over WebSocket): one connection carries one request at a
+// time, each request a {"type":"response.create",...} text frame, each
+// server text frame handed to the [transport.Decoder] it is given
+// (Options.Decoder), as the SSE transport hands its events. A [Conn] stays open after
 // response.completed so the next request can reuse it; any failure breaks
 // it, and the caller dials again.
 package ws
@@ -44,6 +45,9 @@ type Options struct {
 	// MaxMessageSize bounds one message; default [transport.MaxEventSize].
 	// A larger one fails the stream with [transport.ErrEventTooLarge].
 	MaxMessageSize int64
+	// Decoder turns the messages of each stream into [transport.Event]s.
+	// Nil: [transport.ResponsesDecoder].
+	Decoder transport.Decoder
 }
 
 // URL maps an http(s) Responses URL to its ws(s) form.
@@ -83,6 +87,9 @@ func Dial(ctx context.Context, httpURL string, header http.Header, opts *Options
 	}
 	if o.MaxMessageSize <= 0 {
 		o.MaxMessageSize = transport.MaxEventSize
+	}
+	if o.Decoder == nil {
+		o.Decoder = transport.ResponsesDecoder{}
 	}
 	h := header.Clone()
 	if h == nil {
@@ -175,7 +182,7 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	w := liveness.Start(cancel, c.opts.IdleTimeout, c.opts.ProgressTimeout)
-	s := &stream{c: c, ctx: ctx, sctx: sctx, cancel: cancel, w: w}
+	s := &stream{c: c, ctx: ctx, sctx: sctx, cancel: cancel, w: w, dec: c.opts.Decoder.NewStream()}
 	c.mu.Lock()
 	c.active = w
 	c.mu.Unlock()
@@ -210,14 +217,14 @@ func (s *stream) send(head, rest []byte) error {
 	return wr.Close()
 }
 
-// errIgnored is read's report of a message [transport.Ignored] drops.
+// errIgnored is read's report of a message the decoder drops.
 var errIgnored = errors.New("ignored message")
 
 // read reads one message, telling the watchdog about every chunk that
 // arrives (a large event on a slow link is not idle), and enforcing
 // MaxMessageSize. The message is read into full-size pieces, reused from
 // message to message, and returned as a string of its own, copied once;
-// a message [transport.IgnoredPieces] drops is not copied at all.
+// a message the decoder drops (IgnoredPieces) is not copied at all.
 func (s *stream) read() (websocket.MessageType, string, error) {
 	typ, r, err := s.c.c.Reader(s.sctx)
 	if err != nil {
@@ -242,7 +249,7 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			*last = (*last)[:len(*last)+n]
 		}
 		if err == io.EOF {
-			if typ == websocket.MessageText && transport.IgnoredPieces(s.pieces) {
+			if typ == websocket.MessageText && s.dec.IgnoredPieces(s.pieces) {
 				return typ, "", errIgnored
 			}
 			var sb strings.Builder
@@ -294,9 +301,9 @@ type stream struct {
 	sctx   context.Context
 	cancel context.CancelFunc
 	w      *liveness.Watchdog
-	pieces [][]byte               // the message being read, in full-size pieces
-	spare  [][]byte               // pieces to read the next message into
-	dec    transport.FrameDecoder // the response's frames
+	pieces [][]byte                // the message being read, in full-size pieces
+	spare  [][]byte                // pieces to read the next message into
+	dec    transport.StreamDecoder // the response's frames
 	err    error
 	done   bool
 	closed bool
@@ -306,7 +313,25 @@ type stream struct {
 // caller's loop body as it is decoded.
 func (s *stream) Events() iter.Seq[transport.Event] {
 	return func(yield func(transport.Event) bool) {
-		for !s.done {
+		stopped := false
+		emit := func(ev transport.Event) bool {
+			if s.done || stopped { // a decoder that goes on after a stop
+				return false
+			}
+			s.w.Progressed()
+			if _, ok := ev.(transport.Completed); ok {
+				s.done = true // the connection stays open for the next request
+				s.release()
+				yield(ev)
+				return false
+			}
+			if !yield(ev) {
+				stopped = true
+				return false
+			}
+			return true
+		}
+		for !s.done && !stopped {
 			typ, data, err := s.read()
 			if err == errIgnored {
 				s.w.Progressed()
@@ -324,22 +349,8 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 				s.fail(transport.ErrUnexpectedBinary)
 				return
 			}
-			ev, skip, err := s.dec.Decode("", data)
-			if skip {
-				continue
-			}
-			if err != nil {
+			if err := s.dec.Decode("", data, emit); err != nil && !s.done && !stopped {
 				s.fail(err)
-				return
-			}
-			s.w.Progressed()
-			if _, ok := ev.(transport.Completed); ok {
-				s.done = true // the connection stays open for the next request
-				s.release()
-				yield(ev)
-				return
-			}
-			if !yield(ev) {
 				return
 			}
 		}
