@@ -82,6 +82,10 @@ func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit fun
 		s.appendItems(transport.CallOutputWithImages(c.CallID, results[i].Output, results[i].Images, c.Type == "custom_tool_call"))
 		abort = abort || results[i].AbortTurn
 	}
+	s.hookMu.Lock()
+	s.addContexts(s.pendingContexts)
+	s.pendingContexts = nil
+	s.hookMu.Unlock()
 	return len(pending), abort
 }
 
@@ -93,13 +97,23 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	}
 	emit(ToolCallBegin{Call: call})
 	watch := s.watchCall(ctx, call)
+	run, blocked := s.preToolUse(ctx, s.turnID, call, emit)
+	if blocked != nil {
+		_ = s.ledger.set(c.CallID, c.Name, CallDeclined)
+		watch.ended(*blocked)
+		emit(ToolCallEnd{Call: call, Result: *blocked})
+		return *blocked
+	}
 	started := false
 	inv := &tools.Invocation{
-		Call:    call,
+		Call:    run,
 		Policy:  s.opts.ApprovalPolicy,
 		AskUser: s.opts.AskUser,
 		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
-			d := s.approve(ctx, req)
+			d, ok := s.permissionRequest(ctx, s.turnID, run, emit)
+			if !ok {
+				d = s.approve(ctx, req)
+			}
 			watch.decided(d)
 			st := CallApproved
 			if d.Kind == tools.Deny || d.Kind == tools.AbortTurn {
@@ -134,6 +148,7 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	if started || s.ledger.State(c.CallID) != CallDeclined {
 		_ = s.ledger.set(c.CallID, c.Name, CallFinished)
 	}
+	res = s.postToolUse(ctx, s.turnID, run, res, emit)
 	watch.ended(res)
 	emit(ToolCallEnd{Call: call, Result: res})
 	return res

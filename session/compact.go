@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/session/hooks"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -52,11 +53,27 @@ type CompactionRecorder interface {
 // boundary, where a [Session.Configure] change applies.
 func (s *Session) Compact(ctx context.Context, emit func(Event)) error {
 	s.applySettings()
-	return s.compact(ctx, emit)
+	return s.compactBy(ctx, "manual", emit)
 }
 
-// compact is [Session.Compact] within a turn.
+// compact is [Session.Compact] within a turn: an automatic one.
 func (s *Session) compact(ctx context.Context, emit func(Event)) error {
+	return s.compactBy(ctx, "auto", emit)
+}
+
+// compactBy compacts between the PreCompact and PostCompact hooks of
+// trigger (manual or auto).
+func (s *Session) compactBy(ctx context.Context, trigger string, emit func(Event)) error {
+	s.compactHooks(ctx, hooks.PreCompact, trigger, emit)
+	err := s.compactNow(ctx, emit)
+	if err == nil {
+		s.compactHooks(ctx, hooks.PostCompact, trigger, emit)
+	}
+	return err
+}
+
+// compactNow is one compaction.
+func (s *Session) compactNow(ctx context.Context, emit func(Event)) error {
 	before := len(s.history)
 	var remoteErr error
 	if s.client.SupportsRemoteCompaction() {

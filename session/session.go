@@ -17,6 +17,7 @@ import (
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/session/failover"
+	"github.com/agentcli/agent/session/hooks"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
 )
@@ -106,6 +107,9 @@ type Options struct {
 	// Now is the clock of the durations the Observer hears; nil:
 	// time.Now.
 	Now func() time.Time
+	// Hooks are the lifecycle hooks run on the session's events; nil:
+	// none.
+	Hooks *Hooks
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -137,6 +141,11 @@ type Session struct {
 	wentOn     int             // responses in a row followed up for end_turn false
 	chain      *chain          // the fallback chain; nil: none
 	wake       *retry.Waker    // ends the running turn's retry wait ([Session.RetryNow])
+
+	hookStarted, hookEnded bool   // SessionStart and SessionEnd ran
+	turnID                 string // the running turn's id, for its hooks
+	hookMu                 sync.Mutex
+	pendingContexts        []string // hook contexts to record after the calls' outputs
 
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
@@ -379,10 +388,31 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	if o := s.opts.Observer; o != nil {
 		o.UserPrompt(ctx, input, len(s.images))
 	}
+	s.turnID = newTurnID()
+	s.sessionStart(ctx, emit)
+	contexts, blocked := s.userPromptSubmit(ctx, s.turnID, input, emit)
+	if blocked != "" {
+		s.images = nil
+		emit(HookStopped{Event: hooks.UserPromptSubmit, Reason: blocked})
+		emit(TurnCompleted{Total: s.total, Provider: s.Provider()})
+		return nil
+	}
 	s.startOnHealthy(emit)
-	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images}
+	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images, contexts: contexts}
 	s.images = nil
 	err := s.coordinator(ctx, policy, r).Run(ctx, input, r.round)
+	for n := 0; err == nil && s.hooked(hooks.Stop); n++ {
+		goOn := s.stopHooks(ctx, s.turnID, s.lastAssistantText(), n > 0, emit)
+		if goOn == "" {
+			break
+		}
+		if n == maxStopContinuations {
+			emit(Warning{Message: fmt.Sprintf("Stop hooks sent the model back to work %d times in this turn; the turn ends here", n)})
+			break
+		}
+		r.rounds, r.continued = 0, false
+		err = s.coordinator(ctx, policy, r).Run(ctx, goOn, r.round)
+	}
 	if err != nil {
 		te := &TurnError{Outcome: *modelclient.OutcomeOf(err), Retries: r.retries, Requests: r.requests()}
 		emit(TurnFailed{Err: te, Requests: te.Requests})
@@ -464,6 +494,7 @@ type turnRun struct {
 	rounds    int
 	continued bool // the continuation prompt is recorded
 	images    []string
+	contexts  []string // UserPromptSubmit hooks' contexts, recorded after the prompt
 	last      transport.Usage
 }
 
@@ -484,6 +515,8 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 		r.continued = r.rounds > 1
 		s.appendItems(transport.UserMessageWithImages(prompt, r.images))
 		r.images = nil // a continuation carries the prompt only
+		s.addContexts(r.contexts)
+		r.contexts = nil
 	}
 	// A turn boundary: the prompt survives a crash. It is made durable
 	// while the request goes out; a tool call's start syncs again before

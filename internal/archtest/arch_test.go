@@ -68,7 +68,7 @@ func allowedImports() map[string][]string {
 		"config":                         {"provider", "tools", "internal/shellenv", "internal/atomicfile"},
 		"auth":                           {"provider", "internal/filelock", "internal/atomicfile"},
 		"modelclient":                    {"internal/bigcopy", "provider", "retry", "retry/gate", "transport", "transport/sse", "transport/ws", "auth"},
-		"session":                        {"modelclient", "provider", "retry", "transport", "tools", "session/failover"},
+		"session":                        {"modelclient", "provider", "retry", "transport", "tools", "session/failover", "session/hooks"},
 		"proxy":                          {"modelclient", "provider", "retry", "retry/gate", "transport"},
 		"tools":                          {"tools/patch", "tools/sandbox", "internal/jsonstring", "internal/readonly", "internal/shellenv"},
 		"tools/patch":                    {},
