@@ -237,3 +237,23 @@ experimental_instructions_file = "/b.md"
 		t.Errorf("no profile: %q", c.ModelInstructionsFile)
 	}
 }
+
+// TestTUIAlternateScreen: [tui] alternate_screen is read (auto, always,
+// never; another value is an error naming the key); Codex's other [tui]
+// keys load with one warning for the table.
+func TestTUIAlternateScreen(t *testing.T) {
+	c := mustLoad(t, "[tui]\nnotifications = false\nanimations = true\nalternate_screen = \"never\"\n", config.Options{})
+	if c.AlternateScreen != "never" {
+		t.Errorf("AlternateScreen = %q, want never", c.AlternateScreen)
+	}
+	if got := warningKeys(c.Warnings); !slices.Equal(got, []string{"tui"}) {
+		t.Errorf("warnings = %q, want one for tui", got)
+	}
+	if c = mustLoad(t, "model = \"m\"\n", config.Options{}); c.AlternateScreen != "auto" {
+		t.Errorf("default AlternateScreen = %q, want auto", c.AlternateScreen)
+	}
+	home := writeHome(t, "[tui]\nalternate_screen = \"sometimes\"\n")
+	if _, err := config.Load(config.Options{Home: home}); err == nil || !strings.Contains(err.Error(), "tui.alternate_screen") {
+		t.Errorf("a bad value: %v, want an error naming tui.alternate_screen", err)
+	}
+}

@@ -35,7 +35,7 @@ func codexIgnoredKeys() []string {
 		"permissions", "personality", "plan_mode_reasoning_effort", "plugins",
 		"realtime", "review_model", "show_raw_agent_reasoning", "skills", "sqlite_home",
 		"suppress_unstable_features_warning", "tool_suggest",
-		"tools", "tui", "windows",
+		"tools", "windows", // and [tui]'s keys but alternate_screen (decode.go)
 		// Legacy keys of earlier Codex releases, still in example configs.
 		"disable_response_storage", "model_reasoning_summary_format",
 		"experimental_use_freeform_apply_patch", "experimental_use_exec_command_tool",

@@ -193,6 +193,10 @@ type Config struct {
 
 	// History is [history].
 	History History
+	// AlternateScreen is [tui] alternate_screen, as in Codex: auto (the
+	// default: the alternate screen, except in Zellij), always or never
+	// (the chat runs inline and the terminal keeps its scrollback).
+	AlternateScreen string
 	// Projects maps an absolute project path to its [projects."<path>"].
 	Projects map[string]Project
 	// Notify is the notification command and its arguments.
@@ -312,6 +316,7 @@ func Default() Config {
 		ProjectDocMaxBytes:   DefaultProjectDocMaxBytes,
 		ProjectRootMarkers:   []string{".git"},
 		History:              History{Persistence: DefaultHistoryPersistence},
+		AlternateScreen:      "auto",
 		Proxy:                defaultProxy(),
 		Otel:                 Otel{Environment: DefaultOtelEnvironment},
 		Projects:             map[string]Project{},

@@ -113,6 +113,8 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 func (d *decoder) unknown(path []string, k string, fields []field) {
 	sub := append(slices.Clip(path), k)
 	switch {
+	case len(sub) == 2 && sub[0] == "tui":
+		d.warns.add(d.src, sub[:1], ignoredMsg) // the rest of Codex's [tui], one warning
 	case codexIgnored(sub):
 		d.warns.add(d.src, sub, ignoredMsg)
 	case otelUnknown(sub):

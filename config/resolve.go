@@ -189,6 +189,9 @@ func (c *Config) applyRest(f *fileConfig) {
 		set(&c.History.Persistence, h.Persistence)
 		set(&c.History.MaxBytes, h.MaxBytes)
 	}
+	if t := f.TUI; t != nil {
+		set(&c.AlternateScreen, t.AlternateScreen)
+	}
 	for path, p := range f.Projects {
 		proj := c.Projects[path]
 		set(&proj.TrustLevel, p.TrustLevel)

@@ -52,6 +52,7 @@ type fileConfig struct {
 	AuthClientID             *string `toml:"auth_client_id"`
 
 	History            *historyFile           `toml:"history"`
+	TUI                *tuiFile               `toml:"tui"`
 	Projects           map[string]projectFile `toml:"projects"`
 	Notify             *[]string              `toml:"notify"`
 	HideAgentReasoning *bool                  `toml:"hide_agent_reasoning"`
@@ -92,6 +93,12 @@ type shellEnvFile struct {
 type historyFile struct {
 	Persistence *string `toml:"persistence"`
 	MaxBytes    *int64  `toml:"max_bytes"`
+}
+
+// tuiFile is [tui]: agent reads alternate_screen; Codex's other keys
+// there load with one warning for the table (decode.go).
+type tuiFile struct {
+	AlternateScreen *string `toml:"alternate_screen"`
 }
 
 // projectFile is [projects."<path>"].

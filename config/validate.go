@@ -115,6 +115,9 @@ func validate(l *layer, probs *problems, warns *warnings) {
 		c.enum([]string{"history", "persistence"}, &h.Persistence, []string{"save-all", "none"})
 		c.nonNegative([]string{"history", "max_bytes"}, &h.MaxBytes)
 	}
+	if t := f.TUI; t != nil {
+		c.enum([]string{"tui", "alternate_screen"}, &t.AlternateScreen, []string{"auto", "always", "never"})
+	}
 	for _, name := range sortedKeys(f.Projects) {
 		p := f.Projects[name]
 		c.enum([]string{"projects", name, "trust_level"}, &p.TrustLevel, []string{"trusted", "untrusted"})

@@ -36,8 +36,10 @@ func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) s
 		NoColor:         getenv("NO_COLOR") != "",
 		Warnings:        warningLines(cfg.Warnings),
 		InTmux:          getenv("TMUX") != "",
-		Dir:             a.Workspace().Cwd,
-		Commands:        chatCommands(a, chat),
+		// [tui] alternate_screen, as Codex: auto leaves it off in Zellij.
+		Inline:   cfg.AlternateScreen == "never" || cfg.AlternateScreen == "auto" && getenv("ZELLIJ") != "",
+		Dir:      a.Workspace().Cwd,
+		Commands: chatCommands(a, chat),
 	}
 	pickerHooks(a, chat, &o)
 	return o

@@ -241,6 +241,7 @@ func (m *Model) applyCommand(msg commandMsg) {
 	}
 	if msg.reset {
 		m.tr.reset()
+		m.printed = 0
 		m.items = map[string]*block{}
 		m.last, m.total = transport.Usage{}, transport.Usage{}
 		m.follow = true

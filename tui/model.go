@@ -98,6 +98,11 @@ type Model struct {
 	prompts []customPrompt
 	effort  string // the reasoning effort chosen with /model
 
+	// printed is how many blocks went into the terminal's scrollback
+	// (inline mode); printing says a print is on its way (printedMsg).
+	printed  int
+	printing bool
+
 	escArmed time.Time // the first Esc on an empty composer
 	pager    bool      // the transcript pager (Ctrl+T) is open
 	pagerTop int       // its first line
@@ -189,6 +194,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if pc := m.refreshPopup(); pc != nil {
 		cmd = tea.Batch(cmd, pc)
 	}
+	if pc := m.printSettled(); pc != nil {
+		cmd = tea.Batch(cmd, pc)
+	}
 	return m, cmd
 }
 
@@ -196,6 +204,9 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m.resize(msg.Width, msg.Height)
+	case printedMsg:
+		m.printing = false
+		return nil
 	case relayoutMsg:
 		if msg.seq == m.resizeSeq {
 			m.layoutWidth = m.width
@@ -351,6 +362,9 @@ func (m *Model) View() string {
 		bottom, h = bottom[len(bottom)-m.height:], 0
 	}
 	m.tr.layout(m.layoutWidth, m.look)
+	if m.opts.Inline {
+		return m.inlineView(h, bottom)
+	}
 	top := m.windowTop(h)
 	lines := m.tr.window(top, h)
 	if m.layoutWidth > m.width { // a resize is settling

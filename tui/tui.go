@@ -93,6 +93,11 @@ type Options struct {
 	// InTmux says the chat runs inside tmux ($TMUX): /copy also sends
 	// its OSC 52 as tmux passthrough.
 	InTmux bool
+	// Inline runs the chat without the alternate screen (--no-alt-screen,
+	// [tui] alternate_screen = "never"): finished blocks are printed into
+	// the terminal's scrollback, the screen keeps only what still changes
+	// and the composer, and the mouse is left to the terminal.
+	Inline bool
 }
 
 // Commands are the hooks slash commands need from the outside world. Hooks
@@ -221,14 +226,19 @@ type Message struct {
 
 // Run runs the interactive chat until the user quits (/quit, Ctrl-D on an
 // empty composer, Ctrl-C twice within a second) or ctx is cancelled. It
-// takes over the terminal (alternate screen, mouse wheel) and restores it
-// on return; nothing else may write to the terminal meanwhile.
+// takes over the terminal (alternate screen, mouse wheel; inline without
+// either when opts.Inline) and restores it on return; nothing else may
+// write to the terminal meanwhile.
 // Before returning it cancels the running turn and waits for every
 // goroutine it started, including the engine's Turn. It returns nil when the
 // user quit, ctx's error when ctx ended the chat.
 func Run(ctx context.Context, opts Options) error {
 	// The wheel scrolls the transcript; text is selected with Shift held,
 	// as in other full-screen terminal programs.
+	if opts.Inline {
+		_, err := run(ctx, opts)
+		return err
+	}
 	_, err := run(ctx, opts, tea.WithAltScreen(), tea.WithMouseCellMotion())
 	return err
 }

@@ -32,6 +32,9 @@ type turn struct {
 	// until the next attempt shows progress, which removes them; when the
 	// turn fails instead, they stay, marked.
 	retracted []*block
+	// first is the index of the turn's first block after the user's
+	// message: the blocks before it no longer change.
+	first int
 }
 
 // streamMsg is one engine event of turn id.
@@ -63,7 +66,8 @@ func (m *Model) startTurnAs(shown, input string, run func(ctx context.Context, e
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.turnSeq++
-	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now()}
+	t := &turn{id: m.turnSeq, ctx: ctx, cancel: cancel, events: make(chan tea.Msg, eventBuffer), started: m.now(),
+		first: len(m.tr.blocks)}
 	m.turn = t
 	if run == nil {
 		run = func(ctx context.Context, eng Engine, emit func(session.Event)) error {

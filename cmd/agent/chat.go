@@ -23,6 +23,7 @@ type chatFlags struct {
 	prompt                string // the first message, sent at once
 	pickResume            bool   // open the /resume picker at start
 	search                bool   // --search: web_search = "live"
+	inline                bool   // --no-alt-screen
 	codex                 codexFlags
 }
 
@@ -33,6 +34,7 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 	fs.StringVarP(&cf.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-request or never (default: config, else on-request)")
 	fs.StringArrayVarP(&cf.images, "image", "i", nil, "attach an image FILE to the first prompt (repeatable, or comma-separated)")
 	fs.BoolVar(&cf.search, "search", false, `offer the model live web search (web_search = "live")`)
+	fs.BoolVar(&cf.inline, "no-alt-screen", false, `run the chat inline, keeping the terminal's scrollback ([tui] alternate_screen = "never")`)
 	cf.codex.add(fs)
 	addIgnoredFlags(fs, ignoredCommonFlags)
 	addIgnoredFlags(fs, ignoredChatFlags)
@@ -89,6 +91,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	opts := tui.AppOptions(a, chat, env.Secrets.Terminal(os.Stdout), env.Getenv)
 	opts.Prompt, opts.Messages, opts.Approver, opts.Notices = f.prompt, shown, ap, notices
 	opts.OpenResume = f.pickResume
+	opts.Inline = opts.Inline || f.inline
 	err = tui.Run(ctx, opts)
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}

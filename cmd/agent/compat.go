@@ -136,7 +136,6 @@ var (
 	ignoredChatFlags = []ignoredFlag{
 		{name: "remote", value: true, why: "agent has no app server to connect to"},
 		{name: "remote-auth-token-env", value: true, why: "agent has no app server to connect to"},
-		{name: "no-alt-screen", why: "agent's chat always runs inline"},
 		{name: "no-daemon", why: "agent has no background server"},
 		{name: "include-non-interactive", why: "agent's session picker lists every session"},
 	}
