@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/tools/mcp"
 )
@@ -49,7 +48,7 @@ func newMCPListCmd(env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return app.MCPList(env.Stdout, cfg, asJSON)
+			return mcpList(env.Stdout, cfg, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -67,7 +66,7 @@ func newMCPGetCmd(env Env, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return app.MCPGet(env.Stdout, cfg, args[0], asJSON)
+			return mcpGet(env.Stdout, cfg, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -86,7 +85,7 @@ func newMCPAddCmd(env Env) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			s, err := app.MCPServerOf(args[1:], cmd.ArgsLenAtDash(), url, bearer, envPairs)
+			s, err := mcpServerOf(args[1:], cmd.ArgsLenAtDash(), url, bearer, envPairs)
 			if err != nil {
 				return err
 			}
@@ -96,7 +95,7 @@ func newMCPAddCmd(env Env) *cobra.Command {
 			}
 			replaced, err := config.SetMCPServer(home, name, s)
 			if err != nil {
-				return app.MCPEditError(err)
+				return mcpEditError(err)
 			}
 			verb := "Added"
 			if replaced {
@@ -125,7 +124,7 @@ func newMCPRemoveCmd(env Env) *cobra.Command {
 			path := filepath.Join(home, config.FileName)
 			removed, err := config.RemoveMCPServer(home, args[0])
 			if err != nil {
-				return app.MCPEditError(err)
+				return mcpEditError(err)
 			}
 			if !removed {
 				return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", args[0], path)}

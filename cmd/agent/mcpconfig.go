@@ -1,4 +1,4 @@
-package app
+package main
 
 import (
 	"encoding/json"
@@ -14,9 +14,9 @@ import (
 	"github.com/agentcli/agent/internal/exitcode"
 )
 
-// MCPList is agent mcp list: the configured MCP servers, a table or
+// mcpList is agent mcp list: the configured MCP servers, a table or
 // JSON (values of environment variables and headers masked).
-func MCPList(w io.Writer, cfg config.Config, asJSON bool) error {
+func mcpList(w io.Writer, cfg config.Config, asJSON bool) error {
 	names := slices.Sorted(maps.Keys(cfg.MCPServers))
 	if asJSON {
 		out := make([]mcpServerJSON, 0, len(names))
@@ -38,9 +38,9 @@ func MCPList(w io.Writer, cfg config.Config, asJSON bool) error {
 	return tw.Flush()
 }
 
-// MCPGet is agent mcp get NAME: one server's settings, or an error
+// mcpGet is agent mcp get NAME: one server's settings, or an error
 // (exit 1) when there is none of that name.
-func MCPGet(w io.Writer, cfg config.Config, name string, asJSON bool) error {
+func mcpGet(w io.Writer, cfg config.Config, name string, asJSON bool) error {
 	s, ok := cfg.MCPServers[name]
 	if !ok {
 		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("no MCP server named %q in %s", name, orNone(cfg.Path))}
@@ -72,10 +72,10 @@ func MCPGet(w io.Writer, cfg config.Config, name string, asJSON bool) error {
 	return tw.Flush()
 }
 
-// MCPServerOf is the server agent mcp add describes: a command (after
+// mcpServerOf is the server agent mcp add describes: a command (after
 // --, the position cobra.ArgsLenAtDash gives) with its --env pairs, or a --url with its bearer variable.
 // Its errors are usage errors.
-func MCPServerOf(command []string, atDash int, url, bearer string, envPairs []string) (config.MCPServer, error) {
+func mcpServerOf(command []string, atDash int, url, bearer string, envPairs []string) (config.MCPServer, error) {
 	if atDash != 1 && len(command) > 0 {
 		return config.MCPServer{}, usageError(errors.New("put the server's command after --: agent mcp add NAME -- COMMAND [ARGS...]"))
 	}
@@ -109,9 +109,9 @@ func MCPServerOf(command []string, atDash int, url, bearer string, envPairs []st
 	return s, nil
 }
 
-// MCPEditError gives a failed edit its exit code: a config problem is a
+// mcpEditError gives a failed edit its exit code: a config problem is a
 // usage error, anything else (the disk) a failure.
-func MCPEditError(err error) error {
+func mcpEditError(err error) error {
 	var ce *config.Error
 	if errors.Is(err, config.ErrUneditable) || errors.As(err, &ce) {
 		return usageError(err)
@@ -235,4 +235,13 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// orNone is the config file's path, or what a config without one is
+// (as /status says it).
+func orNone(path string) string {
+	if path == "" {
+		return "(none: defaults)"
+	}
+	return path
 }
