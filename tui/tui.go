@@ -8,6 +8,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	// Initialised before bubbletea, whose init would otherwise query the
+	// terminal in every agent process (package quietterm).
+	_ "github.com/agentcli/agent/internal/quietterm"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
