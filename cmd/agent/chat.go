@@ -93,10 +93,11 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	opts.OpenResume = f.pickResume
 	opts.Inline = opts.Inline || f.inline
 	err = tui.Run(ctx, opts)
+	kept := chat.End() // also after a signal: a session with nothing in it is not kept
 	if err != nil && ctx.Err() != nil {
 		return &exitcode.Error{Code: exitcode.Interrupted, Err: errors.New("interrupted")}
 	}
-	if kept := chat.End(); err == nil && kept {
+	if err == nil && kept {
 		fmt.Fprintln(env.Stdout, chat.ResumeHint())
 	}
 	return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -85,4 +86,33 @@ func TestE2EAgentResumePickerLeavesNoEmptySession(t *testing.T) {
 	if b, _ := os.ReadFile(first[0]); !strings.Contains(string(b), "and again") {
 		t.Error("the chosen session did not record the new message")
 	}
+}
+
+// TestE2EChatHangupLeavesNothing: closing the terminal (tmux gone: SIGHUP)
+// before anything was sent leaves what /quit leaves: no rollout, no index
+// record and no rollout .lock naming a dead process.
+func TestE2EChatHangupLeavesNothing(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{})
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	c.keys("-l", "typed, never sent")
+	c.waitFor("typed, never sent")
+	kids := paneChildren(c.name)
+	if err := exec.Command("tmux", "-S", c.name, "kill-server").Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range kids {
+		waitGone(t, pid)
+	}
+	files, ids := recordedSessions(t, home)
+	if len(files) != 0 || len(ids) != 0 {
+		t.Errorf("after a hangup: sessions %v, index ids %v; want none", files, ids)
+	}
+	_ = filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl.lock") {
+			t.Errorf("a rollout lock is left behind: %s", p)
+		}
+		return nil
+	})
 }

@@ -15,7 +15,14 @@ import (
 
 func main() {
 	sandbox.MaybeRunHelper() // first: the sandbox re-executes this binary as its helper
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) ends agent as the others do: the chat
+	// discards a session with nothing in it and releases its lock. Under
+	// nohup it stays ignored (Notify would undo that).
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
 	env := Env{
 		Stdin:     os.Stdin,
 		Stdout:    os.Stdout,
