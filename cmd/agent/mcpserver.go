@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless/mcpserver"
@@ -13,7 +14,8 @@ import (
 )
 
 func newMCPServerCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
-	return &cobra.Command{
+	var o mcpserver.Options
+	cmd := &cobra.Command{
 		Use:   "mcp-server",
 		Short: "Serve agent as an MCP server on standard input and output",
 		Long: `Serve agent to an MCP client (Claude Code, Codex, an editor) over stdio:
@@ -24,16 +26,27 @@ answers with the final message, the session id in structuredContent.sessionId;
 runs it (config, retries, the machine-wide retry gate, the sandbox, read-only
 unless the call or config says otherwise, recorded so that agent resume ID
 continues it). Approvals are asked through MCP elicitation when the client
-supports it, else refused. Logs go to standard error.`,
+supports it, else refused. "agent-reply" continues only the sessions this
+server started, unless --reply-to-any-session. At most
+--max-concurrent-calls turns run at once; further calls wait. A line that is
+not JSON-RPC is answered with an error (-32700 or -32600) and skipped. Logs
+go to standard error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)
-			return runMCPServer(ctx, env, g)
+			return runMCPServer(ctx, env, g, o)
 		},
 	}
+	cmd.Flags().BoolVar(&o.ReplyToAny, strings.TrimPrefix(mcpserver.ReplyToAnyFlag, "--"), false,
+		"let agent-reply continue any recorded session by its full id (default: only this server's sessions)")
+	cmd.Flags().IntVar(&o.MaxCalls, "max-concurrent-calls", mcpserver.DefaultMaxCalls, "turns running at once; further calls wait for one to end")
+	return cmd
 }
 
-func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
+func runMCPServer(ctx context.Context, env Env, g *globalFlags, so mcpserver.Options) error {
+	if so.MaxCalls < 1 {
+		return usageError(fmt.Errorf("--max-concurrent-calls must be at least 1, not %d", so.MaxCalls))
+	}
 	env.Stderr = &syncbuf.Writer{W: env.Stderr} // concurrent calls log and notice
 	apps := app.NewProfiles(ctx, g.appOptions(env, app.Options{Originator: "agent_mcp_server", WaitMCP: true, MCPNotice: printMCPNotice(env)}))
 	defer apps.Close()
@@ -50,7 +63,7 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
 		}
 		return &mcpserver.Opened{ID: s.ID, Session: s.Session, Close: s.Close}, nil
 	}
-	srv := mcpserver.New(mcpserver.Options{Version: version,
+	srv := mcpserver.New(mcpserver.Options{Version: version, ReplyToAny: so.ReplyToAny, MaxCalls: so.MaxCalls,
 		Start: func(ctx context.Context, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
 			return open(ctx, "", o)
 		},
@@ -58,7 +71,7 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags) error {
 			return open(ctx, id, o)
 		},
 	})
-	return srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	return srv.Run(ctx, mcpserver.Stdio(io.NopCloser(env.Stdin), nopWriteCloser{env.Stdout}))
 }
 
 // nopWriteCloser is a writer the transport may close without closing it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,9 +33,9 @@ type mcpServer struct {
 
 // startMCPServer starts `agent mcp-server` on home and connects the Go
 // SDK's client to it, with copts; the test's end closes both.
-func startMCPServer(t *testing.T, bin, home string, copts *mcp.ClientOptions) *mcpServer {
+func startMCPServer(t *testing.T, bin, home string, copts *mcp.ClientOptions, args ...string) *mcpServer {
 	t.Helper()
-	cmd, _, stderr := agentCmd(t, bin, home, "mcp-server")
+	cmd, _, stderr := agentCmd(t, bin, home, append([]string{"mcp-server"}, args...)...)
 	cmd.Stdout = nil
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -210,7 +211,7 @@ func TestMCPServerBadInput(t *testing.T) {
 		want string
 	}{
 		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "colour": "red"}, "colour"},
-		{mcpserver.ToolReply, map[string]any{"prompt": "hi", "sessionId": "0000-no-such"}, `no session "0000-no-such"`},
+		{mcpserver.ToolReply, map[string]any{"prompt": "hi", "sessionId": "0000-no-such"}, `session "0000-no-such" was not started by this server`},
 		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "cwd": "/no/such/dir"}, "/no/such/dir: not a directory"},
 		{mcpserver.ToolStart, map[string]any{"prompt": "hi", "profile": "nope"}, "nope"},
 	} {
@@ -360,5 +361,94 @@ func TestMCPServerApproval(t *testing.T) {
 	}
 	if body := string(srv.Requests()[3].Body); !strings.Contains(body, "does not support elicitation") {
 		t.Errorf("the model is not told why the command was refused: %s", body)
+	}
+}
+
+// TestMCPServerRepliesOnlyToItsOwnSessions: a session an earlier `agent
+// exec` recorded (its answer holding a secret) cannot be continued through
+// agent-reply by an id prefix, nor by its full id without
+// --reply-to-any-session; with it, by the full id only.
+func TestMCPServerRepliesOnlyToItsOwnSessions(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "the secret is hunter2"), rt.Reply("r2", "m2", "continued")})
+	home := writeConfig(t, srv.URL, "")
+	cmd, _, stderr := agentCmd(t, bin, home, "exec", "remember this")
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("exec: %v\n%s", err, stderr)
+	}
+	ents, err := rollout.List(t.Context(), home, "", true, 0)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("sessions: %v, %v", ents, err)
+	}
+	id := ents[0].ID
+	s := startMCPServer(t, bin, home, nil)
+	for _, sid := range []string{id[:4], id} {
+		res := s.call(t.Context(), t, mcpserver.ToolReply, map[string]any{"prompt": "what was the secret?", "sessionId": sid}, nil)
+		if !res.IsError || !strings.Contains(resultText(res), "not started by this server") {
+			t.Errorf("reply to %s: error %v, %q; want a refusal", sid, res.IsError, resultText(res))
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d model requests; want 1 (exec's)", n)
+	}
+	other := startMCPServer(t, bin, home, nil, "--reply-to-any-session")
+	if res := other.call(t.Context(), t, mcpserver.ToolReply, map[string]any{"prompt": "x", "sessionId": id[:4]}, nil); !res.IsError || !strings.Contains(resultText(res), "full id") {
+		t.Errorf("--reply-to-any-session, a prefix: error %v, %q; want the full id asked for", res.IsError, resultText(res))
+	}
+	if res := other.call(t.Context(), t, mcpserver.ToolReply, map[string]any{"prompt": "x", "sessionId": id}, nil); res.IsError || resultText(res) != "continued" {
+		t.Errorf("--reply-to-any-session, the full id: error %v, %q", res.IsError, resultText(res))
+	}
+}
+
+// TestMCPServerSurvivesAMalformedLine: a line that is not JSON gets a
+// -32700 error and the server answers the next request (before, it
+// exited, ending every session in flight). Raw lines: the Go SDK's own
+// client drops its connection at an error response with a null id.
+func TestMCPServerSurvivesAMalformedLine(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "fine")})
+	cmd, _, stderr := agentCmd(t, bin, writeConfig(t, srv.URL, ""), "mcp-server")
+	cmd.Stdout = nil
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("agent mcp-server: %v\n%s", err, stderr)
+		}
+	}()
+	_, _ = io.WriteString(stdin, strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"agent","arguments":{"prompt":`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		"",
+	}, "\n"))
+	var answers []map[string]any
+	lines := bufio.NewScanner(stdout)
+	for len(answers) < 3 && lines.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("line %q: %v", lines.Bytes(), err)
+		}
+		answers = append(answers, m)
+	}
+	if len(answers) != 3 {
+		t.Fatalf("%d answers; want 3 (initialize, the parse error, tools/list): %v\n%s", len(answers), answers, stderr)
+	}
+	var parseErrors, listed int
+	for _, a := range answers { // the parse error may come first: it is answered as it is read
+		if e, _ := a["error"].(map[string]any); e != nil && e["code"] == float64(-32700) {
+			parseErrors++
+		}
+		if a["id"] == float64(3) && a["result"] != nil {
+			listed++
+		}
+	}
+	if parseErrors != 1 || listed != 1 {
+		t.Errorf("answers %v; want one -32700 error and tools/list answered after it", answers)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/tools"
 )
 
@@ -83,8 +84,13 @@ func canElicit(ss *mcp.ServerSession) bool {
 	return e.Form != nil || e.URL == nil // neither: form, for older clients
 }
 
-// approvalMessage says what a call wants, for the person asked.
+// approvalMessage says what a call wants, for the person asked: the
+// model's text in it (command, reason, diff) without control sequences.
 func approvalMessage(req tools.ApprovalRequest) string {
+	return termtext.Plain(rawApprovalMessage(req))
+}
+
+func rawApprovalMessage(req tools.ApprovalRequest) string {
 	var b strings.Builder
 	switch req.Kind {
 	case "patch":

@@ -78,9 +78,24 @@ type Options struct {
 	// with, when it did (else only Approve is set); an empty o.Cwd means
 	// the session's recorded directory.
 	Resume func(ctx context.Context, id string, o StartOptions) (*Opened, error)
+	// ReplyToAny lets agent-reply continue any recorded session by its
+	// full id (`agent mcp-server --reply-to-any-session`). Otherwise it
+	// continues only the sessions this server started (by id or a unique
+	// prefix): a client cannot read an earlier session of the user's.
+	ReplyToAny bool
+	// MaxCalls caps the turns running at once; further calls wait for one
+	// to end (told so by a progress notification). Zero means
+	// [DefaultMaxCalls].
+	MaxCalls int
 	// Logger logs the server's own troubles; nil discards them.
 	Logger *slog.Logger
 }
+
+// DefaultMaxCalls is how many calls run a turn at once by default.
+const DefaultMaxCalls = 4
+
+// ReplyToAnyFlag is the command-line flag that sets [Options].ReplyToAny.
+const ReplyToAnyFlag = "--reply-to-any-session"
 
 // Server is agent's MCP server. Serve it with [Server.Run].
 type Server struct {
@@ -97,6 +112,9 @@ type Server struct {
 	// their replies; busy the sessions running a turn now.
 	started map[string]StartOptions
 	busy    map[string]bool
+	// slots holds one token per turn running; running counts them for
+	// the queued notice.
+	slots chan struct{}
 }
 
 // New returns a server over o.
@@ -104,7 +122,11 @@ func New(o Options) *Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: o, stopped: context.Background(), started: map[string]StartOptions{}, busy: map[string]bool{}}
+	if o.MaxCalls <= 0 {
+		o.MaxCalls = DefaultMaxCalls
+	}
+	s := &Server{opts: o, stopped: context.Background(), started: map[string]StartOptions{}, busy: map[string]bool{},
+		slots: make(chan struct{}, o.MaxCalls)}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "agent", Title: "agent", Version: o.Version}, &mcp.ServerOptions{
 		Logger:                    o.Logger,
 		SupportedProtocolVersions: protocolVersions(),
@@ -190,6 +212,11 @@ func (s *Server) start(ctx context.Context, req *mcp.CallToolRequest, in startIn
 	}
 	s.turns.Add(1)
 	defer s.turns.Done()
+	release, err := s.acquire(ctx, req)
+	if err != nil {
+		return nil, Output{}, err
+	}
+	defer release()
 	o.Approve = approver(req.Session)
 	op, err := s.opts.Start(ctx, o)
 	if err != nil {
@@ -222,6 +249,11 @@ func (s *Server) reply(ctx context.Context, req *mcp.CallToolRequest, in replyIn
 	s.turns.Add(1)
 	defer s.turns.Done()
 	s.mu.Lock()
+	id, ours, err := s.resolve(id)
+	if err != nil {
+		s.mu.Unlock()
+		return nil, Output{}, err
+	}
 	if s.busy[id] {
 		s.mu.Unlock()
 		return nil, Output{}, fmt.Errorf("session %s is running a turn for another call: wait for that call's answer", id)
@@ -230,13 +262,66 @@ func (s *Server) reply(ctx context.Context, req *mcp.CallToolRequest, in replyIn
 	o := s.started[id]
 	s.mu.Unlock()
 	defer s.release(id)
+	releaseSlot, err := s.acquire(ctx, req)
+	if err != nil {
+		return nil, Output{}, err
+	}
+	defer releaseSlot()
 	o.Approve = approver(req.Session)
 	op, err := s.opts.Resume(ctx, id, o)
 	if err != nil {
 		return nil, Output{}, fmt.Errorf("continue session %s: %w", id, err)
 	}
 	defer op.Close()
+	if !ours && op.ID != id {
+		return nil, Output{}, fmt.Errorf("continue session %s: give the session's full id (%s is a prefix)", id, id)
+	}
 	return s.runTurn(ctx, req, op, in.Prompt)
+}
+
+// resolve returns the session a reply may continue for id: one this
+// server started, named by its id or a unique prefix (ours), or, with
+// ReplyToAny, id itself, which must be another session's full id. Call
+// with s.mu held.
+func (s *Server) resolve(id string) (full string, ours bool, err error) {
+	if _, ok := s.started[id]; ok {
+		return id, true, nil
+	}
+	var match []string
+	for sid := range s.started {
+		if strings.HasPrefix(sid, id) {
+			match = append(match, sid)
+		}
+	}
+	switch {
+	case len(match) == 1:
+		return match[0], true, nil
+	case len(match) > 1:
+		return "", false, fmt.Errorf("session id %q is a prefix of %d sessions this server started: give more of it", id, len(match))
+	case !s.opts.ReplyToAny:
+		return "", false, fmt.Errorf("session %q was not started by this server: agent-reply continues only the sessions "+
+			"this server started (start agent mcp-server with %s to continue any recorded session by its full id)", id, ReplyToAnyFlag)
+	}
+	return id, false, nil
+}
+
+// acquire waits for a turn slot (at most MaxCalls turns run at once),
+// telling the client by progress that the call is queued, and returns
+// the slot's release. It fails when ctx ends first.
+func (s *Server) acquire(ctx context.Context, req *mcp.CallToolRequest) (release func(), err error) {
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	default:
+	}
+	newProgress(req).send(ctx, fmt.Sprintf("queued: %d calls are running a turn, the most this server runs at once; "+
+		"this one starts when one of them ends", cap(s.slots)))
+	select {
+	case s.slots <- struct{}{}:
+		return func() { <-s.slots }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the call was cancelled while queued behind %d running calls", cap(s.slots))
+	}
 }
 
 // release marks session id as no longer running a turn.

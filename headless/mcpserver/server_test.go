@@ -74,8 +74,15 @@ func (e *engine) options() Options {
 // connect serves e's server in memory and returns a client session.
 func connect(t *testing.T, e *engine, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return connectOptions(t, e.options(), copts)
+}
+
+// connectOptions serves a server of o in memory and returns a client
+// session.
+func connectOptions(t *testing.T, o Options, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
-	srv := New(e.options())
+	srv := New(o)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx, st) }()
@@ -215,7 +222,7 @@ func TestBadInput(t *testing.T) {
 		{ToolStart, map[string]any{"prompt": "hi", "sandbox": "none"}, "sandbox"},
 		{ToolStart, map[string]any{"prompt": "hi", "cwd": "/nonexistent"}, "working directory /nonexistent: not a directory"},
 		{ToolReply, map[string]any{"prompt": "hi"}, "say which session"},
-		{ToolReply, map[string]any{"prompt": "hi", "sessionId": "nope"}, `no session "nope"`},
+		{ToolReply, map[string]any{"prompt": "hi", "sessionId": "nope"}, `session "nope" was not started by this server`},
 		{ToolReply, map[string]any{"prompt": "hi", "sessionId": "s1", "threadId": "s2"}, "differ"},
 	} {
 		res := call(t, cs, tc.tool, tc.args)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 )
@@ -28,7 +29,7 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Open
 	err := op.Session.Turn(ctx, prompt, func(ev session.Event) {
 		switch ev := ev.(type) {
 		case session.MessageDone:
-			last = ev.Text
+			last = termtext.Plain(ev.Text)
 		case session.Retry:
 			p.send(ctx, session.RetryNotice(ev.Retry, ev.Delay))
 		case session.ToolCallBegin:
@@ -38,7 +39,7 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Open
 	out := Output{SessionID: op.ID, ThreadID: op.ID, Content: last}
 	saveErr := op.Session.SaveError()
 	if err != nil {
-		msg := "the turn did not complete: " + err.Error()
+		msg := "the turn did not complete: " + termtext.Plain(err.Error())
 		if ctx.Err() != nil {
 			msg = "the turn was interrupted (the call was cancelled)"
 		}
@@ -94,7 +95,7 @@ func (p *progress) send(ctx context.Context, msg string) {
 		return
 	}
 	p.n++
-	_ = p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	_ = p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: termtext.Plain(msg)})
 }
 
 // describeCallLimit caps a tool call's description in a notification.

@@ -5,7 +5,8 @@
 // output or a model's answer could set the window title, write the
 // clipboard (OSC 52), move the cursor to overwrite what is on screen, or
 // query the terminal so that its answer arrives as typed input. [Sanitize]
-// keeps plain text and colours (SGR) and drops everything else.
+// keeps plain text and colours (SGR) and drops everything else; [Plain]
+// keeps plain text only.
 package termtext
 
 import (
@@ -26,7 +27,14 @@ const reset = "\x1b[0m"
 // Sanitize is stateless: a sequence split across two calls loses its
 // introducer in the first and is printed as plain text in the second,
 // never interpreted.
-func Sanitize(s string) string {
+func Sanitize(s string) string { return sanitize(s, true) }
+
+// Plain returns s as [Sanitize] does, but with SGR sequences removed too:
+// text for a reader that is not a terminal, such as an MCP client, which
+// may show it anywhere.
+func Plain(s string) string { return sanitize(s, false) }
+
+func sanitize(s string, keepSGR bool) string {
 	if clean(s) {
 		return s
 	}
@@ -41,7 +49,7 @@ func Sanitize(s string) string {
 		}
 		state, s = next, s[n:]
 		switch {
-		case isSGR(seq):
+		case keepSGR && isSGR(seq):
 			b.WriteString(seq)
 			sgr = seq != reset && seq != "\x1b[m"
 		case seq == "\n", seq == "\t":
