@@ -97,7 +97,7 @@ func allowedImports() map[string][]string {
 		"internal/exitcode":              {"modelclient", "session"},
 		"headless/batch":                 {"headless/execprint", "internal/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                       {"headless/execprint", "internal/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
-		"headless/mcpserver":             {"session", "tools"},
+		"headless/mcpserver":             {"internal/termtext", "session", "tools"},
 		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm"},
 		"internal/termtext":              {},
 		"internal/redact":                {},
