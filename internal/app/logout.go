@@ -35,7 +35,7 @@ func (c *Chat) Logout(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	line, err := removeLogin(ctx, store)
+	line, err := store.Logout(ctx)
 	if err != nil {
 		return "", err
 	}
