@@ -48,7 +48,7 @@ func history(tb testing.TB, n int) []transport.Item {
 func encodeClient() *modelclient.Client {
 	p := provider.Custom("bench")
 	p.BaseURL = "http://127.0.0.1:1/v1" // never dialled: Body only encodes
-	return modelclient.New(modelclient.Options{Provider: p, Model: "test-model", SessionID: "bench"})
+	return modelclient.New(modelclient.Options{Provider: p, SessionID: "bench"})
 }
 
 // BenchmarkPromptBody measures rebuilding the prompt from history (a fresh
@@ -65,7 +65,7 @@ func BenchmarkPromptBody(b *testing.B) {
 			var size int
 			for b.Loop() {
 				p := &modelclient.Prompt{Input: append([]transport.Item(nil), items...)}
-				body, err := c.Body(p)
+				body, err := c.Body(p, modelclient.Settings{Model: "test-model"})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -86,7 +86,7 @@ func TestPromptBodyLinear(t *testing.T) {
 	defer c.Close()
 	size := map[int]int{}
 	for _, n := range []int{500, 5000} {
-		body, err := c.Body(&modelclient.Prompt{Input: history(t, n)})
+		body, err := c.Body(&modelclient.Prompt{Input: history(t, n)}, modelclient.Settings{Model: "test-model"})
 		if err != nil {
 			t.Fatal(err)
 		}

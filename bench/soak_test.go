@@ -175,7 +175,6 @@ func soakClient(baseURL, mode string, hc *http.Client, sleeps *atomic.Int64) *mo
 	p.SupportsWebSockets = mode == "ws"
 	return modelclient.New(modelclient.Options{
 		Provider:   p,
-		Model:      "test-model",
 		SessionID:  "soak-" + mode,
 		HTTPClient: hc,
 		Sleep: func(ctx context.Context, _ time.Duration) error {

@@ -36,7 +36,7 @@ func BenchmarkTurnStream(b *testing.B) {
 	srv := rt.NewServer(b, nil)
 	p := provider.Custom("bench")
 	p.BaseURL = srv.URL
-	c := modelclient.New(modelclient.Options{Provider: p, Model: "test-model", SessionID: "bench", HTTPClient: srv.Client()})
+	c := modelclient.New(modelclient.Options{Provider: p, SessionID: "bench", HTTPClient: srv.Client()})
 	defer c.Close()
 	b.ReportAllocs()
 	for b.Loop() {

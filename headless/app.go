@@ -6,10 +6,10 @@ import (
 	"github.com/agentcli/agent/tools/mcp"
 )
 
-// AppHeader is what exec prints on stderr before a turn of a (agent
-// version version); [RunTurn] adds the session id.
-func AppHeader(a *app.App, version string) execprint.Header {
-	ws, cfg := a.Workspace(), a.Config()
+// AppHeader is what exec prints on stderr before a turn of session t of
+// app a (agent version version); [RunTurn] adds the session id.
+func AppHeader(a *app.App, t *app.Thread, version string) execprint.Header {
+	ws, cfg := t.Workspace(), a.Config()
 	return execprint.Header{
 		Version: version, Workdir: ws.Cwd, Model: cfg.Model, Provider: a.Provider().ID,
 		Approval: ws.Policy, Sandbox: string(ws.Sandbox.Mode), WritableRoots: ws.Sandbox.WritableRoots,
@@ -17,16 +17,17 @@ func AppHeader(a *app.App, version string) execprint.Header {
 	}
 }
 
-// AppTools describes a's tools to the printers: the shell, the working
-// directory, and which MCP server and remote name each MCP tool has.
-func AppTools(a *app.App) execprint.Tools {
-	ws := a.Workspace()
+// AppTools describes session t's tools to the printers: the shell, the
+// working directory, and which MCP server and remote name each MCP tool
+// has.
+func AppTools(t *app.Thread) execprint.Tools {
+	ws := t.Workspace()
 	return execprint.Tools{Shell: ws.Shell, Cwd: ws.Cwd, MCPTool: func(name string) (string, string, bool) {
-		t, ok := a.Tools().Lookup(name)
+		tool, ok := t.Tools().Lookup(name)
 		if !ok {
 			return "", "", false
 		}
-		m, ok := t.(*mcp.Tool)
+		m, ok := tool.(*mcp.Tool)
 		if !ok {
 			return "", "", false
 		}

@@ -31,12 +31,17 @@ func TestAppHeaderAndTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
+	th, err := a.Open(t.Context(), app.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
 	want := execprint.Header{Version: "1.2.3", Workdir: cwd, Model: "model-a", Provider: "fake",
 		Approval: "never", Sandbox: "workspace-write", ReasoningEffort: "high"}
-	if diff := cmp.Diff(want, headless.AppHeader(a, "1.2.3")); diff != "" {
+	if diff := cmp.Diff(want, headless.AppHeader(a, th, "1.2.3")); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
-	tools := headless.AppTools(a)
+	tools := headless.AppTools(th)
 	if tools.Shell != "/bin/zsh" || tools.Cwd != cwd {
 		t.Errorf("tools: shell %q cwd %q; want /bin/zsh, %s", tools.Shell, tools.Cwd, cwd)
 	}

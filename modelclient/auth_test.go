@@ -95,7 +95,6 @@ func streamWith(t *testing.T, mode string, script rt.Script, creds modelclient.C
 	var run authRun
 	c := modelclient.New(modelclient.Options{
 		Provider:   p,
-		Model:      "m",
 		Auth:       creds,
 		HTTPClient: srv.Client(),
 		Logger:     slog.New(slog.NewTextHandler(&logs, nil)),

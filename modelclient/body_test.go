@@ -15,7 +15,7 @@ import (
 // empty history as [], "input" in other fields' text no confusion); a 4 MiB tool call in the history is copied once into
 // the body, not compacted into a growing buffer and copied out again.
 func TestBodyWritesItemsAsTheyAre(t *testing.T) {
-	c := modelclient.New(modelclient.Options{Model: "m", SessionID: "s"})
+	c := modelclient.New(modelclient.Options{SessionID: "s"})
 	call, err := transport.ParseItem([]byte(`{"type":"function_call","call_id":"c1","name":"exec_command","arguments":"{\"cmd\":\"echo \\\"<input>\\\" & more\"}"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestBodyWritesItemsAsTheyAre(t *testing.T) {
 	items := []transport.Item{transport.UserMessage("hi <b>"), call, transport.CallOutput("c1", "ok", false)}
 	for _, input := range [][]transport.Item{nil, items} {
 		p := &modelclient.Prompt{Instructions: `say "input":null`, Input: input, Tools: []json.RawMessage{json.RawMessage(`{"type":"function","name":"input"}`)}}
-		got, err := c.Body(p)
+		got, err := c.Body(p, modelclient.Settings{Model: "m"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestBodyWritesItemsAsTheyAre(t *testing.T) {
 	p := &modelclient.Prompt{Input: append(items, bigCall)}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	got, err := c.Body(p)
+	got, err := c.Body(p, modelclient.Settings{Model: "m"})
 	runtime.ReadMemStats(&after)
 	if err != nil || !strings.Contains(string(got), string(raw)) {
 		t.Fatalf("Body: %v; want the call in it", err)

@@ -39,20 +39,12 @@ import (
 type Options struct {
 	// Provider is where requests go (required: BaseURL).
 	Provider provider.Info
-	// Model is the model slug sent with every request.
-	Model string
-	// ReasoningEffort and ReasoningSummary fill the "reasoning" object;
-	// empty values are omitted.
-	ReasoningEffort, ReasoningSummary string
-	// Verbosity is "text.verbosity" (low, medium, high); "" sends none.
-	Verbosity string
-	// ServiceTier is the "service_tier" field ("priority", "flex", ...;
-	// Codex's legacy "fast" is sent as "priority"); "" sends none.
-	ServiceTier string
 	// Auth authenticates each attempt (see [Credentials]); nil sends no
 	// Authorization header.
 	Auth Credentials
-	// SessionID identifies the session (session-id header, prompt cache key).
+	// SessionID identifies the session (session-id, thread-id and
+	// x-client-request-id headers, prompt_cache_key): a Client is one
+	// session's.
 	SessionID string
 	// Originator names the front end ("agent_exec", "agent_cli").
 	Originator string
@@ -158,8 +150,8 @@ func New(opts Options) *Client {
 // Provider returns the provider the client talks to.
 func (c *Client) Provider() provider.Info { return c.opts.Provider }
 
-// Model returns the model slug the client sends.
-func (c *Client) Model() string { return c.opts.Model }
+// SessionID returns the id of the session the client serves.
+func (c *Client) SessionID() string { return c.opts.SessionID }
 
 // Sleep waits d on the client's clock, honouring ctx.
 func (c *Client) Sleep(ctx context.Context, d time.Duration) error { return c.opts.Sleep(ctx, d) }
@@ -228,13 +220,14 @@ type requestBody struct {
 	Text               map[string]any    `json:"text,omitempty"`
 }
 
-// Body encodes the JSON body for p.
-func (c *Client) Body(p *Prompt) ([]byte, error) { return c.encode(p, "") }
+// Body encodes the JSON body for p under the turn's settings st.
+func (c *Client) Body(p *Prompt, st Settings) ([]byte, error) { return c.encode(p, st, "") }
 
-// encode encodes p, chained on previousResponseID when it is not empty.
-func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
+// encode encodes p under st, chained on previousResponseID when it is not
+// empty.
+func (c *Client) encode(p *Prompt, st Settings, previousResponseID string) ([]byte, error) {
 	b := requestBody{
-		Model:              c.opts.Model,
+		Model:              st.Model,
 		PreviousResponseID: previousResponseID,
 		Instructions:       p.Instructions,
 		Input:              p.Input,
@@ -245,7 +238,7 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 		Stream:             true,
 		Include:            []string{"reasoning.encrypted_content"},
 		PromptCacheKey:     c.opts.SessionID,
-		ServiceTier:        c.opts.ServiceTier,
+		ServiceTier:        st.ServiceTier,
 	}
 	if b.ServiceTier == "fast" {
 		b.ServiceTier = "priority"
@@ -256,13 +249,13 @@ func (c *Client) encode(p *Prompt, previousResponseID string) ([]byte, error) {
 	if b.Tools == nil {
 		b.Tools = []json.RawMessage{}
 	}
-	if e := c.opts.ReasoningEffort; e != "" {
+	if e := st.ReasoningEffort; e != "" {
 		b.Reasoning["effort"] = e
 	}
-	if s := c.opts.ReasoningSummary; s != "" && s != "none" {
+	if s := st.ReasoningSummary; s != "" && s != "none" {
 		b.Reasoning["summary"] = s
 	}
-	if v := c.opts.Verbosity; v != "" {
+	if v := st.Verbosity; v != "" {
 		b.Text = map[string]any{"verbosity": v}
 	}
 	if len(p.OutputSchema) > 0 {

@@ -23,13 +23,14 @@ func (c *Client) SupportsRemoteCompaction() bool {
 }
 
 // Compact asks the server to compact p's input: POST {base}/responses/compact
-// with the request body minus the streaming fields; the answer's "output"
+// with the request body (under the turn's settings st) minus the
+// streaming fields; the answer's "output"
 // items replace the history. Failures before an answer are retried like
 // any request (the HTTP layer, which here also takes 429s: compaction has
 // no stream layer), with the same 401 recovery and retry gate, bounded by
 // ctx.
-func (c *Client) Compact(ctx context.Context, p *Prompt) ([]transport.Item, error) {
-	body, err := c.Body(p)
+func (c *Client) Compact(ctx context.Context, p *Prompt, st Settings) ([]transport.Item, error) {
+	body, err := c.Body(p, st)
 	if err != nil {
 		return nil, err
 	}

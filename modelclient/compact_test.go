@@ -24,11 +24,11 @@ func TestCompactRunsThroughTheRetryLayers(t *testing.T) {
 	var sleeps []time.Duration
 	creds := &fakeCreds{refresh: answer(true, nil)}
 	c := modelclient.New(modelclient.Options{
-		Provider: p, Model: "m", Auth: creds, HTTPClient: srv.Client(), Rand: func() float64 { return 0.5 },
+		Provider: p, Auth: creds, HTTPClient: srv.Client(), Rand: func() float64 { return 0.5 },
 		Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil },
 	})
 	defer c.Close()
-	items, err := c.Compact(t.Context(), &modelclient.Prompt{})
+	items, err := c.Compact(t.Context(), &modelclient.Prompt{}, modelclient.Settings{Model: "m"})
 	if err != nil || len(items) != 1 || items[0].Type != "compaction" {
 		t.Fatalf("Compact = %v, %v", items, err)
 	}

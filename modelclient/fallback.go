@@ -118,7 +118,7 @@ func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.T
 	c := t.c
 	if !c.WebSocketActive() {
 		if *body == nil {
-			b, err := c.Body(p)
+			b, err := c.Body(p, t.opts.Settings)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -127,11 +127,11 @@ func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.T
 		return c.transport, &transport.Request{URL: c.url, Header: h, Body: *body}, nil, nil
 	}
 	props, err := c.encode(&Prompt{Instructions: p.Instructions, Tools: p.Tools,
-		ParallelToolCalls: p.ParallelToolCalls, OutputSchema: p.OutputSchema}, "")
+		ParallelToolCalls: p.ParallelToolCalls, OutputSchema: p.OutputSchema}, t.opts.Settings, "")
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	full, err := c.encode(p, "")
+	full, err := c.encode(p, t.opts.Settings, "")
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -141,7 +141,7 @@ func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.T
 		if extends(p.Input, base) {
 			inc := *p
 			inc.Input = p.Input[len(base):]
-			if req.Incremental, err = c.encode(&inc, l.responseID); err != nil {
+			if req.Incremental, err = c.encode(&inc, t.opts.Settings, l.responseID); err != nil {
 				return nil, nil, nil, err
 			}
 			req.PreviousResponseID = l.responseID

@@ -13,6 +13,9 @@ import (
 
 // TurnOptions configure a [Turn].
 type TurnOptions struct {
+	// Settings are the turn's model settings, sent with each of its
+	// requests.
+	Settings Settings
 	// Connection turns the connection layer on: a sampling request that
 	// cannot connect is retried (5 s doubling to 60 s) without spending
 	// the stream budget, until ConnectionMaxWait is waited in all (zero:

@@ -53,7 +53,7 @@ func TestServerTimesOnTheClientsClock(t *testing.T) {
 			p.BaseURL = srv.URL
 			var sleeps []time.Duration
 			c := modelclient.New(modelclient.Options{
-				Provider: p, Model: "m", HTTPClient: srv.Client(), Now: func() time.Time { return now },
+				Provider: p, HTTPClient: srv.Client(), Now: func() time.Time { return now },
 				Sleep: func(_ context.Context, d time.Duration) error { sleeps = append(sleeps, d); return nil },
 			})
 			defer c.Close()

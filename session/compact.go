@@ -77,7 +77,7 @@ func (s *Session) compactNow(ctx context.Context, emit func(Event)) error {
 	before := len(s.history)
 	var remoteErr error
 	if s.client.SupportsRemoteCompaction() {
-		items, err := s.client.Compact(ctx, s.prompt())
+		items, err := s.client.Compact(ctx, s.prompt(), s.sampling())
 		if err == nil && len(items) > 0 {
 			return s.replaceHistory(append(s.initialContext(), items...), Compacted{Remote: true, Before: before}, "remote compaction", emit)
 		}

@@ -43,7 +43,7 @@ func newChain(opts Options) *chain {
 		return nil
 	}
 	first := Alternative{
-		Candidate: failover.Candidate{Provider: opts.Client.Provider().ID, Model: opts.Client.Model()},
+		Candidate: failover.Candidate{Provider: opts.Client.Provider().ID, Model: opts.Sampling.Model},
 		Client:    opts.Client,
 	}
 	c := &chain{entries: append([]Alternative{first}, opts.Fallback...)}
@@ -76,7 +76,19 @@ func (s *Session) Provider() failover.Candidate {
 		defer c.mu.Unlock()
 		return c.entries[c.at].Candidate
 	}
-	return failover.Candidate{Provider: s.client.Provider().ID, Model: s.client.Model()}
+	s.settingsMu.Lock() // applySettings may change the model meanwhile
+	defer s.settingsMu.Unlock()
+	return failover.Candidate{Provider: s.client.Provider().ID, Model: s.opts.Sampling.Model}
+}
+
+// sampling is the settings of the next request: the session's, with the
+// model of the fallback entry it is on. It runs on the turn's goroutine.
+func (s *Session) sampling() modelclient.Settings {
+	st := s.opts.Sampling
+	if c := s.chain; c != nil && c.at > 0 {
+		st.Model = c.entries[c.at].Candidate.Model
+	}
+	return st
 }
 
 // OnFallback returns the fallback entry the session is on, and false when
@@ -183,18 +195,20 @@ func (e ProviderSwitch) Notice() string {
 	return fmt.Sprintf("Switching to %s (%s)", e.To, e.Reason)
 }
 
-// chainRestart makes c (a client the user chose: /model) the chain's first
-// entry and moves the session back to it.
-func (s *Session) chainRestart(c *modelclient.Client) {
+// chainRestart makes the model the user chose (/model) the chain's first
+// entry's and moves the session back to it, on its own client (its
+// connection and sticky fallback kept). It runs under settingsMu.
+func (s *Session) chainRestart() {
 	ch := s.chain
 	if ch == nil {
 		return
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	ch.entries[0] = Alternative{Candidate: failover.Candidate{Provider: c.Provider().ID, Model: c.Model()}, Client: c}
+	ch.entries[0].Candidate.Model = s.opts.Sampling.Model
 	if ch.at != 0 {
 		ch.portableUpTo = len(s.history)
+		s.client = ch.entries[0].Client
 	}
 	ch.at = 0
 }

@@ -53,7 +53,7 @@ func TestRetryGateLayers(t *testing.T) {
 	p := provider.Custom("test")
 	p.BaseURL = srv.URL
 	client := modelclient.New(modelclient.Options{
-		Provider: p, Model: "m", HTTPClient: srv.Client(), Gate: g,
+		Provider: p, HTTPClient: srv.Client(), Gate: g,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			sleeps = append(sleeps, d)
 			if s := g.Stats(); s.Resending != 0 {

@@ -52,7 +52,7 @@ const maxStopContinuations = 8
 // hookInput is the fields every event of this session carries.
 func (s *Session) hookInput(turnID string) hooks.Input {
 	h := s.opts.Hooks
-	in := hooks.Input{"session_id": h.SessionID, "cwd": h.Cwd, "model": s.client.Model(),
+	in := hooks.Input{"session_id": h.SessionID, "cwd": h.Cwd, "model": s.sampling().Model,
 		"permission_mode": h.PermissionMode, "transcript_path": nil}
 	if h.PermissionMode == "" {
 		in["permission_mode"] = "default"

@@ -30,7 +30,7 @@ func TestIdleStallThenSuccess(t *testing.T) {
 				p.BaseURL, p.SupportsWebSockets = srv.URL, wsMode
 				p.StreamIdleTimeout = 90 * time.Second
 				client := modelclient.New(modelclient.Options{
-					Provider: p, Model: "m", HTTPClient: srv.Client(), Rand: func() float64 { return 0.5 },
+					Provider: p, HTTPClient: srv.Client(), Rand: func() float64 { return 0.5 },
 				})
 				defer client.Close()
 				sess := session.New(session.Options{Client: client})

@@ -83,7 +83,7 @@ func TestObserverHearsTurn(t *testing.T) {
 	}
 	t.Cleanup(func() { set.Close() })
 	sess := session.New(session.Options{
-		Client: modelclient.New(modelclient.Options{Provider: p, Model: "m", HTTPClient: srv.Client(), Now: now, Observer: rec,
+		Client: modelclient.New(modelclient.Options{Provider: p, HTTPClient: srv.Client(), Now: now, Observer: rec,
 			Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }, Rand: func() float64 { return 0.5 }}),
 		Tools: set, ApprovalPolicy: tools.PolicyUntrusted, Observer: rec, Now: now,
 		Approve: func(_ context.Context, req tools.ApprovalRequest) tools.Decision {

@@ -31,8 +31,12 @@ const DefaultInstructions = "You are agent, a coding assistant running in the us
 
 // Options configure a [Session].
 type Options struct {
-	// Client talks to the model (required).
+	// Client talks to the model (required): the session's own, holding
+	// its id, connection and sticky fallback.
 	Client *modelclient.Client
+	// Sampling are the model settings of the turns (model, reasoning,
+	// verbosity, service tier); [Session.Configure] changes them.
+	Sampling modelclient.Settings
 	// Instructions override [DefaultInstructions] when non-empty.
 	Instructions string
 	// HideReasoning keeps [ReasoningDelta] and [ReasoningDone] from the
@@ -162,8 +166,9 @@ type Session struct {
 
 // Settings are what a live session may change between turns.
 type Settings struct {
-	// Client talks to the model (another model, another transport).
-	Client *modelclient.Client
+	// Sampling are the model settings of the next turns (/model); the
+	// session's client, its connection and its fallback stay.
+	Sampling modelclient.Settings
 	// ApprovalPolicy is passed to every tool call ([Options].ApprovalPolicy).
 	ApprovalPolicy string
 	// Tools are the tools offered and run (another sandbox's); nil keeps
@@ -191,7 +196,7 @@ func New(opts Options) *Session {
 		opts.Health = failover.NewHealth("", nil)
 	}
 	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage, wake: retry.NewWaker(),
-		settings: Settings{Client: opts.Client, ApprovalPolicy: opts.ApprovalPolicy, Tools: opts.Tools}, chain: newChain(opts)}
+		settings: Settings{Sampling: opts.Sampling, ApprovalPolicy: opts.ApprovalPolicy, Tools: opts.Tools}, chain: newChain(opts)}
 	if s.chain != nil {
 		s.client = s.chain.entries[s.chain.at].Client
 	}
@@ -340,9 +345,9 @@ func (s *Session) applySettings() {
 		return
 	}
 	s.pending = false
-	if s.settings.Client != nil {
-		s.client, s.opts.Client = s.settings.Client, s.settings.Client
-		s.chainRestart(s.settings.Client)
+	if s.settings.Sampling != s.opts.Sampling {
+		s.opts.Sampling = s.settings.Sampling
+		s.chainRestart()
 	}
 	s.opts.ApprovalPolicy = s.settings.ApprovalPolicy
 	if s.settings.Tools != nil {
@@ -445,6 +450,7 @@ func (s *Session) armRetryNow(emit func(Event)) func(Event) {
 // provider, with budgets of its own.
 func (s *Session) newTurn() *modelclient.Turn {
 	return s.client.NewTurn(modelclient.TurnOptions{
+		Settings:          s.sampling(),
 		Connection:        s.opts.UnboundedConnectionRetries,
 		ConnectionMaxWait: s.opts.ConnectionMaxWait,
 		Wake:              s.wake,

@@ -46,12 +46,14 @@ func newHarness(t *testing.T, script responsestest.Script, opts ...option) *harn
 	}
 	so.Client = modelclient.New(modelclient.Options{
 		Provider:   p,
-		Model:      "test-model",
 		SessionID:  "sess-1",
 		HTTPClient: h.srv.Client(),
 		Sleep:      h.sleep,
 		Rand:       func() float64 { return 0.5 }, // jitter multiplier 1.0
 	})
+	if so.Sampling.Model == "" {
+		so.Sampling.Model = "test-model"
+	}
 	h.sess = session.New(so)
 	return h
 }
@@ -388,7 +390,7 @@ func TestUnboundedConnectionRetries(t *testing.T) {
 	h.sess = session.New(session.Options{
 		UnboundedConnectionRetries: true,
 		Client: modelclient.New(modelclient.Options{
-			Provider: p, Model: "m", HTTPClient: &http.Client{},
+			Provider: p, HTTPClient: &http.Client{},
 			Sleep: h.sleep, Rand: func() float64 { return 0.5 },
 		}),
 	})
@@ -427,7 +429,7 @@ func TestConnectionRetriesDisabledSpendStreamBudget(t *testing.T) {
 	p := provider.Custom("offline")
 	p.BaseURL, p.RequestMaxRetries, p.StreamMaxRetries = dead, 0, 2
 	h.sess = session.New(session.Options{Client: modelclient.New(modelclient.Options{
-		Provider: p, Model: "m", HTTPClient: &http.Client{}, Sleep: h.sleep, Rand: func() float64 { return 0.5 },
+		Provider: p, HTTPClient: &http.Client{}, Sleep: h.sleep, Rand: func() float64 { return 0.5 },
 	})})
 	err = h.turn(t, "hi")
 	if kindOf(t, err) != modelclient.KindConnect {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -62,10 +61,6 @@ func TestConfigureWhileATurnStreams(t *testing.T) {
 		o.Tools.AddSource(func() []tools.Tool { return []tools.Tool{dynamicTool{}} })
 		o.ApprovalPolicy = tools.PolicyUntrusted
 	})
-	p := provider.Custom("test")
-	p.BaseURL = h.srv.URL
-	other := modelclient.New(modelclient.Options{Provider: p, Model: "model-b", SessionID: "sess-1",
-		HTTPClient: h.srv.Client(), Sleep: h.sleep, Rand: func() float64 { return 0.5 }})
 
 	turnDone := make(chan error, 1)
 	go func() { turnDone <- h.sess.Turn(t.Context(), "one", func(session.Event) {}) }()
@@ -80,9 +75,9 @@ func TestConfigureWhileATurnStreams(t *testing.T) {
 	for range 4 {
 		wg.Go(func() { _ = h.sess.Settings() })
 	}
-	h.sess.Configure(func(s *session.Settings) { s.Client = other })
-	if got := h.sess.Settings().Client; got != other {
-		t.Error("Settings does not report the pending client")
+	h.sess.Configure(func(s *session.Settings) { s.Sampling.Model = "model-b" })
+	if got := h.sess.Settings().Sampling.Model; got != "model-b" {
+		t.Errorf("Settings reports model %q; want the pending model-b", got)
 	}
 	wg.Wait()
 	h.srv.Release()

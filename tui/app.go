@@ -26,7 +26,7 @@ func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) s
 		Engine:        chat,
 		Model:         cfg.Model,
 		Provider:      a.Provider().Name,
-		Transport:     app.TransportName(chat.Current().Settings().Client),
+		Transport:     chat.Current().Transport(),
 		ContextWindow: cfg.ModelContextWindow,
 		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
 		// [history]: persistence = "none" writes nothing; max_bytes trims.

@@ -103,7 +103,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 	progress := batch.NewProgress(env.Stderr, env.StderrTTY, len(todo), env.now)
 	// One app for the whole batch: config, log, HTTP pool, auth manager,
 	// MCP servers (and the demo server) are built once; each prompt gets a
-	// session of its own (app.NewSessionIn). An app that cannot be built
+	// session of its own (app.Open). An app that cannot be built
 	// fails every prompt with its error.
 	var a *app.App
 	var appErr error
@@ -125,7 +125,7 @@ func runBatch(ctx context.Context, env Env, g *globalFlags, f *execFlags, args [
 			if appErr != nil {
 				return batch.Failed(ctx, it.ID, appErr)
 			}
-			sc, err := a.NewSessionIn(ctx, it.Dir)
+			sc, err := a.Open(ctx, app.Spec{Cwd: it.Dir})
 			if err != nil {
 				return batch.Failed(ctx, it.ID, err)
 			}

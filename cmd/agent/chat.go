@@ -42,8 +42,8 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 
 // runChat opens the interactive chat on a new session.
 func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
-	return runChatOn(ctx, env, g, f, func(a *app.App) (*app.Session, []tui.Message, error) {
-		s, err := a.NewSession(ctx)
+	return runChatOn(ctx, env, g, f, func(a *app.App) (*app.Thread, []tui.Message, error) {
+		s, err := a.Open(ctx, app.Spec{})
 		return s, nil, err
 	})
 }
@@ -51,7 +51,7 @@ func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
 // runChatOn opens the interactive chat on the session start returns, with
 // the messages to show first (for a resumed one).
 func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
-	start func(*app.App) (*app.Session, []tui.Message, error)) error {
+	start func(*app.App) (*app.Thread, []tui.Message, error)) error {
 	if !env.StdinTTY || !env.StdoutTTY {
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}

@@ -99,10 +99,11 @@ func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []
 		return err
 	}
 	defer a.Close()
-	sess, err := a.NewSession(ctx)
+	sess, err := a.Open(ctx, app.Spec{})
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
+	defer sess.Close()
 	sess.AttachImages(images...)
 	return runExecTurn(ctx, env, f, a, sess, prompt)
 }
@@ -167,11 +168,11 @@ func checkExecApproval(env Env, policy string) error {
 }
 
 // runExecTurn runs one turn of sess and prints it as exec does.
-func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Session, prompt string) error {
+func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Thread, prompt string) error {
 	stepGC := headless.StepGC(env.Getenv)
 	return headless.RunTurn(ctx, sess.Session, prompt, headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.json, SessionID: sess.ID, Header: headless.AppHeader(a, version), Tools: headless.AppTools(a),
+		JSON: f.json, SessionID: sess.ID, Header: headless.AppHeader(a, sess, version), Tools: headless.AppTools(sess),
 		WaitForReset: f.waitForReset, Continue: a.ContinuePrompt,
 		LastMessage: f.lastMessage, Secrets: env.Secrets,
 		Now: env.now, Sleep: env.sleep,

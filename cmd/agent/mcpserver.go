@@ -54,7 +54,7 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags, so mcpserver.Opt
 		return err
 	}
 	open := func(ctx context.Context, id string, o mcpserver.StartOptions) (*mcpserver.Opened, error) {
-		s, err := apps.Open(ctx, o.Profile, id, app.SessionOptions{
+		s, err := apps.Open(ctx, o.Profile, id, app.Spec{
 			Cwd: o.Cwd, Sandbox: o.Sandbox, ApprovalPolicy: o.ApprovalPolicy, Approve: o.Approve, Model: o.Model,
 			BaseInstructions: o.BaseInstructions, DeveloperInstructions: o.DeveloperInstructions,
 		})

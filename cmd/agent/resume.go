@@ -59,10 +59,12 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 			if err != nil {
 				return usageError(err)
 			}
-			sess, ro, err := a.Resume(ctx, path)
+			sess, err := a.Open(ctx, app.Spec{From: path})
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
+			defer sess.Close()
+			ro := sess.Recorded
 			for _, w := range ro.LoadWarnings() {
 				fmt.Fprintln(env.Stderr, "agent: warning: "+w)
 			}
@@ -112,16 +114,16 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 				cf.pickResume = true
 				return runChat(ctx, env, g, cf)
 			}
-			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
+			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Thread, []tui.Message, error) {
 				path, err := a.FindSession(ctx, id, p.last, p.all)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, ro, err := a.Resume(ctx, path)
+				sess, err := a.Open(ctx, app.Spec{From: path})
 				if err != nil {
 					return nil, nil, err
 				}
-				return sess, tui.Transcript(ro), nil
+				return sess, tui.Transcript(sess.Recorded), nil
 			})
 		},
 	}
@@ -142,16 +144,16 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 			if len(args) == 2 {
 				cf.prompt = args[1]
 			}
-			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Session, []tui.Message, error) {
+			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Thread, []tui.Message, error) {
 				path, err := a.FindSession(ctx, args[0], false, false)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, ro, err := a.Fork(ctx, path)
+				sess, err := a.Open(ctx, app.Spec{From: path, Fork: true, ForkTurns: app.AllTurns})
 				if err != nil {
 					return nil, nil, err
 				}
-				return sess, tui.Transcript(ro), nil
+				return sess, tui.Transcript(sess.Recorded), nil
 			})
 		},
 	}
@@ -189,10 +191,11 @@ is left as it was.`,
 			if err != nil {
 				return usageError(err)
 			}
-			sess, _, err := a.Fork(ctx, path)
+			sess, err := a.Open(ctx, app.Spec{From: path, Fork: true, ForkTurns: app.AllTurns})
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
+			defer sess.Close()
 			sess.AttachImages(images...)
 			return runExecTurn(ctx, env, f, a, sess, prompt)
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/headless"
+	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/review"
 	"github.com/agentcli/agent/session"
@@ -96,15 +97,16 @@ func runReview(ctx context.Context, env Env, g *globalFlags, f *reviewFlags, arg
 		return err
 	}
 	defer a.Close()
-	sess, err := a.NewSession(ctx)
+	sess, err := a.Open(ctx, app.Spec{})
 	if err != nil {
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
+	defer sess.Close()
 	fmt.Fprintf(env.Stderr, "agent: reviewing the %s in %s\n", change.Summary, change.Root)
 	rt := &reviewTurn{Session: sess.Session, target: change.Summary}
 	return headless.RunTurn(ctx, rt, review.Prompt(change, t), headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
-		JSON: f.exec.json, SessionID: sess.ID, Header: headless.AppHeader(a, version), Tools: headless.AppTools(a),
+		JSON: f.exec.json, SessionID: sess.ID, Header: headless.AppHeader(a, sess, version), Tools: headless.AppTools(sess),
 		LastMessage: f.exec.lastMessage, Secrets: env.Secrets, Now: env.now, Sleep: env.sleep,
 		Answer: review.Render,
 	})

@@ -1,9 +1,10 @@
 // Package app assembles agent's engine for every front end: [New] builds
 // the process scope (config, log, HTTP client, credentials, MCP servers,
-// retry gate, failover health, secrets, notify) once, and [App.NewSession]
-// and its siblings the session scope (workspace, tools, initial context,
-// recording) for each session run on it. cmd/agent turns flags into
-// [Options] and picks the front end; nothing here draws a screen.
+// retry gate, failover health, secrets, telemetry) once, and [App.Open]
+// each session on it, the one way every front end opens one (new,
+// resumed, forked, in another directory): its own id, model clients,
+// workspace, tools, initial context and recording. cmd/agent turns flags
+// into [Options] and picks the front end; nothing here draws a screen.
 package app
 
 import (
@@ -143,50 +144,46 @@ type Options struct {
 	WaitMCP bool
 }
 
-// App is everything a session needs, built once from config and flags.
+// App is the process scope every session opened on it ([App.Open])
+// shares, built once from config and flags and not changed after [New]:
+// config, home, log, HTTP pool and credentials, MCP servers, retry gate,
+// failover health, secrets, telemetry. It holds no session.
 type App struct {
 	env     Env
 	version string
 	cfg     config.Config
 	home    string
 	// where is the home and how it was found ([config.FindHome]).
-	where      config.Home
-	sessionID  string
-	client     *modelclient.Client
-	tools      *tools.Set
-	logger     *slog.Logger
-	ws         Workspace
+	where  config.Home
+	logger *slog.Logger
+	// ws is the workspace of -C, the directory sessions work in unless
+	// their [Spec] names another.
+	ws Workspace
+	// opts are the session options every session starts from; clientOpts
+	// the model client's (without a session id) and sampling the model
+	// settings of config and flags.
 	opts       session.Options
 	clientOpts modelclient.Options
+	sampling   modelclient.Settings
+	approve    func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
 	originator string
 	ephemeral  bool
 	// notices are one-line facts for the user (the demo provider, ...).
 	notices []string
-	// fallbacks are the usable entries of the fallback chain (fallback.go);
-	// health is the providers' failure memory they are chosen by.
-	fallbacks []session.Alternative
-	health    *failover.Health
-	// fallbackClients are the client options of the fallbacks, for the
-	// clients of the app's other sessions ([App.NewSessionIn]).
+	// fallbacks are the usable entries of the fallback chain and
+	// fallbackClients their client options (fallback.go); health is the
+	// providers' failure memory they are chosen by.
+	fallbacks       []failover.Candidate
 	fallbackClients []modelclient.Options
+	health          *failover.Health
 	// mcpServers runs the [mcp_servers] (mcp.go); nil when there are none.
 	mcpServers *mcp.Manager
 	// secrets are the credentials masked in what the app records.
 	secrets *redact.Set
-	// workspaceFor resolves the workspace of a directory ("" the current
-	// one) under the app's flags.
-	workspaceFor func(dir string) (Workspace, error)
-	// started is set once a session took sessionID ([App.NewSession]).
-	started bool
-	// retired are the clients [App.SetModel] replaced, not yet closed.
-	retired []*modelclient.Client
-	// retiredTools are the tools [Chat.SetPermissions] replaced, not yet
-	// closed.
-	retiredTools []*tools.Set
-	// open closes each session's rollout by id, for the chat to let go of
-	// one it leaves (/new, /resume) so it can be resumed again.
-	open    map[string]func()
-	closers []func()
+	// workspaceFor resolves the workspace of a directory ("" -C's) under
+	// the flags, or the sandbox and approval policy given.
+	workspaceFor func(dir, sandbox, approval string, headless bool) (Workspace, error)
+	closers      []func()
 	// telemetry is [otel]'s exporter; nil when none is configured.
 	telemetry *telemetry.Telemetry
 }
@@ -201,7 +198,8 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if o.Env.Secrets == nil {
 		o.Env.Secrets = redact.New()
 	}
-	a := &App{env: o.Env, version: o.Version, originator: o.Originator, ephemeral: o.Ephemeral, secrets: o.Env.Secrets}
+	a := &App{env: o.Env, version: o.Version, originator: o.Originator, ephemeral: o.Ephemeral, secrets: o.Env.Secrets,
+		approve: o.Approve}
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -225,14 +223,10 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	a.sessionID = NewSessionID()
 	a.startTelemetry(ctx, o, creds)
 	a.clientOpts = a.clientOptions(o, p, creds, httpClient)
-	if a.telemetry != nil {
-		a.clientOpts.Observer = a.telemetry
-	}
-	a.client = modelclient.New(a.clientOpts)
-	a.closers = append(a.closers, func() { a.client.Close(); a.closeRetired() })
+	a.sampling = modelclient.Settings{Model: a.cfg.Model, ReasoningEffort: a.cfg.ModelReasoningEffort,
+		ReasoningSummary: a.cfg.ModelReasoningSummary, Verbosity: a.cfg.ModelVerbosity, ServiceTier: a.cfg.ServiceTier}
 	a.buildFallbacks(httpClient, o.Notice)
 	if err := a.startWorkspace(ctx, o, p); err != nil {
 		return nil, err
@@ -240,7 +234,6 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if err := a.sessionOptions(o, p); err != nil {
 		return nil, err
 	}
-	a.conversationStarts()
 	return a, nil
 }
 
@@ -311,13 +304,7 @@ func (a *App) clientOptions(o Options, p provider.Info, creds credentials, hc *h
 	g := OpenGate(env, a.home, p.ID, cmp.Or(o.MaxResends, cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), a.logger)
 	return modelclient.Options{
 		Provider:         p,
-		Model:            cfg.Model,
-		ReasoningEffort:  cfg.ModelReasoningEffort,
-		ReasoningSummary: cfg.ModelReasoningSummary,
-		Verbosity:        cfg.ModelVerbosity,
-		ServiceTier:      cfg.ServiceTier,
 		Auth:             creds.auth,
-		SessionID:        a.sessionID,
 		Originator:       o.Originator,
 		Version:          o.Version,
 		Getenv:           env.Getenv,
@@ -331,18 +318,21 @@ func (a *App) clientOptions(o Options, p provider.Info, creds credentials, hc *h
 	}
 }
 
-// startWorkspace resolves the workspace of -C, builds its tools and starts
-// the MCP servers (waiting for them with WaitMCP).
+// startWorkspace resolves the workspace of -C and starts the MCP servers
+// (waiting for them with WaitMCP).
 func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (err error) {
 	cfg, env := a.cfg, o.Env
-	a.workspaceFor = func(dir string) (Workspace, error) {
-		ws, err := newWorkspace(cfg, dir, o.Sandbox, o.Approval, env.Getenv, env.environ())
+	a.workspaceFor = func(dir, sandbox, approval string, headless bool) (Workspace, error) {
+		if dir == "" {
+			dir = o.Cd
+		}
+		ws, err := newWorkspace(cfg, dir, cmp.Or(sandbox, o.Sandbox), cmp.Or(approval, o.Approval), env.Getenv, env.environ())
 		if err != nil {
 			return Workspace{}, err
 		}
 		ws.Sandbox.WritableRoots = slices.Concat(ws.Sandbox.WritableRoots, o.AddDirs)
 		ws.FreeformPatch = p.CustomTools
-		ws.Headless = o.Approve == nil
+		ws.Headless = headless
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there
 		// would run its MCP servers unsandboxed at the next start. The
@@ -352,13 +342,9 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 		ws.Sandbox.HiddenPaths = []string{a.home}
 		return ws, nil
 	}
-	if a.ws, err = a.workspaceFor(o.Cd); err != nil {
+	if a.ws, err = a.workspaceFor("", "", "", o.Approve == nil); err != nil {
 		return usageError(err)
 	}
-	if a.tools, err = a.ws.tools(); err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
-	}
-	a.closers = append(a.closers, func() { a.tools.Close() })
 	a.startMCP(ctx, o.MCPNotice)
 	if o.WaitMCP && a.mcpServers != nil {
 		select {
@@ -378,38 +364,19 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 	if err != nil {
 		return usageError(err)
 	}
-	initial, err := a.ws.context(cfg, a.home, a.env.now())
-	if err != nil {
-		return &exitcode.Error{Code: exitcode.Failed, Err: err}
-	}
 	a.opts = session.Options{
-		Client:                     a.client,
 		Instructions:               base,
 		CompactPrompt:              compact,
 		UnboundedConnectionRetries: cfg.Features.UnboundedConnectionRetries,
 		ConnectionMaxWait:          p.ConnectionMaxWait,
 		OutputSchema:               o.OutputSchema,
-		Tools:                      a.tools,
-		Approve:                    o.Approve,
 		AskUser:                    o.AskUser,
-		ApprovalPolicy:             a.ws.Policy,
-		Context:                    initial,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
 		AutoCompactTokens: autoCompactTokens(cfg),
 		HideReasoning:     cfg.HideAgentReasoning,
 		Health:            a.health,
-		Fallback:          a.fallbacks,
 		Now:               a.env.Now,
-	}
-	if a.telemetry != nil {
-		a.opts.Observer = a.telemetry
-	}
-	if len(cfg.Notify) > 0 {
-		n := &notifier{argv: cfg.Notify, cwd: a.ws.Cwd, thread: func() string { return a.sessionID },
-			logger: a.logger, stderr: a.env.Stderr}
-		a.opts.OnEvent = n.observe
-		a.closers = append(a.closers, func() { n.wait(context.Background()) })
 	}
 	return nil
 }
@@ -448,8 +415,7 @@ func (a *App) Close() {
 	a.closers = nil
 }
 
-// Config is the configuration the app runs with (its model follows
-// [App.SetModel]).
+// Config is the configuration the app runs with.
 func (a *App) Config() config.Config { return a.cfg }
 
 // Home is the agent home the app works in.
@@ -459,14 +425,12 @@ func (a *App) Home() string { return a.home }
 func (a *App) Where() config.Home { return a.where }
 
 // Workspace is the workspace of -C (the one sessions work in unless
-// [App.NewSessionIn] names another).
+// their [Spec] names another).
 func (a *App) Workspace() Workspace { return a.ws }
 
-// Tools are the tools of the app's workspace, the MCP servers' included.
-func (a *App) Tools() *tools.Set { return a.tools }
-
-// Provider is the provider the app's client talks to.
-func (a *App) Provider() provider.Info { return a.client.Provider() }
+// Provider is the configured provider sessions talk to (before any
+// fallback).
+func (a *App) Provider() provider.Info { return a.clientOpts.Provider }
 
 // Notices are one-line facts for the user about how the app was built
 // (the demo provider, a fallback left out), for the front end to show.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -22,17 +21,21 @@ import (
 type Chat struct {
 	a *App
 
-	mu  sync.Mutex // guards cur, loggedOut and the app's settings
-	cur *Session
+	mu  sync.Mutex // guards cur, spec, loggedOut and cur's settings
+	cur *Thread
+	// spec is how /new, /resume and /fork open a session: the model and
+	// permissions /model and /permissions chose.
+	spec Spec
 	// loggedOut: /logout removed the login the credentials came from.
 	loggedOut bool
 }
 
-// NewChat returns the chat of the app, on session first.
-func (a *App) NewChat(first *Session) *Chat { return &Chat{a: a, cur: first} }
+// NewChat returns the chat of the app, on session first, which the chat
+// owns from then on ([Chat.End] closes the one in use).
+func (a *App) NewChat(first *Thread) *Chat { return &Chat{a: a, cur: first} }
 
 // Current returns the session in use.
-func (c *Chat) Current() *Session {
+func (c *Chat) Current() *Thread {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cur
@@ -62,13 +65,13 @@ func (c *Chat) Review(ctx context.Context, target, request string, emit func(ses
 	return cur.Review(ctx, target, request, emit)
 }
 
-// boundary closes the clients /model replaced and returns the session in
-// use: no turn runs on them any more. After /logout it returns the
+// boundary closes the tools /permissions replaced and returns the session
+// in use: no turn runs on them any more. After /logout it returns the
 // [*LoggedOutError] instead.
-func (c *Chat) boundary() (*Session, error) {
+func (c *Chat) boundary() (*Thread, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.a.closeRetired()
+	c.cur.closeRetired()
 	if c.loggedOut {
 		return nil, c.loggedOutError()
 	}
@@ -80,24 +83,23 @@ func (c *Chat) boundary() (*Session, error) {
 func (c *Chat) New(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.a.closeRetired()
-	s, err := c.a.NewSession(ctx)
+	t, err := c.a.Open(ctx, c.spec)
 	if err != nil {
 		return err
 	}
-	c.use(s)
+	c.use(t)
 	return nil
 }
 
-// use makes s the session of the next turns; the one it replaces is let
-// go (its rollout closed, so it can be resumed again; removed when it
+// use makes t the session of the next turns; the one it replaces is
+// closed (its rollout let go, so it can be resumed again; removed when it
 // holds nothing to resume): no turn runs on it.
-func (c *Chat) use(s *Session) {
-	if c.cur != nil && c.cur.ID != s.ID {
+func (c *Chat) use(t *Thread) {
+	if c.cur != nil {
 		c.cur.discard()
-		c.a.release(c.cur.ID)
+		c.cur.Close()
 	}
-	c.cur = s
+	c.cur = t
 }
 
 // End is the chat's end: the session in use is closed, and removed when
@@ -107,17 +109,9 @@ func (c *Chat) use(s *Session) {
 func (c *Chat) End() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.cur.rec != nil && !c.cur.discard()
-}
-
-// discard removes the session's recording when it holds nothing to resume
-// ([rollout.Recorder.Discard]) and says whether it did.
-func (s *Session) discard() bool {
-	if s.rec == nil {
-		return false
-	}
-	gone, err := s.rec.Discard()
-	return gone && err == nil
+	kept := c.cur.rec != nil && !c.cur.discard()
+	c.cur.Close()
+	return kept
 }
 
 // Resume is /resume: the recorded session id (the latest of the app's
@@ -126,25 +120,47 @@ func (s *Session) discard() bool {
 func (c *Chat) Resume(ctx context.Context, id string) (*rollout.Rollout, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	path, err := c.a.FindSession(ctx, id, id == "", false)
+	ent, err := c.a.findEntry(ctx, id, id == "", false)
 	if err != nil {
 		return nil, err
 	}
-	s, ro, err := c.a.Resume(ctx, path)
+	if ent.ID == c.cur.ID {
+		return nil, errInUse
+	}
+	sp := c.spec
+	sp.From = ent.Path
+	t, err := c.a.Open(ctx, sp)
 	if err != nil {
 		return nil, err
 	}
-	c.use(s)
-	return ro, nil
+	c.use(t)
+	return t.Recorded, nil
 }
 
 // SetModel is /model NAME [EFFORT]: the session in use and the later ones
 // use model name (with reasoning effort, unless "") from their next turn
-// on ([App.SetModel]).
+// on. The session's client stays: its id, its connection and a fallback
+// to HTTPS it made.
 func (c *Chat) SetModel(name, effort string) error {
+	if name == "" {
+		return errors.New("usage: /model NAME")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.a.SetModel(c.cur, name, effort)
+	c.spec.Model = name
+	if effort != "" {
+		c.spec.ReasoningEffort = effort
+	}
+	c.cur.Configure(func(st *session.Settings) {
+		st.Sampling.Model = name
+		if effort != "" {
+			st.Sampling.ReasoningEffort = effort
+		}
+	})
+	if c.cur.telemetry != nil {
+		c.cur.telemetry.SetModel(name)
+	}
+	return nil
 }
 
 // SetApprovals is /approvals: it shows the approval policy, or changes it
@@ -154,7 +170,7 @@ func (c *Chat) SetApprovals(policy string) (string, error) {
 	if policy == "" {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return fmt.Sprintf("approval policy: %s (sandbox: %s)", c.cur.Settings().ApprovalPolicy, c.a.ws.Sandbox.Mode), nil
+		return fmt.Sprintf("approval policy: %s (sandbox: %s)", c.cur.Settings().ApprovalPolicy, c.cur.ws.Sandbox.Mode), nil
 	}
 	return c.SetPermissions(policy, "")
 }
@@ -164,7 +180,7 @@ func (c *Chat) SetApprovals(policy string) (string, error) {
 func (c *Chat) Sandbox() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return string(c.a.ws.Sandbox.Mode)
+	return string(c.cur.ws.Sandbox.Mode)
 }
 
 // Compact is /compact: the history of the session in use summarised, and
@@ -225,7 +241,7 @@ func (c *Chat) ResumeHint() string {
 	return resumeHint(c.cur)
 }
 
-func resumeHint(s *Session) string {
+func resumeHint(s *Thread) string {
 	if s.name == "" {
 		return "resume with `agent resume " + s.ID + "`"
 	}
@@ -238,7 +254,7 @@ func (c *Chat) Status() []string {
 	defer c.mu.Unlock()
 	a := c.a
 	st := c.cur.Settings()
-	p := st.Client.Provider()
+	p := a.Provider()
 	id := c.cur.ID
 	sess := id + " · " + resumeHint(c.cur)
 	if c.cur.name != "" {
@@ -247,61 +263,28 @@ func (c *Chat) Status() []string {
 	if a.ephemeral {
 		sess = id + " (ephemeral, not recorded)"
 	}
-	provLine, model := fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL), a.cfg.Model
+	provLine, model := fmt.Sprintf("provider: %s (%s)", p.ID, p.BaseURL), st.Sampling.Model
 	if cur, ok := c.cur.OnFallback(); ok {
 		// The session moved along its fallback chain.
-		provLine = fmt.Sprintf("provider: %s (fallback; configured: %s, model %s)", cur.Provider, p.ID, st.Client.Model())
+		provLine = fmt.Sprintf("provider: %s (fallback; configured: %s, model %s)", cur.Provider, p.ID, st.Sampling.Model)
 		model = cur.Model
 	}
 	lines := []string{
 		"config: " + orNone(a.cfg.Path),
 		provLine,
 		"model: " + model,
-		"transport: " + TransportName(st.Client),
-		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, a.ws.Sandbox.Mode),
-		"cwd: " + a.ws.Cwd,
+		"transport: " + c.cur.Transport(),
+		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, c.cur.ws.Sandbox.Mode),
+		"cwd: " + c.cur.ws.Cwd,
 		"session: " + sess,
 	}
 	return append(lines, a.notices...)
 }
 
-// SetModel switches sess, and the sessions started after it, to model
-// name (and reasoning effort, unless ""): a client for it, used from sess's next turn on. The client it
-// replaces may still stream the turn running now: it is closed at the
-// next turn boundary the chat sees ([Chat.Turn]) or with the app, so the
-// clients do not pile up over many /model.
-func (a *App) SetModel(sess *Session, name, effort string) error {
-	if name == "" {
-		return errors.New("usage: /model NAME")
-	}
-	co := a.clientOpts
-	co.Model = name
-	if effort != "" {
-		co.ReasoningEffort = effort
-	}
-	c := modelclient.New(co)
-	a.retired = append(a.retired, a.client)
-	a.cfg.Model, a.clientOpts, a.opts.Client, a.client = name, co, c, c
-	sess.Configure(func(st *session.Settings) { st.Client = c })
-	if a.telemetry != nil {
-		a.telemetry.SetModel(name)
-	}
-	return nil
-}
-
-// closeRetired closes the clients [App.SetModel] replaced and the tools
-// [Chat.SetPermissions] replaced.
-func (a *App) closeRetired() {
-	for _, c := range a.retired {
-		c.Close()
-	}
-	a.retired = nil
-	a.closeRetiredTools()
-}
-
-// TransportName is the transport c uses now.
-func TransportName(c *modelclient.Client) string {
-	if c.WebSocketActive() {
+// Transport is the transport the session's requests use now: "websocket",
+// or "https" (the provider has none, or the session fell back for good).
+func (t *Thread) Transport() string {
+	if t.main != nil && t.main.WebSocketActive() {
 		return "websocket"
 	}
 	return "https"

@@ -22,7 +22,7 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 	cfg := "model = \"model-a\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n" +
 		"[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
 	a, _ := testApp(t, cfg, false)
-	sess, err := a.NewSession(t.Context())
+	sess, err := a.Open(t.Context(), Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestCredentialSourceNamesWhatWasUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			s, err := a.NewSession(t.Context())
+			s, err := a.Open(t.Context(), Spec{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/agentcli/agent/modelclient"
-	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/failover"
 )
 
-// buildFallbacks makes a client for each [config.Config].Fallback entry,
-// sharing the app's HTTP pool, logger and session id. An entry whose
+// buildFallbacks resolves the client options of each
+// [config.Config].Fallback entry, sharing the app's HTTP pool and logger;
+// each session makes its clients of them ([App.Open]). An entry whose
 // credentials cannot be had is reported now, as a notice, and left out:
 // it is not discovered in the middle of a turn.
 func (a *App) buildFallbacks(hc *http.Client, notice func(string)) {
@@ -31,12 +30,10 @@ func (a *App) buildFallbacks(hc *http.Client, notice func(string)) {
 		}
 		p.BaseURL = p.APIRoot()
 		opts := a.clientOpts
-		opts.Provider, opts.Model, opts.Auth, opts.CredentialSource = p, fb.Model, creds, src
+		opts.Provider, opts.Auth, opts.CredentialSource = p, creds, src
 		opts.Gate = OpenGate(a.env, a.home, p.ID, max(cfg.MaxConcurrentResends, 1), a.logger)
-		c := modelclient.New(opts)
-		a.closers = append(a.closers, func() { c.Close() })
 		a.fallbackClients = append(a.fallbackClients, opts)
-		a.fallbacks = append(a.fallbacks, session.Alternative{Candidate: failover.Candidate{Provider: p.ID, Model: fb.Model}, Client: c})
+		a.fallbacks = append(a.fallbacks, failover.Candidate{Provider: p.ID, Model: fb.Model})
 	}
 	a.health = failover.NewHealth(a.home, a.env.Now)
 }

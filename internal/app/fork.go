@@ -19,12 +19,14 @@ func (c *Chat) Fork(ctx context.Context, keep int) (*rollout.Rollout, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, ro, err := c.a.ForkAt(ctx, path, keep)
+	sp := c.spec
+	sp.From, sp.Fork, sp.ForkTurns = path, true, keep
+	t, err := c.a.Open(ctx, sp)
 	if err != nil {
 		return nil, err
 	}
-	c.use(s)
-	return ro, nil
+	c.use(t)
+	return t.Recorded, nil
 }
 
 // firstTurns cuts ro down to its first keep turns: the transcript's

@@ -52,7 +52,7 @@ func (c *Chat) Logout(ctx context.Context) (string, error) {
 // loggedOutError is the error of a turn after /logout; c.mu is held.
 func (c *Chat) loggedOutError() *LoggedOutError {
 	hint := "run `agent login`"
-	if k := c.a.client.Provider().EnvKey; k != "" {
+	if k := c.a.clientOpts.Provider.EnvKey; k != "" {
 		hint += ", or export " + k
 	} else {
 		hint += ", or export " + apiKeyVar(c.a.env.Getenv)

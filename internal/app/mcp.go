@@ -9,8 +9,8 @@ import (
 	"github.com/agentcli/agent/tools/mcp"
 )
 
-// startMCP starts the enabled MCP servers of the config in the background
-// and adds their tools to the app's tool set as each comes up. notice
+// startMCP starts the enabled MCP servers of the config in the background;
+// each session offers their tools as each comes up ([App.Open]). notice
 // receives the servers' state changes (ready, failed, stopped) from the
 // manager's goroutines; nil leaves them to the log. The manager is closed
 // with the app.
@@ -30,7 +30,6 @@ func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice)) {
 		Version:  a.version,
 	})
 	m.Start(ctx)
-	a.tools.AddSource(m.Tools)
 	a.mcpServers = m
 	a.closers = append(a.closers, func() { m.Close() })
 }

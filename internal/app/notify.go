@@ -34,7 +34,7 @@ type turnComplete struct {
 type notifier struct {
 	argv   []string
 	cwd    string
-	thread func() string
+	thread string
 	logger *slog.Logger
 	stderr io.Writer
 
@@ -43,6 +43,18 @@ type notifier struct {
 	last   *string
 	warned bool
 	wg     sync.WaitGroup
+}
+
+// notifier is the notify program's runner of session t (config key
+// notify; nil when there is none); closing t waits for the programs it
+// started, up to notifyWait.
+func (a *App) notifier(t *Thread) *notifier {
+	if len(a.cfg.Notify) == 0 {
+		return nil
+	}
+	n := &notifier{argv: a.cfg.Notify, cwd: t.ws.Cwd, thread: t.ID, logger: a.logger, stderr: a.env.Stderr}
+	t.closers = append(t.closers, func() { n.wait(context.Background()) })
+	return n
 }
 
 // observe follows a turn's events; it is a [session.Options.OnEvent].
@@ -56,7 +68,7 @@ func (n *notifier) observe(ev session.Event) {
 		text := ev.Text
 		n.last = &text
 	case session.TurnCompleted:
-		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread(), TurnID: NewSessionID(),
+		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread, TurnID: NewSessionID(),
 			Cwd: n.cwd, InputMessages: n.input, LastAssistantMessage: n.last})
 	}
 }

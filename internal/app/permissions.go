@@ -23,38 +23,35 @@ func (c *Chat) SetPermissions(policy, mode string) (string, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a := c.a
-	m := a.ws.Sandbox.Mode
+	t := c.cur
+	m := t.ws.Sandbox.Mode
 	if mode != "" {
 		if m, err = sandbox.ParseMode(mode); err != nil {
 			return "", err
 		}
 	}
-	ws := a.ws
+	ws := t.ws
 	ws.Policy, ws.Sandbox.Mode = policy, m
-	initial, err := ws.context(a.cfg, a.home, a.env.now()) // what a /new session is told
-	if err != nil {
-		return "", err
-	}
-	set := a.tools
+	set := t.tools
 	ended := ""
-	if m != a.ws.Sandbox.Mode {
+	if m != t.ws.Sandbox.Mode {
 		if set, err = ws.tools(); err != nil {
 			return "", err
 		}
-		if a.mcpServers != nil {
-			set.AddSource(a.mcpServers.Tools)
+		if c.a.mcpServers != nil {
+			set.AddSource(c.a.mcpServers.Tools)
 		}
-		old := a.tools
+		old := t.tools
 		if n := len(execOf(old).Running()); n > 0 {
-			ended = fmt.Sprintf("; %d background commands started under %s end at the next turn", n, a.ws.Sandbox.Mode)
+			ended = fmt.Sprintf("; %d background commands started under %s end at the next turn", n, t.ws.Sandbox.Mode)
 		}
-		a.retiredTools = append(a.retiredTools, old)
-		a.closers = append(a.closers, func() { old.Close() })
+		t.retired = append(t.retired, old)
+		t.closers = append(t.closers, func() { set.Close() })
 	}
-	a.ws, a.tools, a.opts.Tools, a.opts.ApprovalPolicy, a.opts.Context = ws, set, set, policy, initial
-	env := ws.environment(a.env.now())
-	c.cur.Configure(func(st *session.Settings) {
+	t.ws, t.tools = ws, set
+	c.spec.ApprovalPolicy, c.spec.Sandbox = policy, string(m)
+	env := ws.environment(c.a.env.now())
+	t.Configure(func(st *session.Settings) {
 		st.ApprovalPolicy, st.Tools = policy, set
 		st.Context = append(st.Context[:0:0], env)
 	})
@@ -72,7 +69,7 @@ func (c *Chat) Stop(id int) int { return execOf(c.toolSet()).Stop(id) }
 func (c *Chat) toolSet() *tools.Set {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.a.tools
+	return c.cur.tools
 }
 
 // execOf is set's exec_command tool; a set without one gives an Exec with
@@ -84,12 +81,4 @@ func execOf(set *tools.Set) *tools.Exec {
 		}
 	}
 	return tools.NewExec(tools.ExecOptions{})
-}
-
-// closeRetiredTools closes the tools [Chat.SetPermissions] replaced.
-func (a *App) closeRetiredTools() {
-	for _, s := range a.retiredTools {
-		s.Close()
-	}
-	a.retiredTools = nil
 }

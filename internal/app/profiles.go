@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-
-	"github.com/agentcli/agent/rollout"
 )
 
 // Profiles are apps by config profile, each built at its first use from
@@ -50,24 +48,25 @@ func (p *Profiles) Get(profile string) (*App, error) {
 	return a, nil
 }
 
-// Open opens a session of its own on profile's app (App.OpenSession): a
-// new one, or with id the recorded session of that id.
-func (p *Profiles) Open(ctx context.Context, profile, id string, so SessionOptions) (*Session, error) {
+// Open opens a session on profile's app ([App.Open]): a new one, or with
+// id the recorded session of that id, continued in its own directory
+// unless sp names another. The caller must Close it.
+func (p *Profiles) Open(ctx context.Context, profile, id string, sp Spec) (*Thread, error) {
 	a, err := p.Get(profile)
 	if err != nil {
 		return nil, err
 	}
-	var ro *rollout.Rollout
 	if id != "" {
-		path, err := a.FindSession(ctx, id, false, false)
+		ent, err := a.findEntry(ctx, id, false, false)
 		if err != nil {
 			return nil, err
 		}
-		if ro, err = rollout.Load(path); err != nil {
-			return nil, err
+		sp.From = ent.Path
+		if sp.Cwd == "" {
+			sp.Cwd = ent.Cwd
 		}
 	}
-	return a.OpenSession(ctx, so, ro)
+	return a.Open(ctx, sp)
 }
 
 // Close ends every app built.

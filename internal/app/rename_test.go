@@ -45,7 +45,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
 // ephemeral session cannot be named.
 func TestChatRename(t *testing.T) {
 	a, home := renameApp(t, false)
-	sess, err := a.NewSession(t.Context())
+	sess, err := a.Open(t.Context(), Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestChatRename(t *testing.T) {
 	}
 
 	a, _ = renameApp(t, true)
-	sess, err = a.NewSession(t.Context())
+	sess, err = a.Open(t.Context(), Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestChatRename(t *testing.T) {
 // so and leaves the chat able to send (its credentials are not a login's).
 func TestChatLogoutKeepsOtherCredentials(t *testing.T) {
 	a, _ := renameApp(t, true)
-	sess, err := a.NewSession(t.Context())
+	sess, err := a.Open(t.Context(), Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func (a *App) startTelemetry(ctx context.Context, o Options, creds credentials) 
 	self, _ := os.Executable()
 	path, err := telemetry.FindExporter(self)
 	if err == nil {
-		meta := telemetry.Meta{ConversationID: a.sessionID, AppVersion: o.Version, AuthMode: authMode(creds),
+		meta := telemetry.Meta{AppVersion: o.Version, AuthMode: authMode(creds),
 			TerminalType: terminalType(o.Env.Getenv), Model: a.cfg.Model}
 		a.telemetry, err = telemetry.Start(ctx, path, telemetry.SettingsOf(ot, o.Originator, o.Version),
 			telemetry.Options{Meta: meta, LogUserPrompt: ot.LogUserPrompt, Secrets: a.secrets, Now: o.Env.Now},
@@ -48,11 +48,9 @@ func (a *App) startTelemetry(ctx context.Context, o Options, creds credentials) 
 	})
 }
 
-// conversationStarts reports the session's start to the exporter, if any.
-func (a *App) conversationStarts() {
-	if a.telemetry == nil {
-		return
-	}
+// conversationStarts reports session t's start to the exporter through
+// its conversation's telemetry tel.
+func (a *App) conversationStarts(t *Thread, tel *telemetry.Telemetry) {
 	cfg := a.cfg
 	var servers []string
 	for name, s := range cfg.MCPServers {
@@ -61,10 +59,10 @@ func (a *App) conversationStarts() {
 		}
 	}
 	slices.Sort(servers)
-	a.telemetry.ConversationStarts(telemetry.ConversationStart{Provider: a.client.Provider().ID,
+	tel.ConversationStarts(telemetry.ConversationStart{Provider: a.clientOpts.Provider.ID,
 		ReasoningEffort: cfg.ModelReasoningEffort, ReasoningSummary: cfg.ModelReasoningSummary,
 		ContextWindow: cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
-		ApprovalPolicy: a.ws.Policy, SandboxPolicy: string(a.ws.Sandbox.Mode), MCPServers: servers, Profile: cfg.Profile})
+		ApprovalPolicy: t.ws.Policy, SandboxPolicy: string(t.ws.Sandbox.Mode), MCPServers: servers, Profile: cfg.Profile})
 }
 
 // authMode is Codex's auth_mode attribute: ChatGPT for a ChatGPT login,

@@ -59,8 +59,18 @@ type Options struct {
 // concurrent use. Writing never blocks a turn on the exporter's
 // progress beyond the pipe, and a write that fails (the exporter
 // exited) stops the stream with the first error kept for [Telemetry.Close].
+//
+// Each session reports through a Telemetry of its own ([Telemetry.Conversation]):
+// its conversation.id and model, over the one stream of the process.
 type Telemetry struct {
-	opts  Options
+	mu   sync.Mutex // guards opts.Meta
+	opts Options
+	out  *output
+}
+
+// output is the stream to the exporter that every conversation of a
+// process writes to.
+type output struct {
 	mu    sync.Mutex
 	enc   *json.Encoder
 	err   error
@@ -80,8 +90,8 @@ func New(w io.Writer, s wire.Settings, opts Options, close func(ctx context.Cont
 	if opts.Meta.Slug == "" {
 		opts.Meta.Slug = opts.Meta.Model
 	}
-	t := &Telemetry{opts: opts, enc: json.NewEncoder(w), close: close}
-	if err := t.enc.Encode(s); err != nil {
+	t := &Telemetry{opts: opts, out: &output{enc: json.NewEncoder(w), close: close}}
+	if err := t.out.enc.Encode(s); err != nil {
 		return nil, fmt.Errorf("start telemetry: %w", err)
 	}
 	return t, nil
@@ -90,14 +100,26 @@ func New(w io.Writer, s wire.Settings, opts Options, close func(ctx context.Cont
 // Close ends the stream and waits, within ctx, for the exporter to send
 // what it holds. It returns the first failure to write or export.
 func (t *Telemetry) Close(ctx context.Context) error {
-	t.mu.Lock()
-	err := t.err
-	t.err = errClosed
-	t.mu.Unlock()
-	if t.close != nil {
-		err = errors.Join(err, t.close(ctx))
+	o := t.out
+	o.mu.Lock()
+	err := o.err
+	o.err = errClosed
+	o.mu.Unlock()
+	if o.close != nil {
+		err = errors.Join(err, o.close(ctx))
 	}
 	return err
+}
+
+// Conversation returns the Telemetry of session id, whose events carry
+// its id (conversation.id) and model, written to t's stream. Closing t
+// ends them all.
+func (t *Telemetry) Conversation(id, model string) *Telemetry {
+	t.mu.Lock()
+	opts := t.opts
+	t.mu.Unlock()
+	opts.Meta.ConversationID, opts.Meta.Model, opts.Meta.Slug = id, model, model
+	return &Telemetry{opts: opts, out: t.out}
 }
 
 var errClosed = errors.New("telemetry closed")
@@ -131,12 +153,13 @@ func (t *Telemetry) emit(name string, start time.Time, attrs ...wire.Attr) {
 		all[i].Str = t.opts.Secrets.String(all[i].Str)
 	}
 	r := wire.Record{Name: name, Time: now, Start: start, Attrs: all}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.err != nil {
+	o := t.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
 		return
 	}
-	t.err = t.enc.Encode(r)
+	o.err = o.enc.Encode(r)
 }
 
 // ConversationStart is what codex.conversation_starts says of a session.

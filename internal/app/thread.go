@@ -1,0 +1,270 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentcli/agent/internal/telemetry"
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/rollout/recording"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+)
+
+// AllTurns is [Spec].ForkTurns keeping every turn of the session forked.
+const AllTurns = -1
+
+// Spec says which session [App.Open] opens and how it differs from the
+// app's config and flags. The zero Spec is a new session in the app's
+// directory.
+type Spec struct {
+	// From is the rollout path of a recorded session: the session opened
+	// continues it (its id, history and file), or, with Fork, a copy.
+	From string
+	// Fork opens a new session (its own id and file) holding the first
+	// ForkTurns turns of From's ([AllTurns]: all of them).
+	Fork      bool
+	ForkTurns int
+	// Cwd is where the session works; "" is the app's directory (-C).
+	Cwd string
+	// Sandbox and ApprovalPolicy replace config's and the flags' ("" keeps
+	// them).
+	Sandbox, ApprovalPolicy string
+	// Approve asks the user about calls the policy does not allow by
+	// itself; nil is the app's ([Options].Approve).
+	Approve func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	// Model and ReasoningEffort replace config's ("" keeps them).
+	Model, ReasoningEffort string
+	// BaseInstructions replaces the instructions; DeveloperInstructions
+	// replaces config's developer_instructions of a new session.
+	BaseInstructions, DeveloperInstructions string
+}
+
+// Thread is a session opened on the app ([App.Open]): the engine's
+// session with what it holds of its own, which no other session shares:
+// its id, its model clients (the id on every request, the sticky
+// WebSocket fallback, the cached connection), the workspace's tools and
+// its recording. Close ends them.
+type Thread struct {
+	*session.Session
+	// ID is the session's id: the rollout's, and the one every request
+	// carries (headers and prompt_cache_key).
+	ID string
+	// Recorded is the recording a resumed or forked session continues,
+	// as loaded (its transcript, its warnings); nil for a new session.
+	Recorded *rollout.Rollout
+
+	// ws and tools are where and with what the session works; rec records
+	// it (nil: ephemeral); name is /rename's. The chat changes them
+	// ([Chat.SetPermissions], [Chat.Rename]) under its lock; retired are
+	// tools a new sandbox replaced, closed at the next turn boundary.
+	ws      Workspace
+	tools   *tools.Set
+	rec     *rollout.Recorder
+	name    string
+	retired []*tools.Set
+	closers []func()
+	// main is the session's client of its configured provider.
+	main *modelclient.Client
+	// telemetry reports the session's events ([otel]); nil: none.
+	telemetry *telemetry.Telemetry
+}
+
+// Workspace is where the session works and under which rules.
+func (t *Thread) Workspace() Workspace { return t.ws }
+
+// Tools are the session's tools, the MCP servers' included.
+func (t *Thread) Tools() *tools.Set { return t.tools }
+
+// Close ends what the session holds: its model clients, tools (and the
+// commands they left running) and recording. The session is not used
+// after.
+func (t *Thread) Close() {
+	t.closeRetired()
+	for i := len(t.closers) - 1; i >= 0; i-- {
+		t.closers[i]()
+	}
+	t.closers = nil
+}
+
+// closeRetired closes the tools a new sandbox replaced.
+func (t *Thread) closeRetired() {
+	for _, s := range t.retired {
+		s.Close()
+	}
+	t.retired = nil
+}
+
+// Open opens a session: a new one, or a recorded one continued or forked
+// (sp.From), in the app's directory or another, each with its own id,
+// model clients, tools and recording over the app's process scope (config,
+// log, HTTP pool, credentials, MCP servers, retry gate, failover health).
+// Many may be open at once and run turns concurrently. The caller must
+// Close it.
+func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
+	t := &Thread{ID: NewSessionID()}
+	defer func() {
+		if err != nil {
+			t.Close()
+		}
+	}()
+	if sp.From != "" {
+		if t.Recorded, err = a.recorded(ctx, sp, t.ID); err != nil {
+			return nil, err
+		}
+		t.ID = t.Recorded.Meta.ID
+	}
+	approve := sp.Approve
+	if approve == nil {
+		approve = a.approve
+	}
+	if t.ws, err = a.workspaceFor(sp.Cwd, sp.Sandbox, sp.ApprovalPolicy, approve == nil); err != nil {
+		return nil, usageError(err)
+	}
+	if t.tools, err = t.ws.tools(); err != nil {
+		return nil, err
+	}
+	set := t.tools
+	t.closers = append(t.closers, func() { set.Close() })
+	if a.mcpServers != nil {
+		t.tools.AddSource(a.mcpServers.Tools)
+	}
+	opts := a.opts
+	opts.Tools, opts.ApprovalPolicy, opts.Approve = t.tools, t.ws.Policy, approve
+	if sp.BaseInstructions != "" {
+		opts.Instructions = sp.BaseInstructions
+	}
+	opts.Sampling = a.sampling
+	if sp.Model != "" {
+		opts.Sampling.Model = sp.Model
+	}
+	if sp.ReasoningEffort != "" {
+		opts.Sampling.ReasoningEffort = sp.ReasoningEffort
+	}
+	co := a.clientOpts
+	if a.telemetry != nil {
+		t.telemetry = a.telemetry.Conversation(t.ID, opts.Sampling.Model)
+		opts.Observer, co.Observer = t.telemetry, t.telemetry
+		a.conversationStarts(t, t.telemetry)
+	}
+	opts.Client = t.client(co)
+	t.main = opts.Client
+	for i, fo := range a.fallbackClients {
+		fo.Observer = co.Observer
+		opts.Fallback = append(opts.Fallback, session.Alternative{Candidate: a.fallbacks[i], Client: t.client(fo)})
+	}
+	if n := a.notifier(t); n != nil {
+		opts.OnEvent = n.observe
+	}
+	if t.Recorded != nil {
+		err = a.resumeInto(ctx, &opts, t)
+	} else {
+		err = a.startInto(ctx, &opts, t, sp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Session = session.New(opts)
+	return t, nil
+}
+
+// recorded loads the recording sp continues: From itself, or the copy of
+// its first turns made into a new rollout for a fork (with id).
+func (a *App) recorded(ctx context.Context, sp Spec, id string) (*rollout.Rollout, error) {
+	ro, err := rollout.Load(sp.From)
+	if err != nil || !sp.Fork {
+		return ro, err
+	}
+	if sp.ForkTurns < AllTurns {
+		return nil, fmt.Errorf("fork: %d turns", sp.ForkTurns)
+	}
+	if sp.ForkTurns != AllTurns {
+		if err := firstTurns(ro, sp.ForkTurns); err != nil {
+			return nil, err
+		}
+	}
+	r, err := rollout.Fork(ctx, a.home, ro, id, a.env.now())
+	if err != nil {
+		return nil, err
+	}
+	r.Close()
+	return rollout.Load(r.Path())
+}
+
+// client makes a model client of opts for the thread: its id, closed
+// with it.
+func (t *Thread) client(opts modelclient.Options) *modelclient.Client {
+	opts.SessionID = t.ID
+	c := modelclient.New(opts)
+	t.closers = append(t.closers, func() { c.Close() })
+	return c
+}
+
+// startInto gives a new session its initial context and recording.
+func (a *App) startInto(ctx context.Context, opts *session.Options, t *Thread, sp Spec) error {
+	cfg := a.cfg
+	if sp.DeveloperInstructions != "" {
+		cfg.DeveloperInstructions = sp.DeveloperInstructions
+	}
+	initial, err := t.ws.context(cfg, a.home, a.env.now())
+	if err != nil {
+		return err
+	}
+	opts.Context = initial
+	if a.ephemeral {
+		return nil
+	}
+	instructions := opts.Instructions // instructions / model_instructions_file
+	if instructions == "" {
+		instructions = session.DefaultInstructions
+	}
+	r, err := rollout.Create(ctx, a.home, rollout.SessionMeta{
+		ID: t.ID, Cwd: t.ws.Cwd, Originator: a.originator, CLIVersion: a.version,
+		ModelProvider: a.clientOpts.Provider.ID, Model: opts.Sampling.Model, Instructions: instructions,
+	}, a.env.now())
+	if err != nil {
+		return fmt.Errorf("record the session: %w", err)
+	}
+	t.closers = append(t.closers, func() { r.Close() })
+	t.rec = r
+	opts.Recorder = recording.New(r, a.secrets)
+	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
+	return nil
+}
+
+// resumeInto sets opts to continue the thread's recording, appending to
+// its file (held until the thread closes).
+func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) error {
+	ro := t.Recorded
+	r, err := rollout.Open(ctx, ro.Path)
+	if err != nil {
+		return err
+	}
+	t.closers = append(t.closers, func() { r.Close() })
+	t.rec, t.name = r, ro.Name
+	opts.Recorder = recording.New(r, a.secrets)
+	opts.Resumed, opts.Usage = ro.History, ro.Total
+	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
+	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
+	var entries []session.LedgerEntry
+	for _, le := range ro.Ledger {
+		entries = append(entries, session.LedgerEntry{CallID: le.CallID, Name: le.Name, State: session.CallState(le.State)})
+	}
+	opts.Ledger.Restore(entries)
+	return nil
+}
+
+// discard removes the thread's recording when it holds nothing to resume
+// ([rollout.Recorder.Discard]) and says whether it did.
+func (t *Thread) discard() bool {
+	if t.rec == nil {
+		return false
+	}
+	gone, err := t.rec.Discard()
+	return gone && err == nil
+}
+
+// errInUse is a /resume of the session the chat is in.
+var errInUse = errors.New("that is the session in use")

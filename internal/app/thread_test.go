@@ -1,0 +1,241 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
+)
+
+// fakeConfig is a config on the fake server at url; ws makes it offer
+// WebSockets.
+func fakeConfig(url string, ws bool) string {
+	return fmt.Sprintf("model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = %q\nsupports_websockets = %v\n", url, ws)
+}
+
+// idsOf are the session ids request r carries: its session-id, thread-id
+// and x-client-request-id headers and its prompt_cache_key.
+func idsOf(r rt.Request) []string {
+	key, _ := r.JSON["prompt_cache_key"].(string)
+	return []string{r.Header.Get("session-id"), r.Header.Get("thread-id"), r.Header.Get("x-client-request-id"), key}
+}
+
+// checkIDs fails unless every request carries id in every place the id
+// goes.
+func checkIDs(t *testing.T, what string, reqs []rt.Request, id string) {
+	t.Helper()
+	for i, r := range reqs {
+		for j, got := range idsOf(r) {
+			if got != id {
+				t.Errorf("%s: request %d carries %q as its %s; want %s", what, i+1, got,
+					[]string{"session-id", "thread-id", "x-client-request-id", "prompt_cache_key"}[j], id)
+			}
+		}
+	}
+}
+
+func turn(t *testing.T, s interface {
+	Turn(context.Context, string, func(session.Event)) error
+}, input string) {
+	t.Helper()
+	if err := s.Turn(t.Context(), input, func(session.Event) {}); err != nil {
+		t.Fatalf("turn %q: %v", input, err)
+	}
+}
+
+// TestModelKeepsTheStickyFallback: after a 426 on the WebSocket handshake
+// the session runs over HTTPS for good; /model changes the model of the
+// next turn, not that: no second handshake, and the same id.
+func TestModelKeepsTheStickyFallback(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Status(426), rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
+	a, _ := testApp(t, fakeConfig(srv.URL, true), false)
+	first, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := a.NewChat(first)
+	defer chat.End()
+	turn(t, chat, "one")
+	if err := chat.SetModel("model-b", "high"); err != nil {
+		t.Fatal(err)
+	}
+	turn(t, chat, "two")
+	if n := len(srv.Handshakes()); n != 1 {
+		t.Errorf("%d WebSocket handshakes; want 1 (the fallback to HTTPS is the session's, /model keeps it)", n)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[1].Method != "POST" || reqs[2].Method != "POST" {
+		t.Fatalf("requests %v; want the refused handshake and two POSTs", methods(reqs))
+	}
+	if m, e := reqs[2].JSON["model"], reqs[2].JSON["reasoning"]; m != "model-b" || fmt.Sprint(e) != "map[effort:high]" {
+		t.Errorf("turn 2 sent model %v, reasoning %v; want model-b, effort high", m, e)
+	}
+	checkIDs(t, "after /model", reqs[1:], first.ID)
+	if got := chat.Status(); !strings.Contains(strings.Join(got, "\n"), "transport: https") {
+		t.Errorf("/status: %q; want transport https", got)
+	}
+}
+
+func methods(reqs []rt.Request) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, r.Method)
+	}
+	return out
+}
+
+// TestNewSendsItsOwnID: /new's session carries its own id on every
+// header and as the prompt cache key, not the first session's.
+func TestNewSendsItsOwnID(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
+	a, _ := testApp(t, fakeConfig(srv.URL, false), false)
+	first, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstID := first.ID
+	chat := a.NewChat(first)
+	defer chat.End()
+	turn(t, chat, "one")
+	if err := chat.New(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	second := chat.Current().ID
+	if second == firstID {
+		t.Fatal("/new kept the session id")
+	}
+	turn(t, chat, "two")
+	reqs := srv.Requests()
+	checkIDs(t, "first session", reqs[:1], firstID)
+	checkIDs(t, "/new", reqs[1:], second)
+}
+
+// TestResumeSendsTheResumedID: a resumed session (the chat's /resume, and
+// App.Open of a recording as agent resume and exec resume do) carries the
+// resumed session's id everywhere; a fork its own new one.
+func TestResumeSendsTheResumedID(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"),
+		rt.Reply("r3", "m3", "three"), rt.Reply("r4", "m4", "four"), rt.Reply("r5", "m5", "five")})
+	a, home := testApp(t, fakeConfig(srv.URL, false), false)
+	s1, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1 := s1.ID
+	turn(t, s1, "one")
+	s1.Close()
+	ent, err := rollout.Find(t.Context(), home, id1)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// As agent resume and exec resume open it.
+	r, err := a.Open(t.Context(), Spec{From: ent.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ID != id1 || r.Recorded == nil {
+		t.Fatalf("resumed id %s (recording %v); want %s", r.ID, r.Recorded != nil, id1)
+	}
+	turn(t, r, "two")
+	r.Close()
+	checkIDs(t, "resume", srv.Requests()[1:2], id1)
+
+	// The chat's /resume ID, from another session.
+	other, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := a.NewChat(other)
+	defer chat.End()
+	if _, err := chat.Resume(t.Context(), id1); err != nil {
+		t.Fatal(err)
+	}
+	turn(t, chat, "three")
+	checkIDs(t, "/resume", srv.Requests()[2:3], id1)
+	if _, err := chat.Resume(t.Context(), id1); err == nil {
+		t.Error("/resume of the session in use did not say so")
+	}
+
+	// A fork is a session of its own.
+	if _, err := chat.Fork(t.Context(), AllTurns); err != nil {
+		t.Fatal(err)
+	}
+	forked := chat.Current().ID
+	if forked == id1 {
+		t.Fatal("the fork kept the id")
+	}
+	turn(t, chat, "four")
+	req := srv.Requests()[3]
+	checkIDs(t, "/fork", []rt.Request{req}, forked)
+	if n := len(req.JSON["input"].([]any)); n < 7 {
+		t.Errorf("the fork's first request carries %d items; want the three turns before it and the new message", n)
+	}
+}
+
+// TestSessionsAtOnce: two sessions open in one process have their own
+// ids, fallback and connection, and run turns concurrently (-race): one
+// falls back to HTTPS after a 426, the other keeps its WebSocket.
+func TestSessionsAtOnce(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		rt.Status(426),
+		rt.Stream(rt.Created("r1"), rt.Barrier("one"), rt.Stall(), rt.MessageDone("m1", "one"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r2"), rt.Barrier("two"), rt.Stall(), rt.MessageDone("m2", "two"), rt.Completed("r2")),
+		rt.Reply("r3", "m3", "three"),
+	})
+	a, _ := testApp(t, fakeConfig(srv.URL, true), true)
+	s1, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s1.Close()
+	s2, err := a.Open(t.Context(), Spec{Model: "model-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if s1.ID == s2.ID {
+		t.Fatal("two sessions share an id")
+	}
+	// s1's handshake takes the 426 and its turn goes over HTTPS; s2's
+	// handshake then opens a WebSocket. Both stream at once.
+	var wg sync.WaitGroup
+	wg.Go(func() { turn(t, s1, "one") })
+	<-srv.Reached("one")
+	wg.Go(func() { turn(t, s2, "two") })
+	<-srv.Reached("two")
+	st1, st2 := s1.Transport(), s2.Transport()
+	srv.Release()
+	wg.Wait()
+	if st1 != "https" || st2 != "websocket" {
+		t.Errorf("transports %s and %s; want https (fell back) and websocket (its own)", st1, st2)
+	}
+	turn(t, s2, "three")
+	var one, two []rt.Request
+	for _, r := range srv.Requests() {
+		switch r.Header.Get("session-id") {
+		case s1.ID:
+			one = append(one, r)
+		case s2.ID:
+			two = append(two, r)
+		}
+	}
+	if len(one) != 2 || one[0].Method != "GET" || one[1].Method != "POST" {
+		t.Errorf("session 1: %v; want its refused handshake and one POST", methods(one))
+	}
+	if len(two) != 2 || two[0].Method != "WS" || two[1].Method != "WS" || two[0].Conn != two[1].Conn {
+		t.Errorf("session 2: %v; want two messages on one WebSocket connection", methods(two))
+	}
+	checkIDs(t, "session 1", one[1:], s1.ID)
+	checkIDs(t, "session 2", two, s2.ID)
+	for _, r := range two {
+		if r.JSON["model"] != "model-b" {
+			t.Errorf("session 2 sent model %v", r.JSON["model"])
+		}
+	}
+}
