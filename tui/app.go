@@ -37,9 +37,10 @@ func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) s
 		Warnings:        warningLines(cfg.Warnings),
 		InTmux:          getenv("TMUX") != "",
 		// [tui] alternate_screen, as Codex: auto leaves it off in Zellij.
-		Inline:   cfg.AlternateScreen == "never" || cfg.AlternateScreen == "auto" && getenv("ZELLIJ") != "",
-		Dir:      a.Workspace().Cwd,
-		Commands: chatCommands(a, chat),
+		Inline:       cfg.AlternateScreen == "never" || cfg.AlternateScreen == "auto" && getenv("ZELLIJ") != "",
+		Dir:          a.Workspace().Cwd,
+		Commands:     chatCommands(a, chat),
+		AttachImages: func(urls []string) { chat.Current().AttachImages(urls...) },
 	}
 	pickerHooks(a, chat, &o)
 	return o

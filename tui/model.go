@@ -92,9 +92,10 @@ type Model struct {
 
 	composerRows int // screen rows of the composer's text at the last fit
 
-	pop     popup   // the / and @ popup under the composer
-	picker  *picker // a picker shown in place of the composer
-	pickSeq int     // the last picker opened
+	att     attachments // what the composer's placeholders stand for
+	pop     popup       // the / and @ popup under the composer
+	picker  *picker     // a picker shown in place of the composer
+	pickSeq int         // the last picker opened
 	prompts []customPrompt
 	effort  string // the reasoning effort chosen with /model
 

@@ -96,6 +96,10 @@ type Options struct {
 	// InTmux says the chat runs inside tmux ($TMUX): /copy also sends
 	// its OSC 52 as tmux passthrough.
 	InTmux bool
+	// AttachImages adds images (data: URLs) to the user message of the
+	// turn about to start; it is called on the turn's goroutine, before
+	// Engine.Turn. nil: pasted images cannot be sent.
+	AttachImages func(urls []string)
 	// Inline runs the chat without the alternate screen (--no-alt-screen,
 	// [tui] alternate_screen = "never"): finished blocks are printed into
 	// the terminal's scrollback, the screen keeps only what still changes

@@ -31,7 +31,7 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	// Keys are matched by type: text that arrives as one chunk ("enter",
 	// "up") is text, never a key.
 	if k.Paste {
-		return m.insert(normalizeBreaks(string(k.Runes)))
+		return m.paste(normalizeBreaks(string(k.Runes)))
 	}
 	if k.Alt {
 		if k.Type == tea.KeyEnter {

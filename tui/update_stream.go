@@ -54,9 +54,6 @@ type turnDoneMsg struct {
 const eventBuffer = 64
 
 // startTurn shows input and runs it as a turn.
-func (m *Model) startTurn(input string) tea.Cmd {
-	return m.startTurnAs(input, input, nil)
-}
 
 // startTurnAs starts a turn on input that the transcript shows as shown;
 // run, when set, runs it instead of the engine's Turn (a review).
