@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 
 	"github.com/spf13/cobra"
@@ -72,10 +74,10 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return err
 	}
 	pc := mergeProxyFlags(cfg.Proxy, f, cmd)
-	if err := app.CheckListen(pc.Listen, f.allowRemote); err != nil {
+	if err := proxy.CheckListen(pc.Listen, f.allowRemote); err != nil {
 		return usageError(err)
 	}
-	route, target, err := app.NewProxyRoute(cfg, pc, env.app())
+	route, err := proxyRoute(cfg, pc, env)
 	if err != nil {
 		return usageError(err)
 	}
@@ -96,7 +98,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.WebSocket = pc.WebSocket
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
 	opts.Sleep, opts.Rand, opts.Now = env.Sleep, env.Rand, env.Now
-	opts.Logger = app.ProxyLogger(env.app(), g.logLevel)
+	opts.Logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: app.LogLevel(env.app(), g.logLevel)}))
 	// The proxy shares the machine's retry gate of what it forwards to.
 	opts.Gate = app.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
@@ -108,7 +110,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return &exitcode.Error{Code: exitcode.Failed, Err: fmt.Errorf("proxy: %w", err)}
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(env.Stderr, "agent proxy: listening on %s/v1 -> %s\n", base, target)
+	fmt.Fprintf(env.Stderr, "agent proxy: listening on %s/v1 -> %s\n", base, route.Target)
 	fmt.Fprintf(env.Stderr, "agent proxy: up to %d retries per request, %d at once; stats at %s%s; Ctrl-C to stop\n",
 		max(pc.MaxRetries, 0), pc.MaxConcurrentRetries, base, proxy.StatsPath)
 	if err := p.Serve(ctx, ln); err != nil {
@@ -120,6 +122,32 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	return nil
 }
 
+// proxyRoute works out where requests go and what is added to them: an
+// explicit upstream (nothing added; the global retry policy), or a
+// provider's base_url with its headers, query and key (its retry policy),
+// the selected model_provider when neither is given.
+func proxyRoute(cfg config.Config, pc config.Proxy, env Env) (proxy.Route, error) {
+	switch {
+	case pc.Upstream != "" && pc.Provider != "":
+		return proxy.Route{}, errors.New("give --upstream or --provider, not both")
+	case pc.MaxRetries < 0:
+		return proxy.Route{}, fmt.Errorf("--max-retries must not be negative, got %d", pc.MaxRetries)
+	case pc.MaxConcurrentRetries < 1:
+		return proxy.Route{}, fmt.Errorf("--max-concurrent-retries must be at least 1, got %d", pc.MaxConcurrentRetries)
+	case pc.Upstream != "":
+		return proxy.UpstreamRoute(pc.Upstream, cfg.Retry)
+	}
+	id := pc.Provider
+	if id == "" {
+		id = cfg.ModelProvider
+	}
+	info, ok := cfg.Providers[id]
+	if !ok {
+		return proxy.Route{}, fmt.Errorf("unknown provider %q", id)
+	}
+	return proxy.ProviderRoute(info, env.Getenv, env.Stderr)
+}
+
 // mergeProxyFlags lays the flags given on the command line over pc.
 func mergeProxyFlags(pc config.Proxy, f *proxyFlags, cmd *cobra.Command) config.Proxy {
 	fl := cmd.Flags()
@@ -128,7 +156,7 @@ func mergeProxyFlags(pc config.Proxy, f *proxyFlags, cmd *cobra.Command) config.
 	}
 	switch {
 	case fl.Changed("upstream") && fl.Changed("provider"):
-		pc.Upstream, pc.Provider = f.upstream, f.provider // rejected by proxyTarget
+		pc.Upstream, pc.Provider = f.upstream, f.provider // rejected by proxyRoute
 	case fl.Changed("upstream"):
 		pc.Upstream, pc.Provider = f.upstream, ""
 	case fl.Changed("provider"):

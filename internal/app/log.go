@@ -22,7 +22,7 @@ func demoPace(env Env) time.Duration {
 // opened is reported once and replaced by a discarding logger: logging must
 // never stop a turn.
 func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
-	level := logLevel(env, flagLevel)
+	level := LogLevel(env, flagLevel)
 	dir := filepath.Join(home, "log")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		fmt.Fprintf(env.Stderr, "agent: logging disabled: %v\n", err)
@@ -40,9 +40,10 @@ func openLog(home, flagLevel string, env Env) (*slog.Logger, func()) {
 	}
 }
 
-// logLevel is the level of agent's logs: --log-level, else $AGENT_LOG,
-// else info; a name that is none is said on stderr and info used.
-func logLevel(env Env, flagLevel string) slog.Level {
+// LogLevel is the level of agent's logs (the log file, agent proxy's
+// request lines on stderr): --log-level, else $AGENT_LOG, else info; a
+// name that is none is said on env.Stderr and info used.
+func LogLevel(env Env, flagLevel string) slog.Level {
 	level := slog.LevelInfo
 	name := flagLevel
 	if name == "" {
@@ -53,10 +54,4 @@ func logLevel(env Env, flagLevel string) slog.Level {
 		return slog.LevelInfo
 	}
 	return level
-}
-
-// ProxyLogger writes agent proxy's request lines to env.Stderr as slog
-// text, at the level of [openLog]'s rule.
-func ProxyLogger(env Env, flagLevel string) *slog.Logger {
-	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: logLevel(env, flagLevel)}))
 }
