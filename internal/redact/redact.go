@@ -27,12 +27,19 @@ const Mask = "[REDACTED]"
 // credentials worth the damage masking them would do to ordinary text.
 const MinLen = 8
 
+// PrefixLen is the shortest start of a secret that is masked on its own:
+// a server that echoes a key's first characters ("sk-proj-AbCdEfGh...")
+// gets them masked, as far as the echo follows the key. A secret shorter
+// than PrefixLen is masked only whole.
+const PrefixLen = 12
+
 // Set is a set of secret values. It is safe for concurrent use; the zero
 // value is an empty set.
 type Set struct {
-	mu   sync.RWMutex
-	vals []string // longest first
-	rep  *strings.Replacer
+	mu sync.RWMutex
+	// vals are the values and their encoded forms, in ASCII lower case
+	// (matching ignores ASCII case), longest first.
+	vals []string
 	// filter tells the texts that hold no secret, which are passed on as
 	// they are, without the replacer's slow scan and copy. Replaced, never
 	// changed, by Add.
@@ -57,9 +64,9 @@ func (s *Set) Add(values ...string) {
 		if len(v) < MinLen {
 			continue
 		}
-		add = append(add, v)
+		add = append(add, lower(v))
 		for _, e := range encodings(v) {
-			if e != v && len(e) >= MinLen && !slices.Contains(add, e) {
+			if e = lower(e); len(e) >= MinLen && !slices.Contains(add, e) {
 				add = append(add, e)
 			}
 		}
@@ -70,9 +77,10 @@ func (s *Set) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := false
+	vals := slices.Clone(s.vals) // readers hold the old slice without the lock
 	for _, v := range add {
-		if !slices.Contains(s.vals, v) {
-			s.vals = append(s.vals, v)
+		if !slices.Contains(vals, v) {
+			vals = append(vals, v)
 			changed = true
 		}
 	}
@@ -81,13 +89,92 @@ func (s *Set) Add(values ...string) {
 	}
 	// Longest first: where two secrets start at the same place the
 	// longer one is masked whole.
-	slices.SortStableFunc(s.vals, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(s.vals))
-	for _, v := range s.vals {
-		pairs = append(pairs, v, Mask)
+	slices.SortStableFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	s.vals, s.filter = vals, newFilter(vals)
+}
+
+// lower is s with ASCII letters in lower case (a key's case variants are
+// the same key to a server that folds case, and to a reader).
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				b[j] = lowerByte(b[j])
+			}
+			return string(b)
+		}
 	}
-	s.rep = strings.NewReplacer(pairs...)
-	s.filter = newFilter(s.vals)
+	return s
+}
+
+func lowerByte(c byte) byte { return lowerTable[c] }
+
+// lowerTable maps each byte to its ASCII lower case.
+var lowerTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// anchor is the part of the form v that must occur for it to be masked:
+// its first [PrefixLen] bytes (all of it when shorter).
+func anchor(v string) string { return v[:min(len(v), PrefixLen)] }
+
+// span is an occurrence of a secret in a text, text[lo:hi].
+type span struct{ lo, hi int }
+
+// spans returns the occurrences in text of the forms vals (ignoring ASCII
+// case), by their start: an occurrence is a form's anchor followed by as
+// much of the rest of the form as text follows.
+func spans(vals []string, text string) []span {
+	low := lower(text)
+	var out []span
+	for _, v := range vals {
+		a := anchor(v)
+		for off := 0; ; {
+			i := strings.Index(low[off:], a)
+			if i < 0 {
+				break
+			}
+			i += off
+			n := len(a)
+			for n < len(v) && i+n < len(low) && low[i+n] == v[n] {
+				n++
+			}
+			out = append(out, span{i, i + n})
+			off = i + 1
+		}
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.lo - b.lo })
+	return out
+}
+
+// mask returns text with every occurrence of a form of vals masked;
+// overlapping occurrences are masked as one.
+func mask(vals []string, text string) string {
+	sp := spans(vals, text)
+	if len(sp) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for k := 0; k < len(sp); {
+		lo, hi := sp[k].lo, sp[k].hi
+		for k++; k < len(sp) && sp[k].lo < hi; k++ {
+			hi = max(hi, sp[k].hi)
+		}
+		b.WriteString(text[at:lo])
+		b.WriteString(Mask)
+		at = hi
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }
 
 // filter finds, in one fast pass, the texts that may hold a secret. Every
@@ -98,7 +185,7 @@ func (s *Set) Add(values ...string) {
 // block that is in it is checked for the start of a secret around it.
 type filter struct {
 	grams   []uint64
-	probes  []string // the distinct starts (probeLen bytes) of the secrets
+	probes  []string // the distinct starts (probeLen bytes) of the secrets' anchors
 	probesB [][]byte // probes as bytes
 	longest int
 }
@@ -119,7 +206,7 @@ func newFilter(vals []string) *filter {
 			h := gramHash(uint32(v[i]) | uint32(v[i+1])<<8 | uint32(v[i+2])<<16 | uint32(v[i+3])<<24)
 			f.grams[h/64] |= 1 << (h % 64)
 		}
-		if p := v[:min(len(v), probeLen)]; !slices.Contains(f.probes, p) {
+		if p := anchor(v)[:min(len(anchor(v)), probeLen)]; !slices.Contains(f.probes, p) {
 			f.probes = append(f.probes, p)
 			f.probesB = append(f.probesB, []byte(p))
 		}
@@ -133,11 +220,48 @@ func gramHash(g uint32) uint32 { return (g * 0x9E3779B1) >> (32 - gramBits) }
 // holds reports whether text holds the start of a secret of f (false:
 // it holds no secret). It does not copy text.
 func (f *filter) holds(text string) bool {
+	var buf [1024]byte
 	for lo, hi := range candidates(f, text) {
+		if regionHolds(f, text[lo:hi], &buf) {
+			return true
+		}
+	}
+	return false
+}
+
+// regionHolds reports whether region holds a probe, ignoring ASCII case;
+// buf is scratch space for its lower-case copy.
+func regionHolds[T string | []byte](f *filter, region T, buf *[1024]byte) bool {
+	if len(region) > len(buf) {
 		for _, p := range f.probes {
-			if strings.Contains(text[lo:hi], p) {
+			if containsFold(region, p) {
 				return true
 			}
+		}
+		return false
+	}
+	low := buf[:len(region)]
+	for i := range low {
+		low[i] = lowerByte(region[i])
+	}
+	for _, p := range f.probesB {
+		if bytes.Contains(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether text holds p (in lower case) ignoring
+// ASCII case.
+func containsFold[T string | []byte](text T, p string) bool {
+	for i := 0; i+len(p) <= len(text); i++ {
+		j := 0
+		for j < len(p) && lowerByte(text[i+j]) == p[j] {
+			j++
+		}
+		if j == len(p) {
+			return true
 		}
 	}
 	return false
@@ -145,11 +269,10 @@ func (f *filter) holds(text string) bool {
 
 // holdsBytes is holds for bytes.
 func (f *filter) holdsBytes(text []byte) bool {
+	var buf [1024]byte
 	for lo, hi := range candidates(f, text) {
-		for _, p := range f.probesB {
-			if bytes.Contains(text[lo:hi], p) {
-				return true
-			}
+		if regionHolds(f, text[lo:hi], &buf) {
+			return true
 		}
 	}
 	return false
@@ -166,7 +289,8 @@ func candidates[T string | []byte](f *filter, text T) iter.Seq2[int, int] {
 		}
 		n := len(text)
 		for j := 0; j+4 <= n; j += 4 {
-			h := gramHash(uint32(text[j]) | uint32(text[j+1])<<8 | uint32(text[j+2])<<16 | uint32(text[j+3])<<24)
+			h := gramHash(uint32(lowerByte(text[j])) | uint32(lowerByte(text[j+1]))<<8 |
+				uint32(lowerByte(text[j+2]))<<16 | uint32(lowerByte(text[j+3]))<<24)
 			if f.grams[h/64]&(1<<(h%64)) != 0 && !yield(max(0, j+4-f.longest), min(n, j+f.longest)) {
 				return
 			}
@@ -188,16 +312,18 @@ func (s *Set) currentFilter() *filter {
 // URL-encoded (query and path escaping); and base64, standard and URL-safe,
 // at each of the three alignments v may have inside a longer encoded text
 // (such as base64 of "user:KEY" in a Basic header), as the characters that
-// depend on v alone. What remains unmasked: a value cut short or split
-// (only whole values are known), other transformations (hex, case
-// changes, compression, encryption, a base64 text wrapped across lines
-// inside the value), and values shorter than [MinLen].
+// depend on v alone; and every byte percent-escaped. (Case variants and
+// starts of [PrefixLen] or more bytes of each form are matched by
+// [Set.String] itself.) What remains unmasked: a piece from the middle or
+// end of a value, other transformations (hex, compression, encryption, a
+// base64 text wrapped across lines inside the value), and values shorter
+// than [MinLen].
 func encodings(v string) []string {
 	var out []string
 	if b, err := json.Marshal(v); err == nil {
 		out = append(out, string(b[1:len(b)-1]))
 	}
-	out = append(out, url.QueryEscape(v), url.PathEscape(v))
+	out = append(out, url.QueryEscape(v), url.PathEscape(v), percentAll(v))
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		for k := range 3 {
 			bits := (k + len(v)) * 8
@@ -208,6 +334,17 @@ func encodings(v string) []string {
 		}
 	}
 	return out
+}
+
+// percentAll is v with every byte percent-escaped, as some servers and
+// encoders echo a value.
+func percentAll(v string) string {
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, 3*len(v))
+	for i := 0; i < len(v); i++ {
+		b = append(b, '%', hex[v[i]>>4], hex[v[i]&15])
+	}
+	return string(b)
 }
 
 // Len returns the number of values held (encoded forms included).
@@ -227,12 +364,12 @@ func (s *Set) String(text string) string {
 		return text
 	}
 	s.mu.RLock()
-	rep, f := s.rep, s.filter
+	vals, f := s.vals, s.filter
 	s.mu.RUnlock()
-	if rep == nil || !f.holds(text) {
+	if f == nil || !f.holds(text) {
 		return text // no secret in it: no copy
 	}
-	return rep.Replace(text)
+	return mask(vals, text)
 }
 
 // Bytes is [Set.String] for bytes: b itself when it holds no secret (not
@@ -242,12 +379,12 @@ func (s *Set) Bytes(b []byte) []byte {
 		return b
 	}
 	s.mu.RLock()
-	rep, f := s.rep, s.filter
+	vals, f := s.vals, s.filter
 	s.mu.RUnlock()
-	if rep == nil || !f.holdsBytes(b) {
+	if f == nil || !f.holdsBytes(b) {
 		return b
 	}
-	return []byte(rep.Replace(string(b)))
+	return []byte(mask(vals, string(b)))
 }
 
 // heldBack returns the length of the longest suffix of text that is the
@@ -280,7 +417,7 @@ func (s *Set) heldBackBytes(text []byte) int {
 	for _, v := range s.vals {
 		from := max(0, len(text)-len(v)+1)
 		for i := from; i < len(text)-best; i++ {
-			if text[i] == v[0] && string(text[i:]) == v[:len(text)-i] { // i > len(text)-len(v)
+			if lowerByte(text[i]) == v[0] && lower(string(text[i:])) == v[:len(text)-i] { // i > len(text)-len(v)
 				best = len(text) - i
 				break
 			}
@@ -323,22 +460,33 @@ func (w *Writer) Write(p []byte) (int, error) {
 }
 
 // cut masks text and sets what is held back: the longest end of text
-// that starts a secret, judged before masking, so that a whole secret
-// which starts a longer one waits for the next write (masked at once, the
-// longer one's tail would be printed). When a secret runs across that cut
-// the whole text is masked instead and only what starts a secret after it
-// is held. It returns what can be written now.
+// that starts a secret, judged before masking, so that a secret (or a
+// whole secret which starts a longer one) waits for the next write; and
+// when an occurrence of a secret runs across that cut, from its start,
+// so that overlapping occurrences are masked as one, as [Set.String]
+// masks them. It returns what can be written now.
 func (w *Writer) cut(text string) string {
-	keep := w.set.heldBack(text)
-	head := w.set.String(text[:len(text)-keep])
-	if keep == 0 || head+w.set.String(text[len(text)-keep:]) == w.set.String(text) {
-		w.pending = text[len(text)-keep:]
-		return head
+	at := len(text) - w.set.heldBack(text)
+	if at < len(text) {
+		sp := spans(w.set.values(), text)
+		for moved := true; moved; {
+			moved = false
+			for _, o := range sp {
+				if o.lo < at && o.hi > at {
+					at, moved = o.lo, true
+				}
+			}
+		}
 	}
-	out := w.set.String(text)
-	keep = w.set.heldBack(out)
-	w.pending = out[len(out)-keep:]
-	return out[:len(out)-keep]
+	w.pending = text[at:]
+	return w.set.String(text[:at])
+}
+
+// values returns the forms of the secrets held now.
+func (s *Set) values() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.vals
 }
 
 // writeClean is Write for a p that holds no secret, with nothing held
