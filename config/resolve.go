@@ -355,7 +355,7 @@ func overlayRetry(r map[string]provider.ClassPolicy, rf *retryFile, loc location
 	if rf == nil {
 		return
 	}
-	classes := rf.classes()
+	classes, schedules := rf.classes(), rf.schedules()
 	for _, class := range provider.Classes() {
 		cf := classes[class]
 		if cf == nil {
@@ -372,9 +372,9 @@ func overlayRetry(r map[string]provider.ClassPolicy, rf *retryFile, loc location
 			pol.MaxDelay = millis(*ms)
 		}
 		set(&pol.Jitter, cf.Jitter)
-		if class == provider.ClassOverloaded && rf.Overloaded.DelaysMS != nil {
-			pol.Delays = make([]time.Duration, len(*rf.Overloaded.DelaysMS))
-			for i, ms := range *rf.Overloaded.DelaysMS {
+		if d, ok := schedules[class]; ok {
+			pol.Delays = make([]time.Duration, len(d))
+			for i, ms := range d {
 				pol.Delays[i] = millis(ms)
 			}
 		}

@@ -296,6 +296,15 @@ func (r *retryFile) classes() map[string]*classFile {
 	return m
 }
 
+// schedules returns the fixed schedules (delays_ms) set in r by class
+// name: only [retry.overloaded] takes one.
+func (r *retryFile) schedules() map[string][]int64 {
+	if r.Overloaded == nil || r.Overloaded.DelaysMS == nil {
+		return nil
+	}
+	return map[string][]int64{provider.ClassOverloaded: *r.Overloaded.DelaysMS}
+}
+
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -87,7 +87,7 @@ func (c *Client) logAuthRecovery(ctx context.Context, step string, f Failure, er
 	switch {
 	case step == "none" || step == "exhausted":
 		outcome = RecoveryNotRun
-	case err != nil && Classify(err).Retryable:
+	case err != nil && Classify(err).Retryable():
 		outcome, level = RecoveryFailedTransient, slog.LevelWarn
 	case err != nil:
 		outcome, level = RecoveryFailedPermanent, slog.LevelWarn

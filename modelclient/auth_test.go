@@ -170,7 +170,7 @@ func TestAuthRecovery(t *testing.T) {
 			log: "outcome=recovery_failed_permanent step=refresh"},
 		{name: "token endpoint unreachable: retryable by the stream layer",
 			script: rt.Script{rt.Status(401)}, creds: func() *fakeCreds { return &fakeCreds{refresh: answer(false, unreachable)} },
-			tokens: []string{"tok-1"}, reloads: 1, refreshes: 1, kind: modelclient.KindTransient, retryable: true,
+			tokens: []string{"tok-1"}, reloads: 1, refreshes: 1, kind: modelclient.KindServerError, retryable: true,
 			log: "outcome=recovery_failed_transient step=refresh"},
 	}
 	for _, mode := range []string{"sse", "ws"} {
@@ -197,8 +197,8 @@ func TestAuthRecovery(t *testing.T) {
 					return
 				}
 				f := modelclient.Classify(r.err)
-				if f.Kind != tt.kind || f.Retryable != tt.retryable {
-					t.Errorf("Classify(%v) = %v retryable=%v; want %v retryable=%v", r.err, f.Kind, f.Retryable, tt.kind, tt.retryable)
+				if f.Kind != tt.kind || f.Retryable() != tt.retryable {
+					t.Errorf("Classify(%v) = %v retryable=%v; want %v retryable=%v", r.err, f.Kind, f.Retryable(), tt.kind, tt.retryable)
 				}
 				if errors.Is(r.err, refused) && !strings.Contains(f.Message, "agent login") {
 					t.Errorf("message %q does not say to log in", f.Message)
@@ -214,7 +214,7 @@ func TestAuthRecoveryAPIKey(t *testing.T) {
 	for _, mode := range []string{"sse", "ws"} {
 		t.Run(mode, func(t *testing.T) {
 			r := streamWith(t, mode, rt.Script{rt.Status(401)}, auth.NewAPIKey(apiKey))
-			if f := modelclient.Classify(r.err); f.Kind != modelclient.KindAuth || f.Retryable {
+			if f := modelclient.Classify(r.err); f.Kind != modelclient.KindAuth || f.Retryable() {
 				t.Errorf("Classify = %+v; want a non-retryable KindAuth", f)
 			}
 			if len(r.tokens) != 1 || len(r.sleeps) != 0 {
@@ -237,15 +237,15 @@ func TestClassifyAuthErrors(t *testing.T) {
 	}{
 		{"refresh refused", fmt.Errorf("recover: %w", &auth.RefreshTokenFailedError{Code: "refresh_token_expired"}), modelclient.KindAuth, "", false},
 		{"auth command failed", &auth.CommandError{Command: "x", Err: errors.New("exit status 1")}, modelclient.KindAuth, "", false},
-		{"token endpoint 5xx", &auth.RefreshError{StatusCode: 502, Err: errors.New("502")}, modelclient.KindTransient, provider.ClassServerError, true},
-		{"token endpoint unreachable", &auth.RefreshError{Err: errors.New("connection refused")}, modelclient.KindTransient, provider.ClassTransport, true},
+		{"token endpoint 5xx", &auth.RefreshError{StatusCode: 502, Err: errors.New("502")}, modelclient.KindServerError, provider.ClassServerError, true},
+		{"token endpoint unreachable", &auth.RefreshError{Err: errors.New("connection refused")}, modelclient.KindTransport, provider.ClassTransport, true},
 		{"cancelled during a refresh", &auth.RefreshError{Err: context.Canceled}, modelclient.KindCanceled, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := modelclient.Classify(tt.err)
-			if f.Kind != tt.kind || f.Class != tt.class || f.Retryable != tt.retryable {
-				t.Errorf("Classify = %v/%q/%v; want %v/%q/%v", f.Kind, f.Class, f.Retryable, tt.kind, tt.class, tt.retryable)
+			if f.Kind != tt.kind || f.Class() != tt.class || f.Retryable() != tt.retryable {
+				t.Errorf("Classify = %v/%q/%v; want %v/%q/%v", f.Kind, f.Class(), f.Retryable(), tt.kind, tt.class, tt.retryable)
 			}
 		})
 	}

@@ -18,18 +18,22 @@ import (
 	"github.com/agentcli/agent/transport"
 )
 
-// Kind is what a failure means to the user and to the retry loops. This file
-// is the only place that turns transport facts into kinds.
+// Kind is what a failure means to the user and to the retry loops: for a
+// retryable failure, also its retry class ([Kind.Class]), whose behaviour
+// the retry policy table says ([provider.Behaviour]). This file is the
+// only place that turns transport facts into kinds.
 type Kind int
 
 // The kinds of failure.
 const (
 	KindPermanent       Kind = iota // anything not known to be retryable
 	KindCanceled                    // the user (or caller) cancelled
-	KindTransient                   // retryable: resets, 5xx, idle, incomplete
-	KindConnect                     // retryable: no connection could be made
-	KindRateLimited                 // retryable: 429 / rate_limit_exceeded
-	KindOverloaded                  // retryable on the long schedule
+	KindTransport                   // retryable (transport): resets, cut streams, 408, 409
+	KindServerError                 // retryable (server_error): 5xx, server-side stream errors, unknown codes
+	KindIdle                        // retryable (idle): a stream that stopped delivering data or progress
+	KindConnect                     // retryable (transport): no connection could be made
+	KindRateLimited                 // retryable (rate_limit): 429 / rate_limit_exceeded
+	KindOverloaded                  // retryable (overloaded), on the long schedule
 	KindAuth                        // 401
 	KindUpgradeRequired             // 426 on a WebSocket handshake
 	KindContextWindow               // context_length_exceeded
@@ -39,25 +43,48 @@ const (
 	KindConfig                      // the configuration cannot make a valid request
 )
 
-var kindNames = [...]string{
-	"permanent", "canceled", "transient", "connect", "rate_limited", "overloaded",
-	"auth", "upgrade_required", "context_window", "quota", "usage_limit", "invalid_request", "config",
+// kinds is each kind's name, as logs and notices print it, and its retry
+// class ("": not retried). The transport, server_error and idle kinds
+// are all "transient" to a reader.
+var kinds = [...]struct{ name, class string }{
+	KindPermanent:       {"permanent", ""},
+	KindCanceled:        {"canceled", ""},
+	KindTransport:       {"transient", provider.ClassTransport},
+	KindServerError:     {"transient", provider.ClassServerError},
+	KindIdle:            {"transient", provider.ClassIdle},
+	KindConnect:         {"connect", provider.ClassTransport},
+	KindRateLimited:     {"rate_limited", provider.ClassRateLimit},
+	KindOverloaded:      {"overloaded", provider.ClassOverloaded},
+	KindAuth:            {"auth", ""},
+	KindUpgradeRequired: {"upgrade_required", ""},
+	KindContextWindow:   {"context_window", ""},
+	KindQuota:           {"quota", ""},
+	KindUsageLimit:      {"usage_limit", ""},
+	KindInvalidRequest:  {"invalid_request", ""},
+	KindConfig:          {"config", ""},
 }
 
 func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].name
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// Class is the retry class (provider.Class*) of a retryable kind, "" for
+// one that is not retried.
+func (k Kind) Class() string {
+	if k >= 0 && int(k) < len(kinds) {
+		return kinds[k].class
+	}
+	return ""
+}
+
 // Failure is a classified error.
 type Failure struct {
+	// Kind is the verdict: what the failure means and, when it is
+	// retryable, its retry class.
 	Kind Kind
-	// Class is the retry class (provider.Class*) of a retryable failure.
-	Class string
-	// Retryable says some retry layer may try again.
-	Retryable bool
 	// Delay is the server's requested wait, zero when it gave none.
 	Delay time.Duration
 	// Status is the HTTP status involved, or 0.
@@ -81,6 +108,21 @@ type Failure struct {
 	Err error
 }
 
+// Class is f's retry class (provider.Class*), "" when it is not retried.
+func (f Failure) Class() string { return f.Kind.Class() }
+
+// Retryable reports whether some retry layer may try f again: it has a
+// retry class.
+func (f Failure) Retryable() bool { return f.Class() != "" }
+
+// Behaviour is what f's retry class does, from the retry policy table
+// (the zero value when f is not retried).
+func (f Failure) Behaviour() provider.ClassBehaviour { return provider.Behaviour(f.Class()) }
+
+// Unreachable reports whether no connection to the server could be made
+// at all: the connection layer's to wait for, when it is on.
+func (f Failure) Unreachable() bool { return f.Kind == KindConnect }
+
 // ProviderDown reports whether f says this provider cannot serve the turn
 // now, so another provider may: a transient class that outlasted its
 // budgets (server errors, cut streams, connection failures, rate limits,
@@ -88,7 +130,7 @@ type Failure struct {
 // full context window or a cancellation: another provider would not help.
 func (f Failure) ProviderDown() bool {
 	switch f.Kind {
-	case KindTransient, KindConnect, KindRateLimited, KindOverloaded, KindQuota, KindUsageLimit:
+	case KindTransport, KindServerError, KindIdle, KindConnect, KindRateLimited, KindOverloaded, KindQuota, KindUsageLimit:
 		return true
 	}
 	return false
@@ -146,9 +188,7 @@ func (f Failure) Reason() string {
 	return f.Kind.String()
 }
 
-func retryable(k Kind, class string, err error) Failure {
-	return Failure{Kind: k, Class: class, Retryable: true, Err: err}
-}
+func failure(k Kind, err error) Failure { return Failure{Kind: k, Err: err} }
 
 // classifiedError carries the [Failure] of an error, computed once where
 // the error arose, so every layer that judges it reads the same verdict.
@@ -218,31 +258,31 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		return Failure{Kind: KindAuth, Message: command.Error(), Err: err}
 	case errors.As(err, &refreshErr):
 		if refreshErr.StatusCode >= 500 {
-			return retryable(KindTransient, provider.ClassServerError, err)
+			return failure(KindServerError, err)
 		}
-		return retryable(KindTransient, provider.ClassTransport, err)
+		return failure(KindTransport, err)
 	case errors.Is(err, transport.ErrStreamIdle) || errors.Is(err, transport.ErrNoProgress):
-		return retryable(KindTransient, provider.ClassIdle, err)
+		return failure(KindIdle, err)
 	case errors.Is(err, transport.ErrIncomplete) || errors.Is(err, transport.ErrUnexpectedBinary) ||
 		errors.Is(err, transport.ErrHandshakeTimeout) || errors.As(err, &closeErr):
-		return retryable(KindTransient, provider.ClassTransport, err)
+		return failure(KindTransport, err)
 	case errors.As(err, &connErr):
-		f := retryable(KindConnect, provider.ClassTransport, err)
+		f := failure(KindConnect, err)
 		if addr, ok := localRefused(err); ok {
 			f.Local, f.Advice = addr, notListening(addr)
 		}
 		return f
 	case errors.As(err, &readErr):
-		return retryable(KindTransient, provider.ClassTransport, err)
+		return failure(KindTransport, err)
 	case errors.As(err, &incomplete):
-		f := retryable(KindTransient, provider.ClassServerError, err)
+		f := failure(KindServerError, err)
 		if r, ok := ruleFor(incomplete.Reason); ok {
 			f = r.apply(f) // a cut the same input reproduces
 		}
 		f.Code, f.Message = incomplete.Reason, incomplete.Error()
 		return f
 	case errors.As(err, &decodeErr):
-		return retryable(KindTransient, provider.ClassServerError, err)
+		return failure(KindServerError, err)
 	case errors.As(err, &httpErr):
 		return classifyHTTP(httpErr, err, now)
 	case errors.As(err, &apiErr):
@@ -318,13 +358,13 @@ func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failu
 	case typ == "insufficient_quota" || typ == "usage_not_included":
 		f.Kind = KindQuota
 	case isOverloaded(s, code, msg):
-		f.Kind, f.Class, f.Retryable = KindOverloaded, provider.ClassOverloaded, true
+		f.Kind = KindOverloaded
 	case s == http.StatusTooManyRequests:
-		f.Kind, f.Class, f.Retryable = KindRateLimited, provider.ClassRateLimit, true
+		f.Kind = KindRateLimited
 	case s == http.StatusRequestTimeout || s == http.StatusConflict:
-		f.Kind, f.Class, f.Retryable = KindTransient, provider.ClassTransport, true
+		f.Kind = KindTransport
 	case s >= 500:
-		f.Kind, f.Class, f.Retryable = KindTransient, provider.ClassServerError, true
+		f.Kind = KindServerError
 	case s == http.StatusBadRequest || s == http.StatusUnprocessableEntity:
 		f.Kind = KindInvalidRequest
 	default: // 403, 404, 405, 413, ...: asking again cannot help
@@ -392,7 +432,7 @@ func classifyAPI(e *transport.APIError, err error, now func() time.Time) Failure
 	if n, convErr := strconv.Atoi(e.Code); convErr == nil && status == 0 && n >= 400 && n <= 599 {
 		status = n // an older vLLM sends its HTTP status as the code
 	}
-	if r, ok := ruleFor(e.Code); ok && (r.Kind == KindTransient && r.Class == provider.ClassTransport) {
+	if r, ok := ruleFor(e.Code); ok && r.Kind == KindTransport {
 		// The connection (and its response chain) is gone: a fresh
 		// connection with the full request will do, whatever the status.
 		return r.apply(Failure{Code: e.Code, Message: e.Message, Status: e.Status, Err: err})
@@ -416,13 +456,13 @@ func classifyAPI(e *transport.APIError, err error, now func() time.Time) Failure
 		return r.apply(f)
 	}
 	if isOverloaded(0, e.Code, e.Message) {
-		return rule(e.Code, KindOverloaded, provider.ClassOverloaded, "").apply(f)
+		return rule(e.Code, KindOverloaded, "").apply(f)
 	}
 	if ok {
 		return r.apply(f)
 	}
 	// Unknown codes: the reference client retries them, and so do we.
-	return rule(e.Code, KindTransient, provider.ClassServerError, "").apply(f)
+	return rule(e.Code, KindServerError, "").apply(f)
 }
 
 // CodeRule is what one API error code means wherever it arrives: an HTTP
@@ -431,23 +471,26 @@ func classifyAPI(e *transport.APIError, err error, now func() time.Time) Failure
 // class's schedule; one without is final: the same input reproduces it,
 // so the turn ends at once with the server's message and the advice.
 type CodeRule struct {
-	Code  string
-	Kind  Kind
-	Class string // the retry class; "" is final
+	Code string
+	// Kind is the verdict; its retry class ("" is final) is [CodeRule.Class].
+	Kind Kind
 	// Advice says what to change, "" when the message says it all.
 	Advice string
 }
 
-// Retryable reports whether the rule's failures are retried.
-func (r CodeRule) Retryable() bool { return r.Class != "" }
+// Class is the retry class of the rule's failures; "" is final.
+func (r CodeRule) Class() string { return r.Kind.Class() }
 
-func rule(code string, k Kind, class, advice string) CodeRule {
-	return CodeRule{Code: code, Kind: k, Class: class, Advice: advice}
+// Retryable reports whether the rule's failures are retried.
+func (r CodeRule) Retryable() bool { return r.Class() != "" }
+
+func rule(code string, k Kind, advice string) CodeRule {
+	return CodeRule{Code: code, Kind: k, Advice: advice}
 }
 
 // apply gives f the rule's verdict.
 func (r CodeRule) apply(f Failure) Failure {
-	f.Kind, f.Class, f.Retryable, f.Advice = r.Kind, r.Class, r.Class != "", r.Advice
+	f.Kind, f.Advice = r.Kind, r.Advice
 	return f
 }
 
@@ -466,39 +509,35 @@ const (
 // kind and whether it is retried. Codes not in it are retried as server
 // errors, as the reference client does. docs/failure-behaviour.md lists it.
 func CodeRules() []CodeRule {
-	const (
-		inv   = KindInvalidRequest
-		srv   = provider.ClassServerError
-		trans = provider.ClassTransport
-	)
+	const inv = KindInvalidRequest
 	rules := []CodeRule{
-		rule("server_error", KindTransient, srv, ""),
-		rule("vector_store_timeout", KindTransient, srv, ""),
-		rule("rate_limit_exceeded", KindRateLimited, provider.ClassRateLimit, ""),
-		rule("server_is_overloaded", KindOverloaded, provider.ClassOverloaded, ""),
-		rule("slow_down", KindOverloaded, provider.ClassOverloaded, ""),
-		rule("websocket_connection_limit_reached", KindTransient, trans, ""),
-		rule("previous_response_not_found", KindTransient, trans, ""),
-		rule("context_length_exceeded", KindContextWindow, "", ""),
-		rule("insufficient_quota", KindQuota, "", ""),
-		rule("usage_not_included", KindQuota, "", ""),
-		rule("usage_limit_reached", KindUsageLimit, "", ""),
-		rule("invalid_request_error", inv, "", ""),
-		rule("invalid_prompt", inv, "", advicePolicy),
-		rule("bio_policy", inv, "", advicePolicy),
-		rule("cyber_policy", inv, "", advicePolicy),
-		rule("misalignment_policy_violation", inv, "", advicePolicy),
-		rule("data_residency_mismatch", inv, "", adviceResidency),
-		rule("failed_to_download_image", inv, "", adviceImageURL),
-		rule("invalid_image_url", inv, "", adviceImageURL),
-		rule("image_file_not_found", inv, "", adviceImageURL),
-		rule("content_filter", KindPermanent, "", adviceFilter),
-		rule("max_output_tokens", KindPermanent, "", adviceMaxTokens),
+		rule("server_error", KindServerError, ""),
+		rule("vector_store_timeout", KindServerError, ""),
+		rule("rate_limit_exceeded", KindRateLimited, ""),
+		rule("server_is_overloaded", KindOverloaded, ""),
+		rule("slow_down", KindOverloaded, ""),
+		rule("websocket_connection_limit_reached", KindTransport, ""),
+		rule("previous_response_not_found", KindTransport, ""),
+		rule("context_length_exceeded", KindContextWindow, ""),
+		rule("insufficient_quota", KindQuota, ""),
+		rule("usage_not_included", KindQuota, ""),
+		rule("usage_limit_reached", KindUsageLimit, ""),
+		rule("invalid_request_error", inv, ""),
+		rule("invalid_prompt", inv, advicePolicy),
+		rule("bio_policy", inv, advicePolicy),
+		rule("cyber_policy", inv, advicePolicy),
+		rule("misalignment_policy_violation", inv, advicePolicy),
+		rule("data_residency_mismatch", inv, adviceResidency),
+		rule("failed_to_download_image", inv, adviceImageURL),
+		rule("invalid_image_url", inv, adviceImageURL),
+		rule("image_file_not_found", inv, adviceImageURL),
+		rule("content_filter", KindPermanent, adviceFilter),
+		rule("max_output_tokens", KindPermanent, adviceMaxTokens),
 	}
 	for _, c := range []string{"invalid_image", "invalid_image_format", "invalid_base64_image", "image_too_large",
 		"image_too_small", "image_parse_error", "image_content_policy_violation", "invalid_image_mode",
 		"image_file_too_large", "unsupported_image_media_type", "empty_image_file"} {
-		rules = append(rules, rule(c, inv, "", adviceImage))
+		rules = append(rules, rule(c, inv, adviceImage))
 	}
 	return rules
 }

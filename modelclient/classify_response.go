@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/transport"
 )
 
@@ -136,15 +135,13 @@ func ClassifyRoundTrip(err error) Failure {
 func applyKeywords(f Failure, text []byte, kw Keywords) Failure {
 	lower := bytes.ToLower(text)
 	if containsAny(lower, kw.NonRetryable) != "" {
-		if f.Retryable {
+		if f.Retryable() {
 			f.Kind = KindPermanent
 		}
-		f.Retryable, f.Class = false, ""
 		return f
 	}
-	if k := containsAny(lower, kw.Retryable); k != "" && !f.Retryable {
-		f.Kind, f.Class = keywordKind(k)
-		f.Retryable = true
+	if k := containsAny(lower, kw.Retryable); k != "" && !f.Retryable() {
+		f.Kind = keywordKind(k)
 	}
 	return f
 }
@@ -159,19 +156,19 @@ func containsAny(lower []byte, keywords []string) string {
 	return ""
 }
 
-// keywordKind picks the kind and retry class of a failure that only a
+// keywordKind picks the kind (and so the retry class) of a failure that only a
 // retryable keyword marks as retryable: capacity phrases wait on the
 // overloaded schedule, rate-limit phrases on the rate_limit one, anything
 // else on the server_error one.
-func keywordKind(keyword string) (Kind, string) {
+func keywordKind(keyword string) Kind {
 	k := strings.ToLower(keyword)
 	switch {
 	case strings.Contains(k, "capacity") || strings.Contains(k, "overload"):
-		return KindOverloaded, provider.ClassOverloaded
+		return KindOverloaded
 	case strings.Contains(k, "rate") || strings.Contains(k, "too many"):
-		return KindRateLimited, provider.ClassRateLimit
+		return KindRateLimited
 	}
-	return KindTransient, provider.ClassServerError
+	return KindServerError
 }
 
 // wireErrorObject is an error member as OpenAI-compatible servers send

@@ -39,9 +39,9 @@ func TestClassifyResponse(t *testing.T) {
 		{name: "503 at capacity", status: 503, body: `{"error":{"message":"Selected model is at capacity."}}`,
 			failure: true, kind: modelclient.KindOverloaded, class: provider.ClassOverloaded, retryable: true},
 		{name: "503 plain", status: 503, header: []string{"Retry-After", "2"},
-			failure: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true, delay: 2 * time.Second},
+			failure: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true, delay: 2 * time.Second},
 		{name: "502 html", status: 502, body: "<html>bad gateway</html>",
-			failure: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			failure: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "429 rate limit hint", status: 429, body: `{"error":{"message":"Rate limit reached. Please try again in 1.5s."}}`,
 			failure: true, kind: modelclient.KindRateLimited, class: provider.ClassRateLimit, retryable: true, delay: 1500 * time.Millisecond},
 		{name: "429 quota", status: 429, body: `{"error":{"type":"insufficient_quota","code":"insufficient_quota","message":"You exceeded your current quota; rate limit"}}`,
@@ -53,7 +53,7 @@ func TestClassifyResponse(t *testing.T) {
 		{name: "403 too many requests", status: 403, body: "Too Many Requests",
 			failure: true, kind: modelclient.KindRateLimited, class: provider.ClassRateLimit, retryable: true},
 		{name: "404 temporarily unavailable", status: 404, body: "temporarily unavailable",
-			failure: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			failure: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "401", status: 401, body: `{"error":{"message":"Incorrect API key provided"}}`,
 			failure: true, kind: modelclient.KindAuth},
 		{name: "404 model not found", status: 404, body: `{"error":{"code":"model_not_found","message":"The model x does not exist"}}`,
@@ -67,7 +67,7 @@ func TestClassifyResponse(t *testing.T) {
 		{name: "500 unrecognized configuration", status: 500, body: "Unrecognized configuration setting",
 			failure: true, kind: modelclient.KindPermanent},
 		{name: "custom retryable", status: 400, body: "upstream busy, come back", kw: &modelclient.Keywords{Retryable: []string{"Upstream Busy"}},
-			failure: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			failure: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "no keywords", status: 400, body: "overloaded", kw: &modelclient.Keywords{},
 			failure: true, kind: modelclient.KindInvalidRequest},
 		{name: "custom non-retryable", status: 503, body: "region disabled", kw: &modelclient.Keywords{NonRetryable: []string{"region disabled"}},
@@ -90,9 +90,9 @@ func TestClassifyResponse(t *testing.T) {
 			if !tt.failure {
 				return
 			}
-			if f.Kind != tt.kind || f.Class != tt.class || f.Retryable != tt.retryable || f.Delay != tt.delay {
+			if f.Kind != tt.kind || f.Class() != tt.class || f.Retryable() != tt.retryable || f.Delay != tt.delay {
 				t.Errorf("ClassifyResponse(%d, %q) = {%v %q retryable=%v delay=%v}; want {%v %q %v %v}",
-					tt.status, tt.body, f.Kind, f.Class, f.Retryable, f.Delay, tt.kind, tt.class, tt.retryable, tt.delay)
+					tt.status, tt.body, f.Kind, f.Class(), f.Retryable(), f.Delay, tt.kind, tt.class, tt.retryable, tt.delay)
 			}
 			var he *transport.HTTPError
 			if !errors.As(f.Err, &he) || he.StatusCode != tt.status {
@@ -121,7 +121,7 @@ func TestClassifyEvent(t *testing.T) {
 		{name: "chat chunk", data: `{"object":"chat.completion.chunk","choices":[{"delta":{"content":"rate limit"}}]}`},
 		{name: "failed server_error", typ: "response.failed",
 			data:  `{"type":"response.failed","response":{"id":"r","error":{"code":"server_error","message":"boom"}}}`,
-			isErr: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			isErr: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "failed at capacity", typ: "response.failed",
 			data:  `{"type":"response.failed","response":{"error":{"code":"server_error","message":"Selected model is at capacity"}}}`,
 			isErr: true, kind: modelclient.KindOverloaded, class: provider.ClassOverloaded, retryable: true},
@@ -129,11 +129,11 @@ func TestClassifyEvent(t *testing.T) {
 			data:  `{"type":"response.failed","response":{"error":{"code":"context_length_exceeded","message":"too long"}}}`,
 			isErr: true, kind: modelclient.KindContextWindow},
 		{name: "error event without name", data: `{"type":"error","error":{"code":"server_error","message":"x"}}`,
-			isErr: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			isErr: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "error event invalid request", typ: "error", data: `{"type":"error","error":{"type":"invalid_request_error","message":"x"}}`,
 			isErr: true, kind: modelclient.KindInvalidRequest},
 		{name: "chat error object", data: `{"error":{"code":503,"message":"Service temporarily unavailable"}}`,
-			isErr: true, kind: modelclient.KindTransient, class: provider.ClassServerError, retryable: true},
+			isErr: true, kind: modelclient.KindServerError, class: provider.ClassServerError, retryable: true},
 		{name: "chat error string", data: `{"error":"model not found"}`,
 			isErr: true, kind: modelclient.KindPermanent},
 	}
@@ -146,9 +146,9 @@ func TestClassifyEvent(t *testing.T) {
 			if !isErr {
 				return
 			}
-			if f.Kind != tt.kind || f.Class != tt.class || f.Retryable != tt.retryable {
+			if f.Kind != tt.kind || f.Class() != tt.class || f.Retryable() != tt.retryable {
 				t.Errorf("ClassifyEvent(%q, %s) = {%v %q %v}; want {%v %q %v}",
-					tt.typ, tt.data, f.Kind, f.Class, f.Retryable, tt.kind, tt.class, tt.retryable)
+					tt.typ, tt.data, f.Kind, f.Class(), f.Retryable(), tt.kind, tt.class, tt.retryable)
 			}
 			var ae *transport.APIError
 			if !errors.As(f.Err, &ae) {
@@ -167,7 +167,7 @@ func TestClassifyRoundTrip(t *testing.T) {
 	}{
 		{"dial", fmt.Errorf("post: %w", dial), modelclient.KindConnect},
 		{"dns", &net.DNSError{Err: "no such host", Name: "x.invalid"}, modelclient.KindConnect},
-		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("reset")}, modelclient.KindTransient},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: errors.New("reset")}, modelclient.KindTransport},
 		{"canceled", fmt.Errorf("post: %w", context.Canceled), modelclient.KindCanceled},
 	}
 	for _, tt := range tests {
@@ -176,8 +176,8 @@ func TestClassifyRoundTrip(t *testing.T) {
 			if f.Kind != tt.kind {
 				t.Errorf("ClassifyRoundTrip(%v).Kind = %v; want %v", tt.err, f.Kind, tt.kind)
 			}
-			if want := tt.kind != modelclient.KindCanceled; f.Retryable != want || (want && f.Class != provider.ClassTransport) {
-				t.Errorf("ClassifyRoundTrip(%v) = {%q retryable=%v}", tt.err, f.Class, f.Retryable)
+			if want := tt.kind != modelclient.KindCanceled; f.Retryable() != want || (want && f.Class() != provider.ClassTransport) {
+				t.Errorf("ClassifyRoundTrip(%v) = {%q retryable=%v}", tt.err, f.Class(), f.Retryable())
 			}
 		})
 	}

@@ -42,14 +42,14 @@ func TestClassify(t *testing.T) {
 		{"event too large", transport.ErrEventTooLarge, modelclient.KindPermanent, "", false, 0},
 		{"credential with a line break", &modelclient.HeaderError{Header: "Authorization", Source: "env", Credential: true}, modelclient.KindAuth, "", false, 0},
 		{"configured header with CR/LF", &modelclient.HeaderError{Header: "X-Team", Source: "config"}, modelclient.KindConfig, "", false, 0},
-		{"eof before completed", transport.ErrIncomplete, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"idle", transport.ErrStreamIdle, modelclient.KindTransient, provider.ClassIdle, true, 0},
-		{"no progress", transport.ErrNoProgress, modelclient.KindTransient, provider.ClassIdle, true, 0},
+		{"eof before completed", transport.ErrIncomplete, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"idle", transport.ErrStreamIdle, modelclient.KindIdle, provider.ClassIdle, true, 0},
+		{"no progress", transport.ErrNoProgress, modelclient.KindIdle, provider.ClassIdle, true, 0},
 		{"connect", &transport.ConnectError{Err: errors.New("refused")}, modelclient.KindConnect, provider.ClassTransport, true, 0},
-		{"reset", &transport.ReadError{Err: errors.New("reset")}, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"incomplete", &transport.IncompleteError{Reason: "x"}, modelclient.KindTransient, provider.ClassServerError, true, 0},
-		{"500", httpErr(500, ""), modelclient.KindTransient, provider.ClassServerError, true, 0},
-		{"502", httpErr(502, "bad gateway"), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"reset", &transport.ReadError{Err: errors.New("reset")}, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"incomplete", &transport.IncompleteError{Reason: "x"}, modelclient.KindServerError, provider.ClassServerError, true, 0},
+		{"500", httpErr(500, ""), modelclient.KindServerError, provider.ClassServerError, true, 0},
+		{"502", httpErr(502, "bad gateway"), modelclient.KindServerError, provider.ClassServerError, true, 0},
 		{"503 at capacity", httpErr(503, `{"error":{"message":"Selected model is at capacity. Please try a different model."}}`), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
 		{"503 overloaded code", httpErr(503, `{"error":{"code":"server_is_overloaded","message":"x"}}`), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
 		{"529", httpErr(529, ""), modelclient.KindOverloaded, provider.ClassOverloaded, true, 0},
@@ -64,7 +64,7 @@ func TestClassify(t *testing.T) {
 		{"403", httpErr(403, "Cloudflare blocked"), modelclient.KindPermanent, "", false, 0},
 		{"404", httpErr(404, ""), modelclient.KindPermanent, "", false, 0},
 		{"426", httpErr(426, ""), modelclient.KindUpgradeRequired, "", false, 0},
-		{"408", httpErr(408, ""), modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"408", httpErr(408, ""), modelclient.KindTransport, provider.ClassTransport, true, 0},
 		{"failed context", apiErr("context_length_exceeded", "too long"), modelclient.KindContextWindow, "", false, 0},
 		{"failed quota", apiErr("insufficient_quota", ""), modelclient.KindQuota, "", false, 0},
 		{"failed usage not included", apiErr("usage_not_included", ""), modelclient.KindQuota, "", false, 0},
@@ -75,23 +75,23 @@ func TestClassify(t *testing.T) {
 		{"failed rate limit hint", apiErr("rate_limit_exceeded", "Please try again in 1.5s."), modelclient.KindRateLimited, provider.ClassRateLimit, true, 1500 * time.Millisecond},
 		{"failed rate limit ms", apiErr("rate_limit_exceeded", "try again in 28ms"), modelclient.KindRateLimited, provider.ClassRateLimit, true, 28 * time.Millisecond},
 		{"failed rate limit azure", apiErr("rate_limit_exceeded", "Try again in 35 seconds."), modelclient.KindRateLimited, provider.ClassRateLimit, true, 35 * time.Second},
-		{"failed server error", apiErr("server_error", "oops"), modelclient.KindTransient, provider.ClassServerError, true, 0},
-		{"failed unknown code", apiErr("brand_new_code", ""), modelclient.KindTransient, provider.ClassServerError, true, 0},
+		{"failed server error", apiErr("server_error", "oops"), modelclient.KindServerError, provider.ClassServerError, true, 0},
+		{"failed unknown code", apiErr("brand_new_code", ""), modelclient.KindServerError, provider.ClassServerError, true, 0},
 		{"ws wrapped 429", &transport.APIError{Event: "error", Status: 429, Code: "rate_limit_exceeded"}, modelclient.KindRateLimited, provider.ClassRateLimit, true, 0},
-		{"ws connection limit", &transport.APIError{Event: "error", Status: 400, Code: "websocket_connection_limit_reached"}, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"ws previous response gone", &transport.APIError{Event: "error", Status: 400, Code: "previous_response_not_found"}, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"ws close frame", &transport.CloseError{Code: 1011}, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"ws binary frame", transport.ErrUnexpectedBinary, modelclient.KindTransient, provider.ClassTransport, true, 0},
-		{"ws handshake timeout", &transport.HandshakeError{Err: transport.ErrHandshakeTimeout}, modelclient.KindTransient, provider.ClassTransport, true, 0},
+		{"ws connection limit", &transport.APIError{Event: "error", Status: 400, Code: "websocket_connection_limit_reached"}, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"ws previous response gone", &transport.APIError{Event: "error", Status: 400, Code: "previous_response_not_found"}, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"ws close frame", &transport.CloseError{Code: 1011}, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"ws binary frame", transport.ErrUnexpectedBinary, modelclient.KindTransport, provider.ClassTransport, true, 0},
+		{"ws handshake timeout", &transport.HandshakeError{Err: transport.ErrHandshakeTimeout}, modelclient.KindTransport, provider.ClassTransport, true, 0},
 		{"ws handshake 426", &transport.HandshakeError{Err: &transport.HTTPError{StatusCode: 426, Header: http.Header{}}}, modelclient.KindUpgradeRequired, "", false, 0},
 		{"unknown error", errors.New("weird"), modelclient.KindPermanent, "", false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := modelclient.Classify(tt.err)
-			if f.Kind != tt.kind || f.Class != tt.class || f.Retryable != tt.retryable || f.Delay != tt.delay {
+			if f.Kind != tt.kind || f.Class() != tt.class || f.Retryable() != tt.retryable || f.Delay != tt.delay {
 				t.Errorf("Classify(%v) = {%v %q retryable=%v delay=%v}; want {%v %q %v %v}",
-					tt.err, f.Kind, f.Class, f.Retryable, f.Delay, tt.kind, tt.class, tt.retryable, tt.delay)
+					tt.err, f.Kind, f.Class(), f.Retryable(), f.Delay, tt.kind, tt.class, tt.retryable, tt.delay)
 			}
 		})
 	}
@@ -151,8 +151,8 @@ func TestCodeRulesEverywhere(t *testing.T) {
 	for _, r := range modelclient.CodeRules() {
 		if r.Code == "max_output_tokens" || r.Code == "content_filter" {
 			f := modelclient.Classify(&transport.IncompleteError{Reason: r.Code})
-			if f.Retryable || f.Advice == "" {
-				t.Errorf("incomplete %s: retryable %v advice %q; want final with advice", r.Code, f.Retryable, f.Advice)
+			if f.Retryable() || f.Advice == "" {
+				t.Errorf("incomplete %s: retryable %v advice %q; want final with advice", r.Code, f.Retryable(), f.Advice)
 			}
 			continue
 		}
@@ -166,17 +166,17 @@ func TestCodeRulesEverywhere(t *testing.T) {
 			if form == "http 400" && r.Retryable() {
 				continue // a 400 is judged by its status unless the code is final
 			}
-			if f.Kind != r.Kind || f.Retryable != r.Retryable() || f.Advice != r.Advice {
-				t.Errorf("%s %s = %v retryable %v advice %q; want %v %v %q", form, r.Code, f.Kind, f.Retryable, f.Advice, r.Kind, r.Retryable(), r.Advice)
+			if f.Kind != r.Kind || f.Retryable() != r.Retryable() || f.Advice != r.Advice {
+				t.Errorf("%s %s = %v retryable %v advice %q; want %v %v %q", form, r.Code, f.Kind, f.Retryable(), f.Advice, r.Kind, r.Retryable(), r.Advice)
 			}
 		}
 	}
 	for _, c := range []string{"invalid_image", "image_too_large", "data_residency_mismatch", "bio_policy", "invalid_prompt"} {
-		if f := modelclient.Classify(apiErr(c, "m")); f.Retryable || f.Advice == "" {
-			t.Errorf("%s: retryable %v advice %q; want final, with advice", c, f.Retryable, f.Advice)
+		if f := modelclient.Classify(apiErr(c, "m")); f.Retryable() || f.Advice == "" {
+			t.Errorf("%s: retryable %v advice %q; want final, with advice", c, f.Retryable(), f.Advice)
 		}
 	}
-	if f := modelclient.Classify(&transport.IncompleteError{Reason: "other"}); !f.Retryable {
+	if f := modelclient.Classify(&transport.IncompleteError{Reason: "other"}); !f.Retryable() {
 		t.Error("an incomplete response for another reason is retried")
 	}
 }

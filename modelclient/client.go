@@ -163,8 +163,9 @@ func (c *Client) Rand() float64 { return c.opts.Rand() }
 func (c *Client) Policy(class string) retry.Policy { return PolicyOf(c.opts.Provider.Retry, class) }
 
 // PolicyOf turns the configured policy of class (the default when classes
-// lacks it) into a [retry.Policy]: the overloaded class's jitter only
-// lengthens delays, so a crowd of clients never comes back early.
+// lacks it) into a [retry.Policy]: on the overload schedule
+// ([provider.ClassBehaviour].Overload) jitter only lengthens delays, so a
+// crowd of clients never comes back early.
 func PolicyOf(classes map[string]provider.ClassPolicy, class string) retry.Policy {
 	cp, ok := classes[class]
 	if !ok {
@@ -175,7 +176,7 @@ func PolicyOf(classes map[string]provider.ClassPolicy, class string) retry.Polic
 		Base:       cp.BaseDelay,
 		Max:        cp.MaxDelay,
 		Jitter:     cp.Jitter,
-		UpOnly:     class == provider.ClassOverloaded,
+		UpOnly:     provider.Behaviour(class).Overload,
 		Delays:     cp.Delays,
 	}
 }

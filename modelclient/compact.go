@@ -48,7 +48,7 @@ func (c *Client) Compact(ctx context.Context, p *Prompt, st Settings) ([]transpo
 	if i := strings.Index(c.url, "/responses?"); i >= 0 {
 		url = c.url[:i] + "/responses/compact" + c.url[i+len("/responses"):]
 	}
-	l := &httpLayer{c: c, budget: retry.NewBudget(LayerHTTP, c.opts.Provider.RequestMaxRetries, 0), rateLimit: true}
+	l := &httpLayer{c: c, budget: retry.NewBudget(LayerHTTP, c.opts.Provider.RequestMaxRetries, 0), alone: true}
 	d := retry.Driver{Wait: c.wait, Notify: c.notify(ctx, "compact", nil), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) ([]transport.Item, error) {
 		release, err := c.opts.Gate.Enter(ctx, n > 1)

@@ -39,8 +39,9 @@ func (c *Client) WebSocketActive() bool {
 // failure err of an attempt over WebSocket: at once when the handshake
 // says WebSocket is not served here (426, or an answer from something
 // that does not upgrade); after the stream budget was spent on WebSocket
-// (spent) for any other retryable failure but a rate limit or a failed
-// credential recovery, which say nothing about the transport. It reports
+// (spent) for any other retryable failure but a failed credential
+// recovery or one of a class neutral to the transport (the retry policy
+// table's [provider.ClassBehaviour].TransportNeutral: a rate limit). It reports
 // whether the session switched now, telling notify.
 func (c *Client) fallBackOn(ctx context.Context, err error, spent bool, notify func(Fallback)) bool {
 	if !c.WebSocketActive() {
@@ -50,7 +51,7 @@ func (c *Client) fallBackOn(ctx context.Context, err error, spent bool, notify f
 	var re *recoveryError
 	switch {
 	case f.WebSocketUnavailable():
-	case spent && f.Retryable && f.Class != provider.ClassRateLimit && !errors.As(err, &re):
+	case spent && f.Retryable() && !f.Behaviour().TransportNeutral && !errors.As(err, &re):
 	default:
 		return false
 	}

@@ -61,7 +61,7 @@ func OutcomeOf(err error) *Outcome {
 		return o
 	}
 	f := Classify(err)
-	if f.Retryable {
+	if f.Retryable() {
 		return &Outcome{Failure: f, End: EndExhausted}
 	}
 	return &Outcome{Failure: f, End: EndFinal}

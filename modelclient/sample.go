@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
@@ -61,7 +60,7 @@ func (r Retry) Reason() string { return r.Failure.Reason() }
 // retries.
 func RetryOf(w retry.Wait) Retry {
 	f := Classify(w.Err)
-	return Retry{Layer: w.Layer, Class: f.Class, Attempt: w.Attempt, Max: w.Max, Left: w.Left,
+	return Retry{Layer: w.Layer, Class: f.Class(), Attempt: w.Attempt, Max: w.Max, Left: w.Left,
 		Delay: w.Delay, Waited: w.Waited, MaxWait: w.MaxWait, Failure: f}
 }
 
@@ -93,9 +92,10 @@ type httpLayer struct {
 	auth     authRecovery
 	sent     http.Header // the headers of the last attempt
 	fallback func(Fallback)
-	// rateLimit retries 429 here too (a request with no stream layer
-	// above it: compaction).
-	rateLimit bool
+	// alone says no stream layer is above (compaction): the classes
+	// the stream layer alone retries are retried here, but for the
+	// overload schedule.
+	alone bool
 	// connection says the connection layer is on above: connect failures
 	// over HTTPS are its alone, so every wait for a connection counts
 	// against connection_max_wait.
@@ -119,13 +119,13 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 		if c.behindRetryingProxy(ctx, err) {
 			return retry.Decision{} // the proxy spent its own budget on it
 		}
-		if f.Kind == KindConnect && l.connection && !c.WebSocketActive() {
+		if f.Unreachable() && l.connection && !c.WebSocketActive() {
 			return retry.Decision{}
 		}
 		var he *transport.HandshakeError
-		pol := c.Policy(f.Class)
-		if !f.Retryable || errors.As(err, &he) || (f.Class == provider.ClassRateLimit && !l.rateLimit) ||
-			f.Class == provider.ClassOverloaded || c.pause(f, pol) != nil {
+		pol, does := c.Policy(f.Class()), f.Behaviour()
+		here := does.HTTP || (l.alone && !does.Overload)
+		if !f.Retryable() || !here || errors.As(err, &he) || c.pause(f, pol) != nil {
 			return retry.Decision{}
 		}
 		return retry.Decision{Budget: l.budget, Delay: c.delay(f, pol, l.budget.Spent()+1)}
@@ -147,12 +147,10 @@ func (c *Client) backoff(ctx context.Context, w retry.Wait, sleep retry.Sleeper)
 }
 
 // Cooldown reports whether f asks the whole account to slow down (a rate
-// limit, an overloaded model): its retry wait is a cooldown of the retry
-// gate, which no person's "retry now" cuts short.
-func (f Failure) Cooldown() bool {
-	return f.Class == provider.ClassRateLimit || f.Class == provider.ClassOverloaded ||
-		f.Kind == KindRateLimited || f.Kind == KindOverloaded
-}
+// limit, an overloaded model: the retry policy table's
+// [provider.ClassBehaviour].Cooldown): its retry wait is a cooldown of the
+// retry gate.
+func (f Failure) Cooldown() bool { return f.Behaviour().Cooldown }
 
 // notify returns the driver's notice hook: one log line, then report.
 func (c *Client) notify(ctx context.Context, operation string, report func(Retry)) func(retry.Wait) {

@@ -131,7 +131,7 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 		return nil
 	}
 	o := OutcomeOf(err)
-	if o.Failure.Retryable {
+	if o.Failure.Retryable() {
 		t.spent = true // a request failed after its budgets: the next is one attempt
 	}
 	return o
@@ -141,10 +141,10 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallback func(Fallback)) retry.Decision {
 	c := t.c
 	f := Classify(err)
-	if !f.Retryable || c.behindRetryingProxy(ctx, err) {
+	if !f.Retryable() || c.behindRetryingProxy(ctx, err) {
 		return retry.Decision{}
 	}
-	pol := c.Policy(f.Class)
+	pol := c.Policy(f.Class())
 	if p := c.pause(f, pol); p != nil {
 		return retry.Decision{Final: p}
 	}
@@ -160,7 +160,7 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		}
 		return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
 	}
-	if f.Kind == KindConnect && t.connection != nil && !c.WebSocketActive() {
+	if f.Unreachable() && t.connection != nil && !c.WebSocketActive() {
 		if t.connection.Exhausted() {
 			return retry.Decision{Final: gaveUp(err, gaveUpWaiting(t.connection.Waited()))}
 		}
@@ -175,10 +175,10 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		}
 		t.byClass[decodeRetries]++
 	}
-	if f.Class == provider.ClassOverloaded {
+	if f.Behaviour().Overload {
 		return retry.Decision{Budget: t.overload, Delay: c.delay(f, pol, t.overload.Spent()+1)}
 	}
-	if t.stream.Exhausted() || !pol.Allows(t.byClass[f.Class]+1, -1) {
+	if t.stream.Exhausted() || !pol.Allows(t.byClass[f.Class()]+1, -1) {
 		// The stream budget ran out on WebSocket: switch the session to
 		// HTTPS, renew the counter and send the same prompt again. A
 		// failed credential recovery or a rate limit says nothing about
@@ -190,7 +190,7 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		}
 		return retry.Decision{}
 	}
-	t.byClass[f.Class]++
+	t.byClass[f.Class()]++
 	return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
 }
 

@@ -93,9 +93,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		},
 		Decide: func(error) retry.Decision {
 			f := last.failure
-			pol := p.policy(f.Class)
+			pol := p.policy(f.Class())
 			n := budget.Spent() + 1
-			if !f.Retryable || !pol.Allows(n, -1) || pol.Pauses(f.Delay) {
+			if !f.Retryable() || !pol.Allows(n, -1) || pol.Pauses(f.Delay) {
 				// A server delay beyond the class's cap is relayed at
 				// once (with its Retry-After) rather than cut short.
 				return retry.Decision{}

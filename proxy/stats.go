@@ -187,14 +187,14 @@ func (p *Proxy) finish(res *result) {
 		slog.Int("attempts", res.attempts),
 		slog.Duration("duration", time.Since(res.start).Round(time.Millisecond)),
 	}
-	key := f.Class
+	key := f.Class()
 	if key == "" {
 		key = f.Kind.String()
 	}
 	msg := "OK"
 	if !ok {
 		msg = "FAILED"
-		attrs = append(attrs, slog.String("kind", f.Kind.String()), slog.String("class", f.Class),
+		attrs = append(attrs, slog.String("kind", f.Kind.String()), slog.String("class", f.Class()),
 			slog.String("code", f.Code), slog.Bool("committed", committed))
 	}
 	ctx := context.Background()
@@ -234,14 +234,14 @@ func (p *Proxy) count(ctx context.Context, ok, gone, committed bool, attempts in
 
 // logRetry logs the RETRY line of retry n of res after failure f.
 func (p *Proxy) logRetry(ctx context.Context, res *result, n int, delay time.Duration, f modelclient.Failure) {
-	p.stats.retry(f.Class)
+	p.stats.retry(f.Class())
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "RETRY",
 		slog.Int64("id", res.id),
 		slog.String("path", res.path),
 		slog.Int("retry", n),
 		slog.Int("max", p.opts.MaxRetries),
 		slog.Duration("delay", delay),
-		slog.String("class", f.Class),
+		slog.String("class", f.Class()),
 		slog.String("kind", f.Kind.String()),
 		slog.Int("status", f.Status),
 		slog.String("code", f.Code),

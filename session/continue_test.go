@@ -193,7 +193,7 @@ func TestNoContinuationWithUnknownToolCall(t *testing.T) {
 	if len(h.srv.Requests()) != 1 || len(h.sleeps) != 0 {
 		t.Errorf("%d requests, sleeps %v; want 1 and none", len(h.srv.Requests()), h.sleeps)
 	}
-	if te.Failure.Kind != modelclient.KindTransient {
+	if te.Failure.Kind != modelclient.KindTransport {
 		t.Errorf("kind = %v", te.Failure.Kind)
 	}
 }

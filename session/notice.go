@@ -58,8 +58,9 @@ func RetryDelay(d time.Duration) string {
 }
 
 // RetryNowAllowed reports whether a person may cut r's wait short: not
-// when the server asked for it (rate_limit, overloaded), since every agent
-// process on the machine honours that cooldown.
+// when the server asked for it, which the retry policy table says of a
+// class ([provider.ClassBehaviour].Firm: rate_limit, overloaded), since
+// every agent process on the machine honours that cooldown.
 func RetryNowAllowed(r modelclient.Retry) bool {
-	return !r.Failure.Cooldown() && r.Class != provider.ClassRateLimit && r.Class != provider.ClassOverloaded
+	return !provider.Behaviour(r.Class).Firm && !r.Failure.Behaviour().Firm
 }

@@ -12,7 +12,7 @@ import (
 // it.
 func TestRetryNotice(t *testing.T) {
 	t.Parallel()
-	f503 := modelclient.Failure{Kind: modelclient.KindTransient, Retryable: true, Status: 503}
+	f503 := modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}
 	tests := []struct {
 		r    modelclient.Retry
 		left time.Duration

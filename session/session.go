@@ -478,7 +478,7 @@ func (s *Session) coordinator(ctx context.Context, policy ContinuePolicy, r *tur
 			for _, w := range policy.Delays[:n] {
 				waited += w
 			}
-			rt := modelclient.Retry{Layer: LayerContinue, Class: f.Class, Attempt: n, Max: len(policy.Delays),
+			rt := modelclient.Retry{Layer: LayerContinue, Class: f.Class(), Attempt: n, Max: len(policy.Delays),
 				Left: len(policy.Delays) - n, Delay: d, Waited: waited, Failure: f}
 			s.client.LogRetry(ctx, "continue", rt)
 			r.retries++

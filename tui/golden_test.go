@@ -92,7 +92,7 @@ func playFailedWithQueue(t *testing.T, m *Model, c *clock, snap func(string)) {
 	emit(t, m, retry503(5, 8*time.Second))
 	c.advance(8 * time.Second)
 	te := &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Retryable: true, Status: 503}}}
+		Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}}}
 	emit(t, m, session.TurnFailed{Err: te})
 	snap("failed")
 	done(t, m, te)

@@ -205,7 +205,7 @@ func golden(t *testing.T, name, got string) {
 func retry503(attempt int, delay time.Duration) session.Retry {
 	return session.Retry{Retry: modelclient.Retry{
 		Layer: modelclient.LayerStream, Class: "server_error", Attempt: attempt, Max: 5, Delay: delay,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Retryable: true, Status: 503},
+		Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503},
 	}}
 }
 

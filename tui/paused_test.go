@@ -22,7 +22,7 @@ func TestPausedTurnRetryNow(t *testing.T) {
 	m.setComposer("long task")
 	send(m, press("enter"))
 	emit(t, m, session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndPaused,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}})
+		Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}}}})
 	done(t, m, nil)
 	if v := m.View(); !strings.Contains(v, "Ctrl+R continues it now") {
 		t.Errorf("no retry-now hint:\n%s", v)

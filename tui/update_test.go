@@ -313,7 +313,7 @@ func streamCasesText() []streamCase {
 				session.TextDelta{ItemID: "m1", Delta: "Partial ans"},
 				session.Retracted{ItemIDs: []string{"m1"}},
 				session.TurnFailed{Err: &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
-					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}},
+					Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}}}},
 			},
 			want: []string{"Partial ans", "(the connection failed: this partial answer was not kept)", "✗ gave up"},
 		},
@@ -370,7 +370,7 @@ func streamCasesOutcomes() []streamCase {
 			name: "a failure says what to do",
 			events: []session.Event{
 				session.TurnFailed{Err: &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
-					Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}},
+					Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}}}},
 			},
 			want: []string{"✗ gave up after retries: 503 Service Unavailable", "press ↑ and Enter"},
 		},
@@ -486,7 +486,7 @@ func TestRetryNowKey(t *testing.T) {
 	}
 	// A wait the server asked for (429) is not offered, and not cut.
 	emit(t, m, session.Retry{Retry: modelclient.Retry{Layer: modelclient.LayerStream, Class: "rate_limit", Attempt: 2, Max: 5,
-		Delay: 30 * time.Second, Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Retryable: true, Status: 429}}})
+		Delay: 30 * time.Second, Failure: modelclient.Failure{Kind: modelclient.KindRateLimited, Status: 429}}})
 	if got := plain(m.statusLine()); strings.Contains(got, "ctrl+r") || !strings.Contains(got, "next try in 30s") {
 		t.Errorf("status for a 429 wait: %q", got)
 	}
@@ -532,7 +532,7 @@ func TestInterruptKeepsPartialTextMarked(t *testing.T) {
 func TestQueue(t *testing.T) {
 	t.Parallel()
 	failure := &session.TurnError{Retries: 5, Outcome: modelclient.Outcome{End: modelclient.EndExhausted,
-		Failure: modelclient.Failure{Kind: modelclient.KindTransient, Status: 503}}}
+		Failure: modelclient.Failure{Kind: modelclient.KindServerError, Status: 503}}}
 	tests := []struct {
 		name      string
 		end       func(t *testing.T, m *Model)

@@ -166,7 +166,7 @@ func writeCodeTable(b *strings.Builder) {
 	b.WriteString("answer (recorded once, printed, exit 0) and a warning says it was cut. A refusal is the answer too (exit 7).\n\n")
 	b.WriteString("| code | kind | retried as | advice |\n|---|---|---|---|\n")
 	for _, r := range modelclient.CodeRules() {
-		class := r.Class
+		class := r.Class()
 		if class == "" {
 			class = "not retried"
 		}

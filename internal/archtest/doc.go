@@ -1,3 +1,4 @@
-// Package archtest holds no code: its test checks that imports flow the way
-// ARCHITECTURE.md says they do.
+// Package archtest holds no code: its tests check that imports flow the way
+// ARCHITECTURE.md says they do, and that only the classifier and the retry
+// policy table tell retry classes apart.
 package archtest

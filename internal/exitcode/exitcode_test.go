@@ -28,7 +28,7 @@ func TestForTurn(t *testing.T) {
 		{"quota", turn(modelclient.KindQuota, false), Quota},
 		{"usage limit", turn(modelclient.KindUsageLimit, true), Quota},
 		{"config", turn(modelclient.KindConfig, false), Usage},
-		{"exhausted", turn(modelclient.KindTransient, true), Exhausted},
+		{"exhausted", turn(modelclient.KindServerError, true), Exhausted},
 		{"permanent", turn(modelclient.KindPermanent, false), Failed},
 	}
 	for _, tt := range tests {
