@@ -97,6 +97,9 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	if s.Hidden, err = hiddenPaths(p); err != nil {
 		return nil, err
 	}
+	if err := checkLinks(append(slices.Clone(s.Hidden), extra...), s.Writable); err != nil {
+		return nil, err
+	}
 	s.ReadOnlyRoot = !slices.Contains(s.Writable, "/")
 	if err := mountAPIAvailable(); err != nil && s.ReadOnlyRoot {
 		if !p.BestEffort {
