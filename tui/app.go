@@ -68,6 +68,9 @@ func chatCommands(a *app.App, chat *app.Chat) Commands {
 			}
 			return chat.SetApprovals(arg)
 		},
+		Permissions: func() (string, string) {
+			return chat.Sandbox(), chat.Current().Settings().ApprovalPolicy
+		},
 		Compact: chat.Compact,
 		Resume: func(ctx context.Context, id string) (Resumed, error) {
 			ro, err := chat.Resume(ctx, id)

@@ -293,9 +293,9 @@ func (m *Model) showStatus() {
 	} else {
 		body = append(body,
 			"  provider: "+orNone(m.opts.Provider),
-			"  transport: "+orNone(m.opts.Transport))
+			"  transport: "+orNone(m.opts.Transport),
+			"  model: "+orNone(m.opts.Model))
 	}
-	body = append(body, "  model: "+orNone(m.opts.Model))
 	ctxLine := "  context: " + compact(m.last.TotalTokens) + " tokens"
 	if w := m.opts.ContextWindow; w > 0 {
 		ctxLine += fmt.Sprintf(" of %s (%d%%)", compact(w), m.last.TotalTokens*100/w)

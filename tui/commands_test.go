@@ -254,3 +254,25 @@ func TestEscCancelsABusyCommand(t *testing.T) {
 		t.Errorf("busy=%v view:\n%s", m.busy, plain(m.View()))
 	}
 }
+
+// TestPermissionsPickerStartsOnCurrent: /permissions marks the preset in
+// force and starts on it, as Codex's does; /status names the model once.
+func TestPermissionsPickerStartsOnCurrent(t *testing.T) {
+	t.Parallel()
+	hooks := Commands{
+		Approvals:   func(context.Context, string) (string, error) { return "", nil },
+		Permissions: func() (string, string) { return "workspace-write", "on-request" },
+		Status:      func() []string { return []string{"model: gpt-x (reasoning high)"} },
+	}
+	m := newLiveModel(t, Options{Commands: hooks, Model: "gpt-x"})
+	slashRun(m, "/permissions")
+	view := plain(m.View())
+	if !strings.Contains(view, "› Auto") || !strings.Contains(view, "current · edits files") {
+		t.Errorf("the picker does not start on the current preset, marked:\n%s", view)
+	}
+	send(m, press("esc"))
+	slashRun(m, "/status")
+	if view = plain(m.View()); strings.Count(view, "model: gpt-x") != 1 {
+		t.Errorf("/status names the model other than once:\n%s", view)
+	}
+}

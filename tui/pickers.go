@@ -78,8 +78,13 @@ func (m *Model) openPermissionsPicker() tea.Cmd {
 	p := &picker{title: "Choose what agent may do", choose: func(m *Model, it pickItem) tea.Cmd {
 		return m.setPermissions(it.value)
 	}}
+	var sandbox, policy string
+	if f := m.opts.Commands.Permissions; f != nil {
+		sandbox, policy = f()
+	}
 	for _, pr := range Presets() {
-		p.items = append(p.items, pickItem{listRow: listRow{label: pr.Label, detail: pr.Allows}, value: pr.Name,
+		cur := pr.Sandbox == sandbox && pr.Policy == policy
+		p.items = append(p.items, pickItem{listRow: listRow{label: pr.Label, detail: pr.Allows, mark: cur}, value: pr.Name,
 			search: pr.Label + " " + pr.Name})
 	}
 	m.openPicker(p)

@@ -143,6 +143,10 @@ type Commands struct {
 	// /approvals; the presets are [Presets]' names) and returns the line
 	// to show.
 	Approvals func(ctx context.Context, policy string) (string, error)
+	// Permissions returns the sandbox mode and approval policy in force,
+	// for /permissions to mark and start on; it may be called during a
+	// turn.
+	Permissions func() (sandbox, policy string)
 	// MCP returns the MCP servers for /mcp, in order; it may be called
 	// during a turn.
 	MCP func() []MCPServer

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -82,7 +84,7 @@ func TestE2EChatModelPickerFromProvider(t *testing.T) {
 	c := startChat(t, bin, home, t.TempDir())
 	c.keys("/model", "Enter")
 	s := c.waitFor("gpt-5-fake")
-	if !strings.Contains(s, "test-model  current") || !strings.Contains(s, "effort: low, medium, high") {
+	if !regexp.MustCompile(`test-model +current`).MatchString(s) || !strings.Contains(s, "effort: low, medium, high") {
 		t.Errorf("the picker does not list the provider's models with their efforts:\n%s", s)
 	}
 	c.keys("-l", "gpt-5")
@@ -103,4 +105,22 @@ func TestE2EChatModelPickerFromProvider(t *testing.T) {
 		t.Errorf("the request after /model used model %v, reasoning %v", m, r)
 	}
 	c.keys("C-d")
+}
+
+// TestE2EChatModelPickerPresets: on a custom provider without a /models
+// list, /model offers the known presets with their efforts beside the
+// configured model, as Codex lists its presets on any provider.
+func TestE2EChatModelPickerPresets(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{})
+	home := writeConfig(t, srv.URL, "")
+	c := startChat(t, bin, home, t.TempDir())
+	c.keys("/model", "Enter")
+	c.waitFor("Choose a model")
+	s, _ := c.poll(5*time.Second, "gpt-5.5")
+	for _, want := range []string{`test-model +current`, `gpt-5\.5 +effort: low, medium, high`, `gpt-5\.3-codex +effort`} {
+		if !regexp.MustCompile(want).MatchString(s) {
+			t.Errorf("the picker lacks %q:\n%s", want, s)
+		}
+	}
 }

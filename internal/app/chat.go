@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/agentcli/agent/rollout"
@@ -272,7 +273,7 @@ func (c *Chat) Status() []string {
 	lines := []string{
 		"config: " + orNone(a.cfg.Path),
 		provLine,
-		"model: " + model,
+		"model: " + model + reasoning(st.Sampling.ReasoningEffort, st.Sampling.ReasoningSummary),
 		"transport: " + c.cur.Transport(),
 		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, c.cur.ws.Sandbox.Mode),
 		"cwd: " + c.cur.ws.Cwd,
@@ -295,4 +296,20 @@ func orNone(s string) string {
 		return "(none: defaults)"
 	}
 	return s
+}
+
+// reasoning is what /status adds to the model's name, as Codex's does:
+// " (reasoning high, summaries auto)", the unset ones left out.
+func reasoning(effort, summary string) string {
+	var parts []string
+	if effort != "" {
+		parts = append(parts, "reasoning "+effort)
+	}
+	if summary != "" {
+		parts = append(parts, "summaries "+summary)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -42,14 +42,17 @@ func TestChatSettingsDuringATurn(t *testing.T) {
 		}
 	})
 	wg.Go(func() {
-		if err := sw.SetModel("model-b", ""); err != nil {
+		if err := sw.SetModel("model-b", "high"); err != nil {
 			t.Error(err)
 		}
 	})
 	wg.Go(func() { _ = sw.Status() })
 	wg.Wait()
 	status := strings.Join(sw.Status(), "\n")
-	for _, want := range []string{"model: model-b", "approval: never", "transport: https"} {
+	if n := strings.Count(status, "model: "); n != 1 {
+		t.Errorf("/status names the model %d times:\n%s", n, status)
+	}
+	for _, want := range []string{"model: model-b (reasoning high", "approval: never", "transport: https"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("/status lacks %q:\n%s", want, status)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,14 +13,17 @@ import (
 const modelsTimeout = 3 * time.Second
 
 // Models is /model's list: the provider's /models when it answers in
-// time, else the known models of the provider.
+// time, then the known presets not in it, on any provider (as Codex lists
+// its presets whatever the provider).
 func (c *Chat) Models(ctx context.Context) []string {
 	c.mu.Lock()
 	co := c.a.clientOpts
 	c.mu.Unlock()
 	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
-	if len(names) == 0 && co.Provider.ID == "openai" {
-		names = []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}
+	for _, p := range []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"} {
+		if !slices.Contains(names, p) {
+			names = append(names, p)
+		}
 	}
 	return names
 }
