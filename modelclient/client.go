@@ -1,5 +1,7 @@
-// Package modelclient talks to a model provider: it builds Responses
-// requests and runs each sampling request ([Turn.Sample]) under every
+// Package modelclient talks to a model provider: it builds requests in
+// the provider's wire format ([Wire], chosen by wire_api: an [Encoder]
+// and a transport.Decoder; the Responses API so far) and runs each
+// sampling request ([Turn.Sample]) under every
 // retry layer through the one retry driver (HTTP, stream, overload,
 // connection, WebSocket fallback, 401 recovery), and classifies every
 // error in one place ([Classify]). A [Client] lives as long as a session
@@ -10,23 +12,19 @@
 package modelclient
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/agentcli/agent/internal/bigcopy"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/retry/gate"
@@ -95,7 +93,12 @@ func (c *Client) Close() error {
 type Client struct {
 	opts      Options
 	transport transport.Transport
-	url       string
+	// wire is the API the provider speaks: it writes the requests and
+	// reads their streams. wireErr, a wire_api agent does not speak,
+	// fails every request instead.
+	wire    Wire
+	wireErr error
+	url     string // the wire's endpoint for the provider
 	// disableWS is the sticky, session-wide fallback to HTTPS: it flips
 	// once and never back.
 	disableWS atomic.Bool
@@ -107,8 +110,16 @@ type Client struct {
 	proxied atomic.Bool
 }
 
-// New returns a Client for opts.
+// New returns a Client for opts, speaking the wire of the provider's
+// wire_api ([WireFor]; one agent does not speak fails every request,
+// before anything is sent).
 func New(opts Options) *Client {
+	w, err := WireFor(opts.Provider.WireAPI)
+	return newClient(opts, w, err)
+}
+
+// newClient is [New] speaking w, or failing every request with wireErr.
+func newClient(opts Options, w Wire, wireErr error) *Client {
 	if opts.Sleep == nil {
 		opts.Sleep = retry.Sleep
 	}
@@ -134,17 +145,25 @@ func New(opts Options) *Client {
 			IdleTimeout:     opts.Provider.StreamIdleTimeout,
 			ProgressTimeout: opts.Provider.StreamProgressTimeout,
 			ReadBatch:       opts.ReadBatch,
-			Decoder:         transport.ResponsesDecoder{},
+			Decoder:         w.Decoder,
 		})
 	}
-	w := ws.NewTransport(&ws.Options{
+	c := &Client{opts: opts, transport: t, wire: w, wireErr: wireErr}
+	if wireErr != nil {
+		c.wireErr = &classifiedError{f: Failure{Kind: KindConfig, Message: wireErr.Error(), Err: wireErr}}
+	} else {
+		c.url = w.Encoder.URL(opts.Provider)
+	}
+	// Only a wire served over WebSocket dials one; the transport is
+	// there regardless, idle, so Close and FallBack need no case.
+	c.ws = ws.NewTransport(&ws.Options{
 		HTTPClient:      opts.HTTPClient,
 		ConnectTimeout:  opts.Provider.WebSocketConnectTimeout,
 		IdleTimeout:     opts.Provider.StreamIdleTimeout,
 		ProgressTimeout: opts.Provider.StreamProgressTimeout,
-		Decoder:         transport.ResponsesDecoder{},
+		Decoder:         w.Decoder,
 	})
-	return &Client{opts: opts, transport: t, ws: w, url: responsesURL(opts.Provider)}
+	return c
 }
 
 // Provider returns the provider the client talks to.
@@ -181,18 +200,6 @@ func PolicyOf(classes map[string]provider.ClassPolicy, class string) retry.Polic
 	}
 }
 
-func responsesURL(p provider.Info) string {
-	u := strings.TrimRight(p.BaseURL, "/") + "/responses"
-	if len(p.QueryParams) == 0 {
-		return u
-	}
-	q := url.Values{}
-	for k, v := range p.QueryParams {
-		q.Set(k, v)
-	}
-	return u + "?" + q.Encode() // Encode sorts keys: stable URLs
-}
-
 // Prompt is what one sampling request carries besides the client's
 // settings. It is rebuilt from history for every attempt.
 type Prompt struct {
@@ -204,115 +211,17 @@ type Prompt struct {
 	OutputSchema json.RawMessage
 }
 
-type requestBody struct {
-	Model              string            `json:"model"`
-	PreviousResponseID string            `json:"previous_response_id,omitempty"`
-	Instructions       string            `json:"instructions,omitempty"`
-	Input              []transport.Item  `json:"input"`
-	Tools              []json.RawMessage `json:"tools"`
-	ToolChoice         string            `json:"tool_choice"`
-	ParallelToolCalls  bool              `json:"parallel_tool_calls"`
-	Reasoning          map[string]string `json:"reasoning"`
-	Store              bool              `json:"store"`
-	Stream             bool              `json:"stream"`
-	Include            []string          `json:"include"`
-	PromptCacheKey     string            `json:"prompt_cache_key,omitempty"`
-	ServiceTier        string            `json:"service_tier,omitempty"`
-	Text               map[string]any    `json:"text,omitempty"`
-}
-
-// Body encodes the JSON body for p under the turn's settings st.
+// Body encodes the JSON body for p under the turn's settings st, in the
+// client's wire.
 func (c *Client) Body(p *Prompt, st Settings) ([]byte, error) { return c.encode(p, st, "") }
 
-// encode encodes p under st, chained on previousResponseID when it is not
-// empty.
+// encode encodes p under st in the client's wire, chained on
+// previousResponseID when it is not empty.
 func (c *Client) encode(p *Prompt, st Settings, previousResponseID string) ([]byte, error) {
-	b := requestBody{
-		Model:              st.Model,
-		PreviousResponseID: previousResponseID,
-		Instructions:       p.Instructions,
-		Input:              p.Input,
-		Tools:              p.Tools,
-		ToolChoice:         "auto",
-		ParallelToolCalls:  p.ParallelToolCalls,
-		Reasoning:          map[string]string{},
-		Stream:             true,
-		Include:            []string{"reasoning.encrypted_content"},
-		PromptCacheKey:     c.opts.SessionID,
-		ServiceTier:        st.ServiceTier,
+	if c.wireErr != nil {
+		return nil, c.wireErr
 	}
-	if b.ServiceTier == "fast" {
-		b.ServiceTier = "priority"
-	}
-	if b.Input == nil {
-		b.Input = []transport.Item{}
-	}
-	if b.Tools == nil {
-		b.Tools = []json.RawMessage{}
-	}
-	if e := st.ReasoningEffort; e != "" {
-		b.Reasoning["effort"] = e
-	}
-	if s := st.ReasoningSummary; s != "" && s != "none" {
-		b.Reasoning["summary"] = s
-	}
-	if v := st.Verbosity; v != "" {
-		b.Text = map[string]any{"verbosity": v}
-	}
-	if len(p.OutputSchema) > 0 {
-		if !json.Valid(p.OutputSchema) {
-			return nil, errors.New("output schema: not valid JSON")
-		}
-		if b.Text == nil {
-			b.Text = map[string]any{}
-		}
-		b.Text["format"] = map[string]any{
-			"type": "json_schema", "strict": true, "name": "agent_output_schema", "schema": p.OutputSchema,
-		}
-	}
-	return marshalBody(b)
-}
-
-// marshalBody is json.Marshal(b) with the input items written as they
-// are (their Raw, compact JSON as decoded or marshalled) into a body of
-// the size it needs: a history holding a 10 MiB tool call is copied once
-// into the request, not compacted into encoding/json's growing buffer and
-// then copied out of it. Every item's Raw is valid JSON by construction
-// (decoded from the server or a rollout, or marshalled here).
-func marshalBody(b requestBody) ([]byte, error) {
-	input := b.Input
-	if len(input) == 0 {
-		return json.Marshal(b)
-	}
-	b.Input = nil
-	head, err := json.Marshal(b)
-	if err != nil {
-		return nil, err
-	}
-	// "input" follows model, previous_response_id and instructions, all
-	// strings, whose quotes are escaped: its first unescaped occurrence
-	// is the field.
-	const empty = `"input":null`
-	at := bytes.Index(head, []byte(empty))
-	if at < 0 {
-		return nil, errors.New("request body: no input field")
-	}
-	n := len(head) + len(input)
-	for _, it := range input {
-		n += max(len(it.Raw), len("null"))
-	}
-	body := make([]byte, 0, n)
-	body = append(body, head[:at]...)
-	body = append(body, `"input":[`...)
-	for i, it := range input {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		raw, _ := it.MarshalJSON()
-		body = bigcopy.Append(body, raw)
-	}
-	body = append(body, ']')
-	return append(body, head[at+len(empty):]...), nil
+	return c.wire.Encoder.Body(&Call{Prompt: p, Settings: st, SessionID: c.opts.SessionID, PreviousResponseID: previousResponseID})
 }
 
 // HeaderError is a header no HTTP request can carry (a line break or

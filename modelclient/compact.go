@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/transport"
 )
@@ -19,7 +20,7 @@ const maxCompactBody = 64 << 20
 // SupportsRemoteCompaction reports whether the provider offers the unary
 // POST {base}/responses/compact endpoint (the OpenAI API does).
 func (c *Client) SupportsRemoteCompaction() bool {
-	return c.opts.Provider.RemoteCompaction
+	return c.opts.Provider.RemoteCompaction && c.wire.API == provider.WireAPIResponses
 }
 
 // Compact asks the server to compact p's input: POST {base}/responses/compact
@@ -30,6 +31,9 @@ func (c *Client) SupportsRemoteCompaction() bool {
 // no stream layer), with the same 401 recovery and retry gate, bounded by
 // ctx.
 func (c *Client) Compact(ctx context.Context, p *Prompt, st Settings) ([]transport.Item, error) {
+	if c.wireErr == nil && c.wire.API != provider.WireAPIResponses {
+		return nil, fmt.Errorf("remote compaction is the Responses API's; wire_api %q has none", c.wire.API)
+	}
 	body, err := c.Body(p, st)
 	if err != nil {
 		return nil, err

@@ -25,11 +25,12 @@ func (f Fallback) Message() string {
 }
 
 // WebSocketActive reports whether requests currently go over WebSocket:
-// the provider speaks it (or the user forced it) and the session has not
+// the client's wire has a WebSocket form (the Responses API), the
+// provider speaks it (or the user forced it) and the session has not
 // fallen back.
 func (c *Client) WebSocketActive() bool {
 	p := c.opts.Provider
-	if c.disableWS.Load() || p.Transport == provider.TransportHTTPS {
+	if !c.wire.WebSocket || c.disableWS.Load() || p.Transport == provider.TransportHTTPS {
 		return false
 	}
 	return p.SupportsWebSockets || p.Transport == provider.TransportWebSocket
@@ -111,12 +112,14 @@ func (c *wsChain) get() *wsLast {
 }
 
 // transportFor returns the transport of the next attempt and its request
-// for p: over WebSocket the full body plus, when p extends the last
+// for p, written by the client's wire (h, the client's headers, with the
+// wire's): over WebSocket the full body plus, when p extends the last
 // completed request exactly, its incremental form (previous_response_id
 // plus only the new items); over HTTPS the body alone (body caches it
 // across attempts).
 func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
 	c := t.c
+	h = c.wire.Encoder.Header(h)
 	if !c.WebSocketActive() {
 		if *body == nil {
 			b, err := c.Body(p, t.opts.Settings)

@@ -207,6 +207,9 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 	if single {
 		budget.Max = 0
 	}
+	if c.wireErr != nil { // a wire_api agent does not speak: nothing is sent
+		return nil, c.wireErr
+	}
 	p := s.Prompt()
 	var body []byte
 	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback, connection: t.connection != nil}

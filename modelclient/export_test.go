@@ -1,0 +1,5 @@
+package modelclient
+
+// NewWithWire is [New] speaking w whatever the provider's wire_api says:
+// a wire of a test's own.
+func NewWithWire(opts Options, w Wire) *Client { return newClient(opts, w, nil) }
