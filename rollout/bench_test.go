@@ -1,11 +1,13 @@
 package rollout_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -76,4 +78,58 @@ func BenchmarkRebuild10k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// rollout100k writes one rollout of 100,000 history items: 25,000 turns
+// of a user message, a command call, its output and an answer, each turn
+// with its started, user_message and completed events.
+func rollout100k(b *testing.B) (path string, size int64) {
+	b.Helper()
+	id, err := uuid.NewV7()
+	must(b, err)
+	mb, err := json.Marshal(meta(id.String(), "/work/project"))
+	must(b, err)
+	path = filepath.Join(b.TempDir(), "rollout-"+id.String()+".jsonl")
+	f, err := os.Create(path)
+	must(b, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, lineOf("session_meta", string(mb)))
+	for t := range 25_000 {
+		fmt.Fprintln(w, lineOf("event_msg", `{"type":"turn_started"}`))
+		fmt.Fprintln(w, lineOf("event_msg", fmt.Sprintf(`{"type":"user_message","message":"please run step %d"}`, t)))
+		fmt.Fprintln(w, lineOf("response_item", fmt.Sprintf(`{"type":"message","role":"user","content":[{"type":"input_text","text":"please run step %d of the plan and tell me what happened"}]}`, t)))
+		fmt.Fprintln(w, lineOf("response_item", fmt.Sprintf(`{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":"exec_command","arguments":"{\"cmd\":\"ls -la src/step%d\"}","status":"completed"}`, t, t, t)))
+		fmt.Fprintln(w, lineOf("response_item", fmt.Sprintf(`{"type":"function_call_output","call_id":"call_%d","output":"total 8\ndrwxr-xr-x 2 user user 4096 Dec  3 10:00 .\n-rw-r--r-- 1 user user  120 Dec  3 10:00 main.go\n"}`, t)))
+		fmt.Fprintln(w, lineOf("response_item", fmt.Sprintf(`{"content":[{"annotations":[],"text":"Step %d ran: the directory holds main.go and nothing else, so the next step can start.","type":"output_text"}],"id":"msg_%d","role":"assistant","status":"completed","type":"message"}`, t, t)))
+		fmt.Fprintln(w, lineOf("event_msg", `{"type":"turn_completed"}`))
+	}
+	must(b, w.Flush())
+	st, err := f.Stat()
+	must(b, err)
+	must(b, f.Close())
+	return path, st.Size()
+}
+
+// BenchmarkLoad100k is the load of a resumed 100,000-item rollout: its
+// time, what it allocates, and what it holds afterwards (live-B/op; the
+// file's size is file-B).
+func BenchmarkLoad100k(b *testing.B) {
+	path, size := rollout100k(b)
+	var live uint64
+	for b.Loop() {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		ro, err := rollout.Load(path)
+		must(b, err)
+		if len(ro.History) != 100_000 {
+			b.Fatalf("loaded %d items, want 100000", len(ro.History))
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		live = m1.HeapAlloc - m0.HeapAlloc
+		runtime.KeepAlive(ro)
+	}
+	b.ReportMetric(float64(live), "live-B/op")
+	b.ReportMetric(float64(size), "file-B")
 }

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,10 +89,48 @@ func Load(path string) (*Rollout, error) {
 	}
 	defer f.Close()
 	ro := &Rollout{Path: path}
+	// The history and the events are sized from a first pass over the
+	// file: growing them by doubling copied a 100,000-item history's
+	// items again and again and left the old arrays for the collector.
+	items, events, err := countLines(f)
+	if err != nil {
+		return nil, fmt.Errorf("rollout: read %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("rollout: read %s: %w", path, err)
+	}
+	// Room for a few turns: the session appends to the history it is
+	// given (session.Options.Resumed) without copying it first.
+	ro.History = make([]transport.Item, 0, items+resumeHeadroom)
+	ro.Events = make([]EventMsg, 0, events)
 	if err := ro.read(f); err != nil {
 		return nil, err
 	}
 	return ro, nil
+}
+
+// resumeHeadroom is the room left after a loaded history for the items
+// of the next turns, so that the first of them does not copy it whole.
+const resumeHeadroom = 256
+
+// countLines counts, in one pass over r, the lines that look like
+// response items and events (an upper bound: a line is counted by its
+// envelope's type, anywhere in it; a line split across two reads may be
+// missed, which costs only a slice growth later).
+func countLines(r io.Reader) (items, events int, err error) {
+	buf := make([]byte, 256<<10)
+	item, event := []byte(`"type":"`+LineResponseItem+`"`), []byte(`"type":"`+LineEventMsg+`"`)
+	for {
+		n, err := r.Read(buf)
+		items += bytes.Count(buf[:n], item)
+		events += bytes.Count(buf[:n], event)
+		if errors.Is(err, io.EOF) {
+			return items, events, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
 }
 
 // read decodes the lines of r into ro.
@@ -118,6 +157,13 @@ func (ro *Rollout) read(r io.Reader) error {
 			continue
 		}
 		if len(line) == 0 {
+			continue
+		}
+		// The writer's own lines take a path without encoding/json's
+		// pass over the envelope and copy of the payload; anything it
+		// does not take, or that fails there, is read again as before,
+		// so a damaged line is reported the same way.
+		if l, ok := envelope(line); ok && ro.applyFast(l) == nil {
 			continue
 		}
 		var l wireLine
@@ -209,6 +255,88 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 	return nil
 }
 
+// applyFast folds a response item or an event whose envelope [envelope]
+// read; an error leaves ro as it was, and the line is read again by
+// encoding/json. The payload is a slice of the reader's buffer: an item
+// keeps a copy of it as its Raw, an event keeps none of it.
+func (ro *Rollout) applyFast(l wireLine) error {
+	switch l.Type {
+	case LineResponseItem:
+		if len(l.Payload) == 0 || l.Payload[0] != '{' {
+			return errors.New("item is not a JSON object")
+		}
+		it, err := transport.ParseItem(l.Payload) // validates and copies
+		if err != nil {
+			return err
+		}
+		it.Origin = l.Origin
+		ro.History = append(ro.History, it)
+		return nil
+	case LineEventMsg:
+		var ev EventMsg
+		if err := json.Unmarshal(l.Payload, &ev); err != nil {
+			return err
+		}
+		ro.event(ev)
+		return nil
+	}
+	return errors.New("not a line for the fast path")
+}
+
+// envelope reads a line in the exact form the writer gives it
+// (appendItemLine: timestamp, type, an optional plain origin, then the
+// payload and the closing brace, nothing else), for the two types that
+// make up a long rollout: response items and events. ok is false for
+// anything else. The payload is not checked here: applyFast's decoding
+// of it is.
+func envelope(line []byte) (l wireLine, ok bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"timestamp":"`))
+	if !ok {
+		return l, false
+	}
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 || !plain(rest[:i]) {
+		return l, false
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`","type":"`))
+	if !ok {
+		return l, false
+	}
+	switch {
+	case bytes.HasPrefix(rest, []byte(LineResponseItem+`"`)):
+		l.Type, rest = LineResponseItem, rest[len(LineResponseItem)+1:]
+	case bytes.HasPrefix(rest, []byte(LineEventMsg+`"`)):
+		l.Type, rest = LineEventMsg, rest[len(LineEventMsg)+1:]
+	default:
+		return l, false
+	}
+	if o, ok := bytes.CutPrefix(rest, []byte(`,"origin":"`)); ok {
+		i := bytes.IndexByte(o, '"')
+		if i < 0 || !plain(o[:i]) {
+			return l, false
+		}
+		l.Origin, rest = transport.Origin(o[:i]), o[i+1:]
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"payload":`))
+	// The payload is an object, as the writer writes it: no space around.
+	if !ok || len(rest) < 3 || rest[0] != '{' || rest[len(rest)-2] != '}' || rest[len(rest)-1] != '}' {
+		return l, false
+	}
+	l.Payload = rest[:len(rest)-1]
+	return l, true
+}
+
+// plain reports whether a JSON string's contents are printable ASCII
+// without escapes, read the same with or without decoding.
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // event folds one persisted event into ro.
 func (ro *Rollout) event(ev EventMsg) {
 	ro.Events = append(ro.Events, ev)
@@ -237,10 +365,11 @@ func (ro *Rollout) event(ev EventMsg) {
 	}
 }
 
-// parseItem decodes a recorded item, which must be a JSON object.
+// parseItem decodes a recorded item, which must be a JSON object. raw is
+// encoding/json's copy of it, which the item keeps as its Raw.
 func parseItem(raw json.RawMessage) (transport.Item, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return transport.Item{}, errors.New("item is not a JSON object")
 	}
-	return transport.ParseItem(raw)
+	return transport.ParseItemOwned(raw)
 }

@@ -178,7 +178,15 @@ func (s *Session) approve(ctx context.Context, req tools.ApprovalRequest) tools.
 // normalize returns history fit to send: every call has an output (see
 // [missingOutput]), and outputs without a call are dropped.
 func (s *Session) normalize(history []transport.Item) []transport.Item {
-	calls, outputs := map[string]bool{}, map[string]bool{}
+	// The sets are sized for the history's calls and outputs: a long
+	// session's maps were grown step by step for every request.
+	n := 0
+	for _, it := range history {
+		if it.IsCall() || it.IsCallOutput() {
+			n++
+		}
+	}
+	calls, outputs := make(map[string]bool, n/2), make(map[string]bool, n/2)
 	for _, it := range history {
 		switch {
 		case it.IsCall():
@@ -186,6 +194,12 @@ func (s *Session) normalize(history []transport.Item) []transport.Item {
 		case it.IsCallOutput():
 			outputs[it.CallID] = true
 		}
+	}
+	if !needsNormalizing(history, calls, outputs) {
+		// Every call has its output and every output its call: the
+		// request reads the history as it is (a long session's history
+		// is not copied for every request).
+		return history[:len(history):len(history)]
 	}
 	out := make([]transport.Item, 0, len(history))
 	for _, it := range history {
@@ -198,4 +212,15 @@ func (s *Session) normalize(history []transport.Item) []transport.Item {
 		}
 	}
 	return out
+}
+
+// needsNormalizing reports whether normalize would change history: an
+// output without its call, or a call without its output.
+func needsNormalizing(history []transport.Item, calls, outputs map[string]bool) bool {
+	for _, it := range history {
+		if it.IsCallOutput() && !calls[it.CallID] || it.IsCall() && !outputs[it.CallID] {
+			return true
+		}
+	}
+	return false
 }

@@ -82,7 +82,9 @@ type Options struct {
 	// memory only.
 	Recorder Recorder
 	// Resumed is the history of a resumed session; when set it replaces
-	// Context (which the resumed history already holds).
+	// Context (which the resumed history already holds). The session takes
+	// it: it appends to it in place, so the caller must not use its spare
+	// capacity.
 	Resumed []transport.Item
 	// Usage is a resumed session's accumulated usage.
 	Usage transport.Usage
@@ -201,7 +203,9 @@ func New(opts Options) *Session {
 		s.client = s.chain.entries[s.chain.at].Client
 	}
 	if opts.Resumed != nil {
-		s.history = append(s.history, opts.Resumed...)
+		// Taken as it is: a 100,000-item history is not copied (rollout.Load
+		// leaves room after it for the next items).
+		s.history = opts.Resumed
 	} else {
 		ctx := make([]transport.Item, len(opts.Context))
 		for i, it := range opts.Context {

@@ -212,6 +212,12 @@ func ParseItem(raw json.RawMessage) (Item, error) {
 	return parseItem(append(json.RawMessage(nil), raw...))
 }
 
+// ParseItemOwned is [ParseItem] for a caller that hands raw over: the
+// item's Raw is raw itself, not a copy, and raw must not change after.
+func ParseItemOwned(raw json.RawMessage) (Item, error) {
+	return parseItem(raw)
+}
+
 // parseItem is ParseItem keeping raw itself as the item's Raw.
 func parseItem(raw json.RawMessage) (Item, error) {
 	it, _, err := decodeItem(raw)
