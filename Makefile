@@ -47,7 +47,7 @@ FUZZTIME ?= 10s
 FUZZ_TARGETS = \
 	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport:FuzzIgnored ./transport:FuzzLeadingID ./transport:FuzzDecodeLarge ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
-	./internal/jsonstring:FuzzString ./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
+	./internal/jsonstring:FuzzString ./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzEnvelope ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
