@@ -161,7 +161,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.StringVar(&g.logLevel, "log-level", "", "log level for $AGENT_HOME/log/agent.log: debug, info, warn, error (default info, or $AGENT_LOG)")
 	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
 	root.AddCommand(newExecCmd(ctx, env, g), newReviewCmd(ctx, env, g))
-	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g))
+	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g), newAppServerCmd(ctx, env, g))
 	root.AddCommand(newBatchCmd(env))
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))

@@ -75,6 +75,15 @@ type Thread struct {
 // Workspace is where the session works and under which rules.
 func (t *Thread) Workspace() Workspace { return t.ws }
 
+// Path is the session's rollout file, "" when it is not recorded
+// (ephemeral).
+func (t *Thread) Path() string {
+	if t.rec == nil {
+		return ""
+	}
+	return t.rec.Path()
+}
+
 // Tools are the session's tools, the MCP servers' included.
 func (t *Thread) Tools() *tools.Set { return t.tools }
 

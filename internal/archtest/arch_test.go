@@ -98,6 +98,7 @@ func allowedImports() map[string][]string {
 		"headless/batch":                 {"headless/execprint", "internal/exitcode", "internal/atomicfile", "internal/redact", "session", "internal/termtext", "transport"},
 		"headless":                       {"headless/execprint", "internal/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
 		"headless/mcpserver":             {"internal/termtext", "session", "tools"},
+		"headless/appserver":             {"internal/app", "rollout", "session", "tools", "tools/sandbox", "transport"},
 		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm"},
 		"internal/termtext":              {},
 		"internal/redact":                {},

@@ -1,0 +1,648 @@
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/sandbox"
+)
+
+// handler answers a request: its result, or an error; after, when not
+// nil, runs once the response is sent (a turn's notifications follow it).
+type handler func(c *client, params json.RawMessage) (result any, after func(), err error)
+
+// handlers are the methods agent implements; any other is answered with
+// an error naming it.
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"initialize":              (*client).initialize,
+		"thread/start":            (*client).threadStart,
+		"thread/resume":           (*client).threadResume,
+		"thread/fork":             (*client).threadFork,
+		"thread/list":             (*client).threadList,
+		"thread/read":             (*client).threadRead,
+		"thread/loaded/list":      (*client).threadLoadedList,
+		"thread/unsubscribe":      (*client).threadUnsubscribe,
+		"thread/items/list":       (*client).threadItemsList,
+		"turn/start":              (*client).turnStart,
+		"turn/interrupt":          (*client).turnInterrupt,
+		"turn/steer":              (*client).turnSteer,
+		"model/list":              (*client).modelList,
+		"account/read":            (*client).accountRead,
+		"account/rateLimits/read": (*client).rateLimitsRead,
+		"config/read":             (*client).configRead,
+		"configRequirements/read": (*client).configRequirementsRead,
+		"skills/list":             (*client).emptyData,
+		"hooks/list":              (*client).emptyData,
+		"collaborationMode/list":  (*client).emptyData,
+	}
+}
+
+// decode reads params into v, an invalid-params error naming what is
+// wrong.
+func decode(method string, params json.RawMessage, v any) error {
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams("%s: invalid params: %v", method, err)
+	}
+	return nil
+}
+
+func (c *client) initialize(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ClientInfo struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"clientInfo"`
+		Capabilities struct {
+			OptOut []string `json:"optOutNotificationMethods"`
+		} `json:"capabilities"`
+	}
+	if err := decode("initialize", params, &p); err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	if c.initialized {
+		c.mu.Unlock()
+		return nil, nil, &rpcError{Code: codeInvalidRequest, Message: "already initialized"}
+	}
+	c.initialized, c.name = true, p.ClientInfo.Name
+	for _, m := range p.Capabilities.OptOut {
+		c.optOut[m] = true
+	}
+	c.mu.Unlock()
+	ua := "agent/" + c.s.opts.Version
+	if p.ClientInfo.Name != "" {
+		ua += " (" + p.ClientInfo.Name + "; " + p.ClientInfo.Version + ")"
+	}
+	return map[string]any{"userAgent": ua, "codexHome": c.s.opts.App.Home(),
+		"platformFamily": platformFamily(), "platformOs": runtime.GOOS}, nil, nil
+}
+
+// threadParams are the settings thread/start, thread/resume and
+// thread/fork share.
+type threadParams struct {
+	ThreadID              string          `json:"threadId"`
+	Model                 *string         `json:"model"`
+	Cwd                   *string         `json:"cwd"`
+	ApprovalPolicy        json.RawMessage `json:"approvalPolicy"`
+	Sandbox               *string         `json:"sandbox"`
+	BaseInstructions      *string         `json:"baseInstructions"`
+	DeveloperInstructions *string         `json:"developerInstructions"`
+	Config                map[string]any  `json:"config"`
+	Ephemeral             *bool           `json:"ephemeral"`
+	LastTurnID            *string         `json:"lastTurnId"`
+}
+
+// spec is p as the app's Spec, within what the config allows: a sandbox
+// wider than the config's is narrowed to it, an approval policy that asks
+// less than untrusted's is not taken from an untrusted config; what agent
+// does not apply is named in warnings.
+func (c *client) spec(p threadParams) (app.Spec, []string, error) {
+	var sp app.Spec
+	var warn []string
+	str := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	sp.Model, sp.Cwd = str(p.Model), str(p.Cwd)
+	sp.BaseInstructions, sp.DeveloperInstructions = str(p.BaseInstructions), str(p.DeveloperInstructions)
+	policy, err := approvalPolicy(p.ApprovalPolicy)
+	if err != nil {
+		return sp, nil, err
+	}
+	ws := c.s.opts.App.Workspace()
+	if policy != "" && ws.Policy == tools.PolicyUntrusted && policy != tools.PolicyUntrusted {
+		warn = append(warn, fmt.Sprintf("approval policy %s not applied: agent's config asks for untrusted, which a client cannot loosen", policy))
+		policy = ""
+	}
+	sp.ApprovalPolicy = policy
+	if mode := str(p.Sandbox); mode != "" {
+		m, err := sandboxMode(mode)
+		if err != nil {
+			return sp, nil, err
+		}
+		if sandboxRank(m) > sandboxRank(ws.Sandbox.Mode) {
+			warn = append(warn, fmt.Sprintf("sandbox %s not applied: it is wider than agent's config (%s), which a client cannot widen", m, modeOf(ws.Sandbox.Mode)))
+		} else {
+			sp.Sandbox = string(m)
+		}
+	}
+	if p.Ephemeral != nil && *p.Ephemeral {
+		warn = append(warn, "ephemeral threads are not supported: this thread is recorded")
+	}
+	var ignored []string
+	for k, v := range p.Config {
+		switch k {
+		case "model_reasoning_effort":
+			if s, ok := v.(string); ok {
+				sp.ReasoningEffort = s
+				continue
+			}
+		case "model":
+			if s, ok := v.(string); ok && sp.Model == "" {
+				sp.Model = s
+				continue
+			}
+		}
+		ignored = append(ignored, k)
+	}
+	if len(ignored) > 0 {
+		sort.Strings(ignored)
+		warn = append(warn, "config overrides not applied by agent: "+strings.Join(ignored, ", "))
+	}
+	return sp, warn, nil
+}
+
+// approvalPolicy reads an AskForApproval ("" when absent).
+func approvalPolicy(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", invalidParams("approvalPolicy %s: agent supports untrusted, on-request, on-failure and never, not granular policies", raw)
+	}
+	p, err := tools.ParsePolicy(s)
+	if err != nil {
+		return "", invalidParams("approvalPolicy: %v", err)
+	}
+	return p, nil
+}
+
+// sandboxMode reads a SandboxMode.
+func sandboxMode(s string) (sandbox.Mode, error) {
+	switch m := sandbox.Mode(s); m {
+	case sandbox.ReadOnly, sandbox.WorkspaceWrite, sandbox.DangerFullAccess:
+		return m, nil
+	}
+	return "", invalidParams("sandbox %q: one of read-only, workspace-write, danger-full-access", s)
+}
+
+func modeOf(m sandbox.Mode) sandbox.Mode {
+	if m == "" {
+		return sandbox.ReadOnly
+	}
+	return m
+}
+
+// sandboxRank orders sandbox modes by what they allow.
+func sandboxRank(m sandbox.Mode) int {
+	switch modeOf(m) {
+	case sandbox.WorkspaceWrite:
+		return 1
+	case sandbox.DangerFullAccess:
+		return 2
+	}
+	return 0
+}
+
+// sandboxJSON is a sandbox policy as Codex's SandboxPolicy.
+func sandboxJSON(p sandbox.Policy) map[string]any {
+	switch modeOf(p.Mode) {
+	case sandbox.DangerFullAccess:
+		return map[string]any{"type": "dangerFullAccess"}
+	case sandbox.WorkspaceWrite:
+		roots := append([]string{}, p.WritableRoots...)
+		return map[string]any{"type": "workspaceWrite", "writableRoots": roots, "networkAccess": p.NetworkAccess,
+			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
+	}
+	return map[string]any{"type": "readOnly", "networkAccess": false}
+}
+
+// opened is the response to thread/start, thread/resume and thread/fork.
+func (th *thread) opened(withTurns bool) map[string]any {
+	ws := th.t.Workspace()
+	st := th.t.Settings()
+	var effort any
+	if e := st.Sampling.ReasoningEffort; e != "" {
+		effort = e
+	}
+	return map[string]any{"thread": th.json(withTurns), "model": st.Sampling.Model, "modelProvider": th.t.Provider().Provider,
+		"serviceTier": nil, "cwd": ws.Cwd, "approvalPolicy": st.ApprovalPolicy, "approvalsReviewer": "user",
+		"sandbox": sandboxJSON(ws.Sandbox), "reasoningEffort": effort, "instructionSources": []any{}, "disabledPluginIds": []any{}}
+}
+
+// open opens a thread for thread/start, thread/resume or thread/fork.
+func (c *client) open(method string, params json.RawMessage, fork bool) (any, func(), error) {
+	var p threadParams
+	if err := decode(method, params, &p); err != nil {
+		return nil, nil, err
+	}
+	if method != "thread/start" && p.ThreadID == "" {
+		return nil, nil, invalidParams("%s: threadId is required", method)
+	}
+	if method == "thread/resume" {
+		if th := c.s.loaded(p.ThreadID); th != nil {
+			th.subscribe(c)
+			return th.opened(true), nil, nil
+		}
+	}
+	if fork && p.LastTurnID != nil {
+		return nil, nil, invalidParams("thread/fork: lastTurnId is not supported by agent; it forks the whole thread")
+	}
+	sp, warn, err := c.spec(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fork {
+		sp.Fork, sp.ForkTurns = true, app.AllTurns
+	}
+	th, err := c.s.openThread(c.ctx, c, openSpec{spec: sp, id: p.ThreadID})
+	if err != nil {
+		return nil, nil, err
+	}
+	res := th.opened(method != "thread/start")
+	return res, func() {
+		c.notify("thread/started", map[string]any{"thread": th.json(false)})
+		for _, w := range warn {
+			c.notify("warning", map[string]any{"threadId": th.id, "message": w})
+		}
+	}, nil
+}
+
+func (c *client) threadStart(params json.RawMessage) (any, func(), error) {
+	return c.open("thread/start", params, false)
+}
+
+func (c *client) threadResume(params json.RawMessage) (any, func(), error) {
+	return c.open("thread/resume", params, false)
+}
+
+func (c *client) threadFork(params json.RawMessage) (any, func(), error) {
+	return c.open("thread/fork", params, true)
+}
+
+// entryJSON is a recorded thread not open here, as a Thread.
+func (c *client) entryJSON(e rollout.Entry) map[string]any {
+	if th := c.s.loaded(e.ID); th != nil {
+		return th.json(false)
+	}
+	var name any
+	if e.Name != "" {
+		name = e.Name
+	}
+	return map[string]any{"id": e.ID, "sessionId": e.ID, "forkedFromId": nil, "parentThreadId": nil, "preview": e.Title,
+		"ephemeral": false, "projectId": nil, "modelProvider": "", "model": nil, "createdAt": e.Created.Unix(),
+		"updatedAt": e.Updated.Unix(), "recencyAt": e.Updated.Unix(), "status": map[string]any{"type": "notLoaded"},
+		"path": e.Path, "cwd": e.Cwd, "cliVersion": c.s.opts.Version, "source": "appServer", "name": name, "turns": []any{},
+		"gitInfo": nil, "agentNickname": nil, "agentRole": nil}
+}
+
+// threadListMax caps one page of thread/list.
+const threadListMax = 100
+
+func (c *client) threadList(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		Limit    *int            `json:"limit"`
+		Cwd      json.RawMessage `json:"cwd"`
+		Archived *bool           `json:"archived"`
+		Search   *string         `json:"searchTerm"`
+	}
+	if err := decode("thread/list", params, &p); err != nil {
+		return nil, nil, err
+	}
+	data := []any{}
+	if p.Archived != nil && *p.Archived {
+		return map[string]any{"data": data, "nextCursor": nil}, nil, nil // agent archives nothing
+	}
+	limit := threadListMax
+	if p.Limit != nil && *p.Limit > 0 && *p.Limit < limit {
+		limit = *p.Limit
+	}
+	var cwds []string
+	if len(p.Cwd) > 0 && string(p.Cwd) != "null" {
+		var one string
+		if json.Unmarshal(p.Cwd, &one) == nil {
+			cwds = []string{one}
+		} else if err := json.Unmarshal(p.Cwd, &cwds); err != nil {
+			return nil, nil, invalidParams("thread/list: cwd: %v", err)
+		}
+	}
+	ents, err := rollout.List(c.ctx, c.s.opts.App.Home(), "", true, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range ents {
+		if len(data) == limit {
+			break
+		}
+		if len(cwds) > 0 && !contains(cwds, e.Cwd) {
+			continue
+		}
+		if p.Search != nil && *p.Search != "" && !strings.Contains(strings.ToLower(e.Label()), strings.ToLower(*p.Search)) {
+			continue
+		}
+		data = append(data, c.entryJSON(e))
+	}
+	return map[string]any{"data": data, "nextCursor": nil, "backwardsCursor": nil}, nil, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *client) threadRead(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID     string `json:"threadId"`
+		IncludeTurns bool   `json:"includeTurns"`
+	}
+	if err := decode("thread/read", params, &p); err != nil {
+		return nil, nil, err
+	}
+	if th := c.s.loaded(p.ThreadID); th != nil {
+		return map[string]any{"thread": th.json(p.IncludeTurns)}, nil, nil
+	}
+	e, err := rollout.Find(c.ctx, c.s.opts.App.Home(), p.ThreadID)
+	if err != nil {
+		return nil, nil, invalidParams("thread/read: no thread %s: %v", p.ThreadID, err)
+	}
+	j := c.entryJSON(e)
+	if p.IncludeTurns {
+		ro, err := rollout.Load(e.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		turns := []any{}
+		for _, t := range recordedTurns(ro) {
+			turns = append(turns, t)
+		}
+		j["turns"] = turns
+	}
+	return map[string]any{"thread": j}, nil, nil
+}
+
+func (c *client) threadLoadedList(json.RawMessage) (any, func(), error) {
+	return map[string]any{"data": c.s.loadedIDs(), "nextCursor": nil}, nil, nil
+}
+
+func (c *client) threadUnsubscribe(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID string `json:"threadId"`
+	}
+	if err := decode("thread/unsubscribe", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th := c.s.loaded(p.ThreadID)
+	if th == nil {
+		return map[string]any{"status": "notLoaded"}, nil, nil
+	}
+	c.mu.Lock()
+	_, subscribed := c.subscribed[p.ThreadID]
+	c.mu.Unlock()
+	if !subscribed {
+		return map[string]any{"status": "notSubscribed"}, nil, nil
+	}
+	return map[string]any{"status": "unsubscribed"}, func() { go th.unsubscribe(c) }, nil
+}
+
+// subscribedThread is the loaded thread of id, or an error naming it.
+func (c *client) subscribedThread(method, id string) (*thread, error) {
+	th := c.s.loaded(id)
+	if th == nil {
+		return nil, invalidParams("%s: thread %s is not loaded: thread/start or thread/resume it first", method, id)
+	}
+	return th, nil
+}
+
+func (c *client) threadItemsList(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID string  `json:"threadId"`
+		TurnID   *string `json:"turnId"`
+	}
+	if err := decode("thread/items/list", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th, err := c.subscribedThread("thread/items/list", p.ThreadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	th.mu.Lock()
+	turns := append([]*turn(nil), th.turns...)
+	th.mu.Unlock()
+	data := []any{}
+	for _, tu := range turns {
+		if p.TurnID != nil && *p.TurnID != "" && tu.id != *p.TurnID {
+			continue
+		}
+		tu.mu.Lock()
+		for _, e := range tu.items {
+			data = append(data, map[string]any{"turnId": tu.id, "item": e.item,
+				"startedAtMs": e.started.UnixMilli(), "completedAtMs": e.completed.UnixMilli()})
+		}
+		tu.mu.Unlock()
+	}
+	return map[string]any{"data": data, "nextCursor": nil, "backwardsCursor": nil}, nil, nil
+}
+
+// userInput is a turn's input: its text, and the images agent attaches.
+func userInput(method string, raw []json.RawMessage) (text string, images []string, err error) {
+	var parts []string
+	for _, r := range raw {
+		var in struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+			URL  string `json:"url"`
+			Path string `json:"path"`
+		}
+		if err := json.Unmarshal(r, &in); err != nil {
+			return "", nil, invalidParams("%s: input: %v", method, err)
+		}
+		switch in.Type {
+		case "text":
+			parts = append(parts, in.Text)
+		case "image":
+			if in.URL == "" {
+				return "", nil, invalidParams("%s: an image input without a url is not supported", method)
+			}
+			images = append(images, in.URL)
+		case "localImage":
+			url, err := dataURL(in.Path)
+			if err != nil {
+				return "", nil, invalidParams("%s: localImage %s: %v", method, in.Path, err)
+			}
+			images = append(images, url)
+		default:
+			return "", nil, invalidParams("%s: input of type %q is not supported by agent", method, in.Type)
+		}
+	}
+	return strings.Join(parts, "\n"), images, nil
+}
+
+func (c *client) turnStart(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID       string            `json:"threadId"`
+		Input          []json.RawMessage `json:"input"`
+		Model          *string           `json:"model"`
+		Effort         *string           `json:"effort"`
+		Summary        *string           `json:"summary"`
+		ApprovalPolicy json.RawMessage   `json:"approvalPolicy"`
+		Cwd            *string           `json:"cwd"`
+	}
+	if err := decode("turn/start", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th, err := c.subscribedThread("turn/start", p.ThreadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, images, err := userInput("turn/start", p.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	policy, err := approvalPolicy(p.ApprovalPolicy)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warn []string
+	if policy != "" && c.s.opts.App.Workspace().Policy == tools.PolicyUntrusted && policy != tools.PolicyUntrusted {
+		warn = append(warn, fmt.Sprintf("approval policy %s not applied: agent's config asks for untrusted, which a client cannot loosen", policy))
+		policy = ""
+	}
+	if p.Cwd != nil && *p.Cwd != "" && *p.Cwd != th.t.Workspace().Cwd {
+		warn = append(warn, "cwd "+*p.Cwd+" not applied: a thread keeps the directory it started in ("+th.t.Workspace().Cwd+")")
+	}
+	th.t.Configure(func(st *session.Settings) {
+		if p.Model != nil && *p.Model != "" {
+			st.Sampling.Model = *p.Model
+		}
+		if p.Effort != nil && *p.Effort != "" {
+			st.Sampling.ReasoningEffort = *p.Effort
+		}
+		if p.Summary != nil && *p.Summary != "" {
+			st.Sampling.ReasoningSummary = *p.Summary
+		}
+		if policy != "" {
+			st.ApprovalPolicy = policy
+		}
+	})
+	tu, err := th.startTurn(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(images) > 0 {
+		th.t.AttachImages(images...)
+	}
+	return map[string]any{"turn": tu.json(false)}, func() {
+		c.subscribe(th)
+		for _, w := range warn {
+			th.broadcast("warning", map[string]any{"threadId": th.id, "message": w})
+		}
+		go tu.run()
+	}, nil
+}
+
+// subscribe subscribes c to th (a turn started on a thread it resumed
+// elsewhere).
+func (c *client) subscribe(th *thread) { th.subscribe(c) }
+
+func (c *client) turnInterrupt(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID string `json:"threadId"`
+		TurnID   string `json:"turnId"`
+	}
+	if err := decode("turn/interrupt", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th, err := c.subscribedThread("turn/interrupt", p.ThreadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	th.mu.Lock()
+	tu := th.turn
+	th.mu.Unlock()
+	if tu == nil || (p.TurnID != "" && tu.id != p.TurnID) {
+		return nil, nil, invalidParams("turn/interrupt: turn %s of thread %s is not in progress", p.TurnID, p.ThreadID)
+	}
+	tu.cancel()
+	return map[string]any{}, nil, nil
+}
+
+func (c *client) turnSteer(params json.RawMessage) (any, func(), error) {
+	return nil, nil, &rpcError{Code: codeInvalidRequest, Message: "turn/steer is not supported by agent: it cannot add input to a turn in progress; " +
+		"interrupt the turn (turn/interrupt) and start another with the input"}
+}
+
+func (c *client) modelList(params json.RawMessage) (any, func(), error) {
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+	defer cancel()
+	var names []string
+	if c.s.opts.Models != nil {
+		names = c.s.opts.Models(ctx)
+	}
+	def := c.s.opts.App.Config().Model
+	if def != "" && !contains(names, def) {
+		names = append([]string{def}, names...)
+	}
+	data := []any{}
+	for _, n := range names {
+		data = append(data, map[string]any{"id": n, "model": n, "displayName": n, "description": "", "hidden": false,
+			"isDefault": n == def, "defaultReasoningEffort": "medium", "upgrade": nil,
+			"supportedReasoningEfforts": []any{
+				map[string]any{"reasoningEffort": "low", "description": "low"},
+				map[string]any{"reasoningEffort": "medium", "description": "medium"},
+				map[string]any{"reasoningEffort": "high", "description": "high"},
+			}})
+	}
+	return map[string]any{"data": data, "nextCursor": nil}, nil, nil
+}
+
+func (c *client) accountRead(json.RawMessage) (any, func(), error) {
+	p := c.s.opts.App.Provider()
+	var acct any
+	if c.s.opts.Account != nil {
+		if a := c.s.opts.Account(); a != nil {
+			acct = a
+		}
+	}
+	return map[string]any{"account": acct, "requiresOpenaiAuth": p.RequiresOpenAIAuth}, nil, nil
+}
+
+func (c *client) rateLimitsRead(json.RawMessage) (any, func(), error) {
+	// agent keeps no account rate-limit snapshot: every window unknown.
+	return map[string]any{"rateLimits": map[string]any{"limitId": nil, "limitName": nil, "primary": nil, "secondary": nil,
+		"credits": nil, "planType": nil}, "rateLimitsByLimitId": nil}, nil, nil
+}
+
+func (c *client) configRead(json.RawMessage) (any, func(), error) {
+	a := c.s.opts.App
+	cfg := a.Config()
+	ws := a.Workspace()
+	str := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	return map[string]any{"config": map[string]any{
+		"model": str(cfg.Model), "model_provider": str(a.Provider().ID), "approval_policy": str(ws.Policy),
+		"sandbox_mode": string(modeOf(ws.Sandbox.Mode)), "model_reasoning_effort": str(cfg.ModelReasoningEffort),
+	}, "origins": map[string]any{}}, nil, nil
+}
+
+func (c *client) configRequirementsRead(json.RawMessage) (any, func(), error) {
+	return map[string]any{"requirements": nil}, nil, nil
+}
+
+// emptyData answers a list agent has nothing in (skills, hooks and
+// collaboration modes are not offered to app-server clients).
+func (c *client) emptyData(json.RawMessage) (any, func(), error) {
+	return map[string]any{"data": []any{}}, nil, nil
+}
