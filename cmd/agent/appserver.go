@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/headless/appserver"
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/headless/appserver"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/syncbuf"
 )
