@@ -285,7 +285,7 @@ func (r *mdRender) wrap(s string, width int, first, rest string) []string {
 }
 
 // inlines renders the inline children of n as one styled string ("\n" at
-// hard line breaks).
+// line breaks, soft ones too).
 func (r *mdRender) inlines(n ast.Node) string {
 	var b strings.Builder
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
@@ -298,11 +298,10 @@ func (r *mdRender) inline(b *strings.Builder, n ast.Node) {
 	switch n := n.(type) {
 	case *ast.Text:
 		b.WriteString(clean(string(n.Segment.Value(r.src))))
-		switch {
-		case n.HardLineBreak():
+		if n.HardLineBreak() || n.SoftLineBreak() {
+			// A line break the model wrote stays one, as Codex draws it:
+			// the lines of a reply are not re-flowed when it ends.
 			b.WriteByte('\n')
-		case n.SoftLineBreak():
-			b.WriteByte(' ')
 		}
 	case *ast.String:
 		b.WriteString(clean(string(n.Value)))

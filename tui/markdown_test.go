@@ -193,3 +193,21 @@ func TestLexerMissingNotice(t *testing.T) {
 		t.Errorf("the lexer was started %d times; want once", starts)
 	}
 }
+
+// TestReplyLinesKept: the separate lines of a reply stay separate when it
+// is drawn as markdown at the turn's end (Codex does not re-flow them);
+// long lines still wrap.
+func TestReplyLinesKept(t *testing.T) {
+	t.Parallel()
+	m, _ := newTestModel(t, Options{})
+	lines, ok := m.look.renderMarkdown("Summary:\nfirst change\nsecond change\n\nnext paragraph", 60)
+	if !ok {
+		t.Fatal("not rendered")
+	}
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	for _, want := range []string{"  Summary:\n  first change\n  second change\n", "\n  next paragraph"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rendered:\n%s\nwant it to hold %q", got, want)
+		}
+	}
+}

@@ -52,8 +52,38 @@ func (t *toolBlock) title() string {
 		}
 		return title
 	}
+	if files, ok := patchFiles(t.call); ok {
+		return "✎ Editing " + strings.Join(files, ", ")
+	}
 	in := strings.Join(strings.Fields(clean(t.call.Input)), " ")
 	return "• " + t.call.Name + " " + in
+}
+
+// patchFiles are the files an apply_patch call names (its sections'
+// headers), from the patch text or the function form's {"input": ...}.
+func patchFiles(c tools.Call) ([]string, bool) {
+	if c.Name != "apply_patch" {
+		return nil, false
+	}
+	patch := c.Input
+	var args struct {
+		Input string `json:"input"`
+	}
+	if !c.Custom && json.Unmarshal([]byte(c.Input), &args) == nil {
+		patch = args.Input
+	}
+	var files []string
+	for _, ln := range strings.Split(patch, "\n") {
+		for _, h := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "} {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(ln), h); ok && f != "" {
+				files = append(files, clean(f))
+			}
+		}
+	}
+	if len(files) == 0 {
+		files = []string{"files"} // not a patch agent can read: its output says why
+	}
+	return files, true
 }
 
 // state is the short status after the title.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/modelclient"
@@ -624,5 +626,29 @@ func TestMouseWheelScrolls(t *testing.T) {
 	}
 	if !m.follow {
 		t.Error("scrolling to the end did not follow")
+	}
+}
+
+// TestPatchRowNamesFiles: an apply_patch call's row names the files it
+// edits, running and failed, never the raw JSON of the call.
+func TestPatchRowNamesFiles(t *testing.T) {
+	t.Parallel()
+	patch := "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Add File: b.go\n+z\n*** End Patch"
+	in, _ := json.Marshal(map[string]string{"input": patch})
+	for _, c := range []tools.Call{
+		{ID: "p1", Name: "apply_patch", Input: string(in)},
+		{ID: "p2", Name: "apply_patch", Input: patch, Custom: true},
+	} {
+		b := &toolBlock{call: c}
+		m, _ := newTestModel(t, Options{})
+		got := ansi.Strip(strings.Join(b.Render(80, m.look), "\n"))
+		if !strings.Contains(got, "✎ Editing a.go, b.go") || strings.Contains(got, "Begin Patch") || strings.Contains(got, "{") {
+			t.Errorf("running: %q", got)
+		}
+		b.res = &tools.Result{Status: tools.StatusFailed, Output: "a.go: context not found"}
+		got = ansi.Strip(strings.Join(b.Render(80, m.look), "\n"))
+		if !strings.Contains(got, "✎ Editing a.go, b.go") || !strings.Contains(got, "✗ failed") || !strings.Contains(got, "context not found") || strings.Contains(got, "Begin Patch") {
+			t.Errorf("failed: %q", got)
+		}
 	}
 }
