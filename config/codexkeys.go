@@ -27,7 +27,7 @@ func codexIgnoredKeys() []string {
 		"experimental_realtime_ws_model", "experimental_realtime_ws_startup_context",
 		"experimental_thread_config_endpoint", "experimental_thread_store",
 		"experimental_use_unified_exec_tool", "feedback", "file_opener", "ghost_snapshot",
-		"hooks", "include_apps_instructions", "include_collaboration_mode_instructions",
+		"include_apps_instructions", "include_collaboration_mode_instructions",
 		"include_environment_context", "include_environment_context_time", "include_permissions_instructions", "log_dir",
 		"marketplaces", "mcp_oauth_callback_port", "mcp_oauth_callback_url",
 		"mcp_oauth_credentials_store", "memories", "model_auto_compact_token_limit_scope",

@@ -68,6 +68,18 @@ type Options struct {
 	Model string
 }
 
+// SessionFlagsPath names the -c overrides as a layer, as Codex does (the
+// source of their hooks' trust keys).
+const SessionFlagsPath = "/<session-flags>/config.toml"
+
+// HooksTable is one layer's inline [hooks] table as written.
+type HooksTable struct {
+	// Path is the file (config.toml, a profile file; SessionFlagsPath for
+	// -c).
+	Path  string
+	Table map[string]any
+}
+
 // Config is the resolved configuration. It is a plain value; treat its maps
 // and slices as read-only once shared.
 type Config struct {
@@ -80,6 +92,9 @@ type Config struct {
 	Profile string
 	// ProfilePath is the profile file read (Home/NAME.config.toml), or "".
 	ProfilePath string
+	// Hooks are the inline [hooks] tables of config.toml, the profile file
+	// and -c, lowest precedence first.
+	Hooks []HooksTable
 
 	// Model is the model slug; [DefaultModel] when nothing sets it.
 	Model string
@@ -390,6 +405,16 @@ func load(path string, data []byte, opts Options) (Config, error) {
 	c := resolve(layers, opts, &probs)
 	if pl != nil {
 		c.ProfilePath = pl.src.path
+	}
+	for _, l := range layers {
+		if l.f.Hooks == nil {
+			continue
+		}
+		path := l.src.path
+		if path == "" {
+			path = SessionFlagsPath
+		}
+		c.Hooks = append(c.Hooks, HooksTable{Path: path, Table: l.f.Hooks})
 	}
 	if err := probs.err(); err != nil {
 		return Config{}, err

@@ -59,6 +59,10 @@ type fileConfig struct {
 
 	MCPServers map[string]mcpServerFile `toml:"mcp_servers"`
 
+	// Hooks is Codex's inline [hooks] table (events and [hooks.state]),
+	// read by session/hooks as it is.
+	Hooks map[string]any `toml:"hooks"`
+
 	ShellEnvironmentPolicy *shellEnvFile `toml:"shell_environment_policy"`
 
 	Features       *featuresFile           `toml:"features"`

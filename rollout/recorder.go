@@ -200,8 +200,14 @@ func Fork(ctx context.Context, home string, src *Rollout, newID string, now time
 	return r, nil
 }
 
-// Path returns the rollout file's path.
-func (r *Recorder) Path() string { return r.path }
+// Path returns the rollout file's path; "" for a nil Recorder (a session
+// not recorded).
+func (r *Recorder) Path() string {
+	if r == nil {
+		return ""
+	}
+	return r.path
+}
 
 // ID returns the session id.
 func (r *Recorder) ID() string { return r.id }

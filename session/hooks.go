@@ -26,6 +26,9 @@ type Hooks struct {
 	// PermissionMode is Codex's permission_mode: bypassPermissions (no
 	// sandbox, never asked), plan (plan mode) or default.
 	PermissionMode string
+	// Notices are said as warnings before the first turn: hooks files
+	// that could not be read, hooks waiting for trust.
+	Notices []string
 }
 
 // HookRun reports one hook's run on an event: front ends name a hook
@@ -40,6 +43,33 @@ type HookRun struct {
 type HookStopped struct {
 	Event  hooks.Event
 	Reason string
+}
+
+// Notice is the one wording of a hook's run for exec and the chat, as
+// Codex words it ("hook: PreToolUse Blocked"), with why, and which hook
+// when it blocked or failed.
+func (r HookRun) Notice() string {
+	st := string(r.Run.Status)
+	line := "hook: " + string(r.Event) + " " + strings.ToUpper(st[:1]) + st[1:]
+	if r.Run.Message != "" {
+		line += ": " + r.Run.Message
+	}
+	if r.Notable() {
+		line += " — " + r.Run.Hook.Name()
+	}
+	if r.Run.SystemMessage != "" {
+		line += "\n" + r.Run.SystemMessage
+	}
+	return line
+}
+
+// Notable reports whether the run blocked or failed: front ends show it
+// as a warning.
+func (r HookRun) Notable() bool { return r.Run.Status == hooks.Failed || r.Run.Status == hooks.Blocked }
+
+// Notice words a hook's stop for the user.
+func (h HookStopped) Notice() string {
+	return fmt.Sprintf("%s hook stopped the turn: %s", h.Event, h.Reason)
 }
 
 func (HookRun) isEvent()     {}
@@ -103,6 +133,9 @@ func (s *Session) sessionStart(ctx context.Context, emit func(Event)) {
 		return
 	}
 	s.hookStarted = true
+	for _, n := range s.opts.Hooks.Notices {
+		emit(Warning{Message: n})
+	}
 	source := s.opts.Hooks.Source
 	if source == "" {
 		source = "startup"

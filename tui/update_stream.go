@@ -124,6 +124,14 @@ func (m *Model) apply(ev session.Event) {
 	case session.Warning:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Message)})
 		m.unsaved = m.unsaved || ev.NotSaved
+	case session.HookRun:
+		lv := levelInfo
+		if ev.Notable() {
+			lv = levelWarn
+		}
+		m.tr.add(&notice{level: lv, text: clean(ev.Notice())})
+	case session.HookStopped:
+		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
 	case session.ToolCallBegin:
 		m.turn.retry = nil
 		b := m.tool(ev.Call)

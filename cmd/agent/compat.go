@@ -124,7 +124,6 @@ type ignoredFlag struct {
 var (
 	ignoredCommonFlags = []ignoredFlag{
 		{name: "approve-for-me", why: "agent has no automatic approval reviewer"},
-		{name: "dangerously-bypass-hook-trust", why: "agent has no hooks"},
 		{name: "worktree", why: "agent does not create git worktrees"},
 	}
 	ignoredExecFlags = []ignoredFlag{

@@ -22,7 +22,7 @@ func TestE2EChatReviewAndSessionCommands(t *testing.T) {
 	dir := gitRepo(t) // calc.go: a + b became a / b, uncommitted
 	findings := "[P0] calc.go:3 - Division by zero\n  b == 0 panics.\n\nVerdict: needs changes"
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", findings)})
-	home := writeConfig(t, srv.URL, "show_raw_agent_reasoning = true\nhooks = {}\n")
+	home := writeConfig(t, srv.URL, "show_raw_agent_reasoning = true\nmemories = {}\n")
 	c := startChat(t, bin, home, dir)
 	if _, err := exec.Command("tmux", "-S", c.name, "set", "-g", "set-clipboard", "on").CombinedOutput(); err != nil {
 		t.Fatal(err)

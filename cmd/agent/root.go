@@ -84,6 +84,8 @@ type globalFlags struct {
 	// ignoreUserConfig is exec's --ignore-user-config: the home's
 	// config.toml (and profile files) are not read; credentials still are.
 	ignoreUserConfig bool
+	// bypassHookTrust is --dangerously-bypass-hook-trust.
+	bypassHookTrust bool
 }
 
 func run(ctx context.Context, args []string, env Env) int {
@@ -160,13 +162,14 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.StringArrayVarP(&g.overrides, "config", "c", nil, "override a config value: -c key=value (dotted key; value parsed as TOML, else a string); repeatable")
 	pf.StringVar(&g.logLevel, "log-level", "", "log level for $AGENT_HOME/log/agent.log: debug, info, warn, error (default info, or $AGENT_LOG)")
 	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
+	pf.BoolVar(&g.bypassHookTrust, "dangerously-bypass-hook-trust", false, "run enabled hooks whose exact hash was not reviewed and trusted, for this invocation (as Codex's flag)")
 	root.AddCommand(newExecCmd(ctx, env, g), newReviewCmd(ctx, env, g))
 	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g), newAppServerCmd(ctx, env, g))
 	root.AddCommand(newBatchCmd(env))
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))
 	root.AddCommand(newSandboxCmd(ctx, env, g))
-	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env))
+	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env), newHooksCmd(ctx, env, g))
 	root.AddCommand(newLoginCmd(ctx, env, g), newLogoutCmd(ctx, env, g))
 	return root
 }
@@ -188,7 +191,7 @@ func (g *globalFlags) appOptions(env Env, o app.Options) app.Options {
 // flags are the global flags as the app takes them.
 func (g *globalFlags) flags() app.Flags {
 	return app.Flags{Model: g.model, Profile: g.profile, Overrides: g.overrides, LogLevel: g.logLevel, Transport: g.transport,
-		IgnoreUserConfig: g.ignoreUserConfig}
+		IgnoreUserConfig: g.ignoreUserConfig, BypassHookTrust: g.bypassHookTrust}
 }
 
 // home is the agent home (config.FindHome); its error is a usage error.

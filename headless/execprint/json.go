@@ -37,6 +37,18 @@ type jsonEvent struct {
 	// From and To are the providers of a provider_switch.
 	From *jsonProvider `json:"from,omitempty"`
 	To   *jsonProvider `json:"to,omitempty"`
+	// Event, Status and Hook describe a hook's run (type "hook").
+	Event  string    `json:"event,omitempty"`
+	Status string    `json:"status,omitempty"`
+	Hook   *jsonHook `json:"hook,omitempty"`
+}
+
+// jsonHook names a hook: its command, matcher and where it is declared.
+type jsonHook struct {
+	Command    string  `json:"command"`
+	Matcher    *string `json:"matcher,omitempty"`
+	Source     string  `json:"source"`
+	DurationMS int64   `json:"duration_ms"`
 }
 
 // jsonProvider names a provider and the model there.
@@ -354,6 +366,16 @@ func (p *JSON) Handle(ev session.Event) {
 			Reason: ev.Reason()})
 	case session.Warning:
 		p.emit(jsonEvent{Type: "warning", Message: ev.Message})
+	case session.HookRun:
+		msg := ev.Run.Message
+		if ev.Run.SystemMessage != "" {
+			msg = strings.TrimSpace(msg + "\n" + ev.Run.SystemMessage)
+		}
+		p.emit(jsonEvent{Type: "hook", Event: string(ev.Event), Status: string(ev.Run.Status), Message: msg,
+			Hook: &jsonHook{Command: ev.Run.Hook.Command, Matcher: ev.Run.Hook.Matcher, Source: ev.Run.Hook.Path,
+				DurationMS: ev.Run.Duration.Milliseconds()}})
+	case session.HookStopped:
+		p.emit(jsonEvent{Type: "warning", Message: ev.Notice()})
 	case session.ProviderSwitch:
 		p.emit(jsonEvent{Type: "provider_switch", From: &jsonProvider{ev.From.Provider, ev.From.Model},
 			To: &jsonProvider{ev.To.Provider, ev.To.Model}, Reason: ev.Reason})

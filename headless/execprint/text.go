@@ -266,6 +266,12 @@ func (p *Text) Handle(ev session.Event) {
 	case session.ReviewStarted:
 		p.endLine()
 		fmt.Fprintln(p.opts.Stderr, "review: "+ev.Target)
+	case session.HookRun:
+		p.endLine()
+		fmt.Fprintln(p.opts.Stderr, p.safe(ev.Notice()))
+	case session.HookStopped:
+		p.endLine()
+		fmt.Fprintln(p.opts.Stderr, p.safe("warning: "+ev.Notice()))
 	case session.ProviderSwitch:
 		p.pending = nil // the failed provider's answer, if any, is not the final one
 		p.endLine()

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/agentcli/agent/auth"
@@ -99,6 +100,9 @@ type Flags struct {
 	// IgnoreUserConfig is exec's --ignore-user-config: the home's
 	// config.toml (and profile files) are not read; credentials still are.
 	IgnoreUserConfig bool
+	// BypassHookTrust is --dangerously-bypass-hook-trust: enabled hooks
+	// run whether or not their hash was trusted.
+	BypassHookTrust bool
 }
 
 // ConfigOptions are the options config.Load gets for home under f.
@@ -180,6 +184,11 @@ type App struct {
 	mcpServers *mcp.Manager
 	// secrets are the credentials masked in what the app records.
 	secrets *redact.Set
+	// ignoreUserConfig and bypassHookTrust are the flags hooks are found
+	// by; hooksTold the notices about them already given (hooksMu).
+	ignoreUserConfig, bypassHookTrust bool
+	hooksMu                           sync.Mutex
+	hooksTold                         map[string]bool
 	// workspaceFor resolves the workspace of a directory ("" -C's) under
 	// the flags, or the sandbox and approval policy given.
 	workspaceFor func(dir, sandbox, approval string, headless bool) (Workspace, error)
@@ -199,7 +208,7 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 		o.Env.Secrets = redact.New()
 	}
 	a := &App{env: o.Env, version: o.Version, originator: o.Originator, ephemeral: o.Ephemeral, secrets: o.Env.Secrets,
-		approve: o.Approve}
+		approve: o.Approve, ignoreUserConfig: o.Flags.IgnoreUserConfig, bypassHookTrust: o.Flags.BypassHookTrust}
 	defer func() {
 		if err != nil {
 			a.Close()

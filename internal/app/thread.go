@@ -175,7 +175,16 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	if err != nil {
 		return nil, err
 	}
+	source := "startup"
+	switch {
+	case sp.Fork:
+		source = "fork"
+	case sp.From != "":
+		source = "resume"
+	}
+	a.withHooks(&opts, t, source)
 	t.Session = session.New(opts)
+	t.closers = append(t.closers, func() { t.End(context.Background(), nil) })
 	return t, nil
 }
 

@@ -103,7 +103,7 @@ func allowedImports() map[string][]string {
 		"internal/termtext":              {},
 		"internal/redact":                {},
 		"internal/app": {"auth", "config", "internal/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/shellenv",
-			"modelclient", "provider", "retry", "retry/gate", "rollout", "rollout/recording", "session", "session/failover",
+			"modelclient", "provider", "retry", "retry/gate", "rollout", "rollout/recording", "session", "session/failover", "session/hooks",
 			"tools", "tools/mcp", "tools/sandbox", "transport", "internal/telemetry"},
 		"internal/doctor": {"auth", "config", "internal/exitcode", "internal/app", "internal/companion", "internal/termtext", "modelclient", "provider",
 			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws"},

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/session/hooks"
+)
+
+// hooksFile writes dir/hooks.json with one hook per event.
+func hooksFile(t *testing.T, dir string, events map[hooks.Event]string) {
+	t.Helper()
+	groups := map[string]any{}
+	for ev, cmd := range events {
+		groups[string(ev)] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}}
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": groups})
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hooks.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trustState is the [hooks.state] text trusting every hook in home as it
+// is now, as `/hooks` (agent's or Codex's) writes it.
+func trustState(t *testing.T, home string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, h := range hooks.Discover(hooks.Sources{Home: home}).All {
+		fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	return b.String()
+}
+
+const fakeConfig = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
+
+// TestExecHooks: in exec, a trusted PreToolUse hook of the home blocks the
+// model's command and the model sees why; a trusted UserPromptSubmit hook
+// adds context; SessionStart and Stop run once; the hooks of an untrusted
+// project do not run and are named; an untrusted hook of the home is named
+// and does not run.
+func TestExecHooks(t *testing.T) {
+	home, project, marks := t.TempDir(), t.TempDir(), t.TempDir()
+	hooksFile(t, home, map[hooks.Event]string{
+		hooks.PreToolUse:       `echo "rm is not allowed here" >&2; exit 2`,
+		hooks.UserPromptSubmit: `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-HOOK"}}'`,
+		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
+		hooks.Stop:             "cat >> " + filepath.Join(marks, "stop"),
+	})
+	trusted := trustState(t, home)
+	// Added after the trust was given: named, not run.
+	hooksFile(t, home, map[hooks.Event]string{
+		hooks.PreToolUse:       `echo "rm is not allowed here" >&2; exit 2`,
+		hooks.UserPromptSubmit: `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-HOOK"}}'`,
+		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
+		hooks.Stop:             "cat >> " + filepath.Join(marks, "stop"),
+		hooks.PostToolUse:      "touch " + filepath.Join(marks, "untrusted-ran"),
+	})
+	hooksFile(t, filepath.Join(project, ".codex"), map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "project-ran")})
+
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), execCallStep("rm -rf build"), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "ok, not removing"),
+	})
+	r := runCLI(t, srv, runOpts{home: home, config: fakeConfig + trusted}, "exec", "-C", project, "clean up")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := callOutput(t, srv); got != "Command blocked by PreToolUse hook: rm is not allowed here. Command: rm -rf build" {
+		t.Fatalf("the model saw %q", got)
+	}
+	items := srv.Requests()[0].JSON["input"].([]any)
+	if last, _ := json.Marshal(items[len(items)-1]); !strings.Contains(string(last), "CTX-FROM-HOOK") || !strings.Contains(string(last), `"developer"`) {
+		t.Fatalf("the prompt's context is not the last item: %s", last)
+	}
+	for name, want := range map[string]int{"start": 1, "stop": 1} {
+		data, _ := os.ReadFile(filepath.Join(marks, name))
+		if n := strings.Count(string(data), `"hook_event_name"`); n != want {
+			t.Errorf("%s ran %d times, want %d", name, n, want)
+		}
+	}
+	for _, f := range []string{"project-ran", "untrusted-ran"} {
+		if _, err := os.Stat(filepath.Join(marks, f)); err == nil {
+			t.Errorf("%s: a hook that is not trusted ran", f)
+		}
+	}
+	for _, want := range []string{"hook: PreToolUse Blocked: rm is not allowed here",
+		"hook not run: PostToolUse hook", "is new and not trusted",
+		filepath.Join(project, ".codex", "hooks.json") + " is not loaded: the project is not trusted"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+
+	// Trusting the project loads its hooks (still needing their own trust:
+	// --dangerously-bypass-hook-trust here).
+	srv2 := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hi")})
+	cfg := fakeConfig + trusted + fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", project)
+	r = runCLI(t, srv2, runOpts{home: home, config: cfg}, "--dangerously-bypass-hook-trust", "exec", "-C", project, "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(marks, "project-ran")); err != nil {
+		t.Fatalf("a trusted project's hook did not run under --dangerously-bypass-hook-trust:\n%s", r.stderr)
+	}
+}
+
+// TestHooksListAndTrust: `agent hooks list` names a hook with its source
+// and trust; `agent hooks trust --all` trusts its exact hash, after which
+// exec runs it.
+func TestHooksListAndTrust(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	hooksFile(t, home, map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "ran")})
+	r := runCLI(t, nil, runOpts{home: home}, "hooks", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "SessionStart [user, untrusted]") || !strings.Contains(r.stdout, filepath.Join(home, "hooks.json")) {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, runOpts{home: home}, "hooks", "trust", "--all")
+	if r.code != 0 || !strings.Contains(r.stdout, "trusted SessionStart") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	if !strings.Contains(string(cfg), "[hooks.state.") || !strings.Contains(string(cfg), "trusted_hash = \"sha256:") {
+		t.Fatalf("config.toml:\n%s", cfg)
+	}
+	r = runCLI(t, nil, runOpts{home: home}, "hooks", "list")
+	if !strings.Contains(r.stdout, "SessionStart [user, trusted]") {
+		t.Fatalf("%s", r.stdout)
+	}
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hi")})
+	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + "\n" + string(cfg)}, "exec", "hi")
+	if _, err := os.Stat(filepath.Join(marks, "ran")); err != nil || r.code != 0 {
+		t.Fatalf("the trusted hook did not run: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/hooks"
+)
+
+// HookSources are where the hooks of a session working in cwd are
+// declared: the home's hooks.json, the [hooks] tables of config.toml, the
+// profile file and -c, and, in a trusted project only, the .codex
+// directories from the project's root down to cwd.
+func HookSources(cfg config.Config, home, cwd string, bypass bool) hooks.Sources {
+	src := hooks.Sources{Home: home, BypassTrust: bypass}
+	for _, t := range cfg.Hooks {
+		s := hooks.SourceUser
+		if t.Path == config.SessionFlagsPath {
+			s = hooks.SourceFlags
+		}
+		src.Config = append(src.Config, hooks.Layer{Path: t.Path, Source: s, Table: t.Table})
+	}
+	if cwd == "" || cfg.ProjectTrust(cwd) != config.TrustTrusted {
+		return src
+	}
+	src.ProjectDirs = projectDirs(home, cwd)
+	return src
+}
+
+// projectDirs are the .codex directories from the project's root (the
+// nearest directory above cwd holding .git, else cwd) down to cwd, the
+// home excepted.
+func projectDirs(home, cwd string) []string {
+	var dirs []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		dot := filepath.Join(d, ".codex")
+		if st, err := os.Stat(dot); err == nil && st.IsDir() && !sameDir(dot, home) {
+			dirs = append([]string{dot}, dirs...)
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
+			return dirs
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func sameDir(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// hookSet discovers the hooks of a session in cwd, and says once per
+// process what it could not read and which hooks wait for the user's
+// trust.
+func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
+	home := a.home
+	if a.ignoreUserConfig {
+		home = ""
+	}
+	set := hooks.Discover(HookSources(a.cfg, home, cwd, a.bypassHookTrust))
+	a.hooksMu.Lock()
+	defer a.hooksMu.Unlock()
+	if a.hooksTold == nil {
+		a.hooksTold = map[string]bool{}
+	}
+	say := func(msg string) {
+		if !a.hooksTold[msg] {
+			a.hooksTold[msg] = true
+			notices = append(notices, msg)
+			a.logger.Warn("hooks", "notice", msg)
+		}
+	}
+	for _, w := range set.Warnings {
+		say("hooks: " + w)
+	}
+	if cwd != "" && a.cfg.ProjectTrust(cwd) != config.TrustTrusted {
+		for _, dir := range projectDirs(a.home, cwd) {
+			if f := filepath.Join(dir, "hooks.json"); fileExists(f) {
+				say(fmt.Sprintf("hooks: the project's %s is not loaded: the project is not trusted (trust it as Codex does: [projects.%q] trust_level = \"trusted\")",
+					f, filepath.Dir(dir)))
+			}
+		}
+	}
+	if set.Bypass() && len(set.All) > 0 {
+		say("warning: `--dangerously-bypass-hook-trust` is enabled. Enabled hooks may run without review for this invocation.")
+	}
+	for _, h := range set.Untrusted() {
+		why := "is new and not trusted"
+		if h.Trust == hooks.Modified {
+			why = "changed since it was trusted"
+		}
+		say(fmt.Sprintf("hook not run: %s %s; review and trust it with /hooks in the chat or `agent hooks trust`", h.Name(), why))
+	}
+	return set, notices
+}
+
+// withHooks gives the session opts the hooks of cwd, run with the
+// environment of the model's commands (shell_environment_policy: no
+// provider keys unless it lets them through) and masked output.
+func (a *App) withHooks(opts *session.Options, t *Thread, source string) {
+	cwd := t.ws.Cwd
+	set, notices := a.hookSet(cwd)
+	if len(set.All) == 0 && len(notices) == 0 {
+		return
+	}
+	mode := "default"
+	if t.ws.Policy == "never" && t.ws.Sandbox.Mode == "danger-full-access" {
+		mode = "bypassPermissions"
+	}
+	runner := &hooks.Runner{Env: t.ws.Env, Now: a.env.Now}
+	if a.secrets != nil {
+		runner.Mask = a.secrets.String
+	}
+	opts.Hooks = &session.Hooks{Set: set, Runner: runner, SessionID: t.ID, TranscriptPath: t.rec.Path(), Cwd: cwd,
+		Source: source, PermissionMode: mode, Notices: notices}
+}
