@@ -10,6 +10,7 @@ import (
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/transport"
 )
@@ -17,9 +18,9 @@ import (
 // AppOptions are the chat's options on app a and its chat, drawn on out
 // (the terminal) with the environment getenv reads: what the status line
 // shows, the history file, and the slash commands and pickers, each an
-// operation of the app or its chat ([app.Chat]). The caller sets the first
+// operation of the app or its chat ([Chat]). The caller sets the first
 // prompt, the messages shown first, the approver and the notifier.
-func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) string) Options {
+func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) string) Options {
 	cfg := a.Config()
 	o := Options{
 		Output:        out,
@@ -47,8 +48,8 @@ func AppOptions(a *app.App, chat *app.Chat, out io.Writer, getenv func(string) s
 }
 
 // chatCommands are the chat's slash commands, each one operation of the
-// chat (app.Chat).
-func chatCommands(a *app.App, chat *app.Chat) Commands {
+// chat (Chat).
+func chatCommands(a *app.App, chat *Chat) Commands {
 	return Commands{
 		New: func(ctx context.Context) (Engine, error) {
 			if err := chat.New(ctx); err != nil {
@@ -90,8 +91,8 @@ func chatCommands(a *app.App, chat *app.Chat) Commands {
 		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
 		Logout:     chat.Logout,
 		History:    func() []transport.Item { return chat.Current().History() },
-		Background: chat.Background,
-		Stop:       chat.Stop,
+		Background: func() []tools.Background { return chat.Current().Background() },
+		Stop:       func(id int) int { return chat.Current().Stop(id) },
 		Status:     chat.Status,
 	}
 }
@@ -151,9 +152,9 @@ const sessionsShown = 500
 
 // pickerHooks are the chat's hooks for the /model and /resume pickers, the
 // custom prompts' directories and /fork.
-func pickerHooks(a *app.App, chat *app.Chat, o *Options) {
+func pickerHooks(a *app.App, chat *Chat, o *Options) {
 	c := &o.Commands
-	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(chat.Models(ctx)), nil }
+	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(a.Models(ctx)), nil }
 	c.Sessions = func(ctx context.Context, all bool) ([]SessionInfo, error) {
 		ents, err := rollout.List(ctx, a.Home(), a.Workspace().Cwd, all, sessionsShown)
 		var out []SessionInfo

@@ -87,7 +87,7 @@ func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 		return &exitcode.Error{Code: exitcode.Failed, Err: err}
 	}
 	first.AttachImages(images...)
-	chat := a.NewChat(first)
+	chat := tui.NewChat(a, first)
 	opts := tui.AppOptions(a, chat, env.Secrets.Terminal(os.Stdout), env.Getenv)
 	opts.Prompt, opts.Messages, opts.Approver, opts.Notices = f.prompt, shown, ap, notices
 	opts.OpenResume = f.pickResume

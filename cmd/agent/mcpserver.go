@@ -48,7 +48,7 @@ func runMCPServer(ctx context.Context, env Env, g *globalFlags, so mcpserver.Opt
 		return usageError(fmt.Errorf("--max-concurrent-calls must be at least 1, not %d", so.MaxCalls))
 	}
 	env.Stderr = &syncbuf.Writer{W: env.Stderr} // concurrent calls log and notice
-	apps := app.NewProfiles(ctx, g.appOptions(env, app.Options{Originator: "agent_mcp_server", WaitMCP: true, MCPNotice: printMCPNotice(env)}))
+	apps := newProfiles(ctx, g.appOptions(env, app.Options{Originator: "agent_mcp_server", WaitMCP: true, MCPNotice: printMCPNotice(env)}))
 	defer apps.Close()
 	if _, err := apps.Get(""); err != nil { // config and credentials fail now, not at the first call
 		return err

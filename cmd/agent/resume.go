@@ -55,11 +55,11 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				return err
 			}
 			defer a.Close()
-			path, err := a.FindSession(ctx, id, p.last, p.all)
+			ent, err := a.FindSession(ctx, id, p.last, p.all)
 			if err != nil {
 				return usageError(err)
 			}
-			sess, err := a.Open(ctx, app.Spec{From: path})
+			sess, err := a.Open(ctx, app.Spec{From: ent.Path})
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
@@ -115,11 +115,11 @@ func newResumeCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *
 				return runChat(ctx, env, g, cf)
 			}
 			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Thread, []tui.Message, error) {
-				path, err := a.FindSession(ctx, id, p.last, p.all)
+				ent, err := a.FindSession(ctx, id, p.last, p.all)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, err := a.Open(ctx, app.Spec{From: path})
+				sess, err := a.Open(ctx, app.Spec{From: ent.Path})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -145,11 +145,11 @@ func newForkCmd(ctx context.Context, env Env, g *globalFlags, cf *chatFlags) *co
 				cf.prompt = args[1]
 			}
 			return runChatOn(ctx, env, g, cf, func(a *app.App) (*app.Thread, []tui.Message, error) {
-				path, err := a.FindSession(ctx, args[0], false, false)
+				ent, err := a.FindSession(ctx, args[0], false, false)
 				if err != nil {
 					return nil, nil, usageError(err)
 				}
-				sess, err := a.Open(ctx, app.Spec{From: path, Fork: true, ForkTurns: app.AllTurns})
+				sess, err := a.Open(ctx, app.Spec{From: ent.Path, Fork: true, ForkTurns: app.AllTurns})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -187,11 +187,11 @@ is left as it was.`,
 				return err
 			}
 			defer a.Close()
-			path, err := a.FindSession(ctx, args[0], false, false)
+			ent, err := a.FindSession(ctx, args[0], false, false)
 			if err != nil {
 				return usageError(err)
 			}
-			sess, err := a.Open(ctx, app.Spec{From: path, Fork: true, ForkTurns: app.AllTurns})
+			sess, err := a.Open(ctx, app.Spec{From: ent.Path, Fork: true, ForkTurns: app.AllTurns})
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}

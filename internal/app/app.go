@@ -193,6 +193,9 @@ type App struct {
 	// the flags, or the sandbox and approval policy given.
 	workspaceFor func(dir, sandbox, approval string, headless bool) (Workspace, error)
 	closers      []func()
+	// mu guards threads, the ids of the sessions open ([App.Open]).
+	mu      sync.Mutex
+	threads map[string]bool
 	// telemetry is [otel]'s exporter; nil when none is configured.
 	telemetry *telemetry.Telemetry
 }

@@ -1,33 +1,11 @@
 package app
 
 import (
-	"context"
 	"errors"
 
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/transport"
 )
-
-// Fork is the chat's /fork and Esc Esc: a new session, recorded as forked
-// from the one in use, holding its first keep turns (all for -1), made
-// the session of the next turns. Its recording is returned for the
-// transcript.
-func (c *Chat) Fork(ctx context.Context, keep int) (*rollout.Rollout, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	path, err := c.a.FindSession(ctx, c.cur.ID, false, false)
-	if err != nil {
-		return nil, err
-	}
-	sp := c.spec
-	sp.From, sp.Fork, sp.ForkTurns = path, true, keep
-	t, err := c.a.Open(ctx, sp)
-	if err != nil {
-		return nil, err
-	}
-	c.use(t)
-	return t.Recorded, nil
-}
 
 // firstTurns cuts ro down to its first keep turns: the transcript's
 // events and the history before its keep+1th user message, and the

@@ -15,10 +15,8 @@ const modelsTimeout = 3 * time.Second
 // Models is /model's list: the provider's /models when it answers in
 // time, then the known presets not in it, on any provider (as Codex lists
 // its presets whatever the provider).
-func (c *Chat) Models(ctx context.Context) []string {
-	c.mu.Lock()
-	co := c.a.clientOpts
-	c.mu.Unlock()
+func (a *App) Models(ctx context.Context) []string {
+	co := a.clientOpts
 	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
 	for _, p := range []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"} {
 		if !slices.Contains(names, p) {

@@ -69,9 +69,9 @@ func TestNotifyAfterEachTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat := a.NewChat(th)
+
 	for _, in := range []string{"first", "second"} {
-		if err := chat.Turn(t.Context(), in, func(session.Event) {}); err != nil {
+		if err := th.Turn(t.Context(), in, func(session.Event) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -116,9 +116,9 @@ func TestNotifyProgramMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer th.Close()
-	chat := a.NewChat(th)
+
 	for _, in := range []string{"first", "second"} {
-		if err := chat.Turn(t.Context(), in, func(session.Event) {}); err != nil {
+		if err := th.Turn(t.Context(), in, func(session.Event) {}); err != nil {
 			t.Fatalf("turn %q: %v", in, err)
 		}
 	}
@@ -128,9 +128,8 @@ func TestNotifyProgramMissing(t *testing.T) {
 }
 
 // TestChatModels: /model's list is the provider's /models (OpenAI's data
-// or Codex's models), asked with the session's credentials; when the
-// provider does not answer, the openai provider's known models, and for
-// another provider none.
+// or Codex's models), asked with the session's credentials, then the
+// known presets it lacks, on any provider (as Codex lists its presets).
 func TestChatModels(t *testing.T) {
 	var mu sync.Mutex
 	var auths []string
@@ -153,8 +152,8 @@ func TestChatModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer th.Close()
-	chat := a.NewChat(th)
-	if got := chat.Models(t.Context()); !slices.Equal(got, []string{"gpt-a", "gpt-b", "codex-c"}) {
+
+	if got := a.Models(t.Context()); !slices.Equal(got, []string{"gpt-a", "gpt-b", "codex-c", "gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}) {
 		t.Errorf("Models = %q", got)
 	}
 	mu.Lock()
@@ -163,7 +162,7 @@ func TestChatModels(t *testing.T) {
 	}
 	fail = true
 	mu.Unlock()
-	if got := chat.Models(t.Context()); !slices.Equal(got, []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}) {
+	if got := a.Models(t.Context()); !slices.Equal(got, []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}) {
 		t.Errorf("Models of openai without /models = %q; want the known ones", got)
 	}
 
@@ -173,8 +172,8 @@ func TestChatModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer th2.Close()
-	if got := b.NewChat(th2).Models(t.Context()); got != nil {
-		t.Errorf("Models of a provider without /models = %q; want none", got)
+	if got := b.Models(t.Context()); !slices.Equal(got, []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"}) {
+		t.Errorf("Models of a provider without /models = %q; want the presets", got)
 	}
 }
 
@@ -190,60 +189,6 @@ func TestFetchModelsRefusesGarbage(t *testing.T) {
 	}
 	if got := fetchModels(t.Context(), "http://[::1", nil, nil); got != nil {
 		t.Errorf("fetchModels of a bad URL = %q", got)
-	}
-}
-
-// TestProfiles: agent mcp-server's apps by profile: one app per profile,
-// built at its first use (its notices on stderr then), shared by later
-// calls; a session of a profile opened new or by the id of a recorded
-// one, which it continues under that id.
-func TestProfiles(t *testing.T) {
-	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
-	home := t.TempDir()
-	cfg := "fallback = [{ provider = \"demo\", model = \"x\" }]\n" + fakeProvider(srv.URL) + "[profiles.other]\nmodel = \"model-b\"\n"
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	stderr := &strings.Builder{}
-	p := NewProfiles(t.Context(), Options{Env: testEnv(home, nil, stderr), Originator: "agent_cli", Cd: t.TempDir()})
-	defer p.Close()
-	def, err := p.Get("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := p.Get(""); again != def {
-		t.Error("a second Get built another app")
-	}
-	if n := strings.Count(stderr.String(), "agent: fallback demo/x: the demo provider cannot be a fallback; skipped\n"); n != 1 {
-		t.Errorf("the app's notice was printed %d times; want once:\n%s", n, stderr.String())
-	}
-	other, err := p.Get("other")
-	if err != nil || other == def || other.Config().Model != "model-b" || def.Config().Model != "model-a" {
-		t.Fatalf("profile other: %v (model %q, default's %q)", err, other.Config().Model, def.Config().Model)
-	}
-	if _, err := p.Get("missing"); err == nil {
-		t.Error("an unknown profile was built")
-	}
-
-	th, err := p.Open(t.Context(), "", "", Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := def.NewChat(th).Turn(t.Context(), "first", func(session.Event) {}); err != nil {
-		t.Fatal(err)
-	}
-	id := th.ID
-	th.Close()
-	again, err := p.Open(t.Context(), "", id, Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if again.ID != id || again.Recorded == nil {
-		t.Errorf("reopened session %s (recorded %v); want %s continued", again.ID, again.Recorded != nil, id)
-	}
-	if _, err := p.Open(t.Context(), "", "no-such-session", Spec{}); err == nil {
-		t.Error("a session of an unknown id was opened")
 	}
 }
 

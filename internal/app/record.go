@@ -11,14 +11,9 @@ import (
 )
 
 // FindSession resolves --last (in the app's directory unless all) or an
-// id (or prefix) to a rollout path.
-func (a *App) FindSession(ctx context.Context, id string, last, all bool) (string, error) {
-	ent, err := a.findEntry(ctx, id, last, all)
-	return ent.Path, err
-}
-
-// findEntry is [App.FindSession]'s session, as the index lists it.
-func (a *App) findEntry(ctx context.Context, id string, last, all bool) (rollout.Entry, error) {
+// id (or prefix, or /rename's name) to the recorded session, as the index
+// lists it (its rollout's Path, its Cwd).
+func (a *App) FindSession(ctx context.Context, id string, last, all bool) (rollout.Entry, error) {
 	var (
 		ent rollout.Entry
 		err error

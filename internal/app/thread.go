@@ -2,8 +2,8 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/agentcli/agent/internal/telemetry"
 	"github.com/agentcli/agent/modelclient"
@@ -56,10 +56,12 @@ type Thread struct {
 	// as loaded (its transcript, its warnings); nil for a new session.
 	Recorded *rollout.Rollout
 
-	// ws and tools are where and with what the session works; rec records
-	// it (nil: ephemeral); name is /rename's. The chat changes them
-	// ([Chat.SetPermissions], [Chat.Rename]) under its lock; retired are
-	// tools a new sandbox replaced, closed at the next turn boundary.
+	a *App
+	// mu guards ws, tools, name and retired: where and with what the
+	// session works ([Thread.SetPermissions] changes them), /rename's
+	// name, and the tools a new sandbox replaced, closed at the next turn
+	// boundary. rec records the session (nil: ephemeral).
+	mu      sync.Mutex
 	ws      Workspace
 	tools   *tools.Set
 	rec     *rollout.Recorder
@@ -73,7 +75,11 @@ type Thread struct {
 }
 
 // Workspace is where the session works and under which rules.
-func (t *Thread) Workspace() Workspace { return t.ws }
+func (t *Thread) Workspace() Workspace {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ws
+}
 
 // Path is the session's rollout file, "" when it is not recorded
 // (ephemeral).
@@ -85,25 +91,35 @@ func (t *Thread) Path() string {
 }
 
 // Tools are the session's tools, the MCP servers' included.
-func (t *Thread) Tools() *tools.Set { return t.tools }
+func (t *Thread) Tools() *tools.Set {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tools
+}
 
 // Close ends what the session holds: its model clients, tools (and the
 // commands they left running) and recording. The session is not used
 // after.
 func (t *Thread) Close() {
 	t.closeRetired()
-	for i := len(t.closers) - 1; i >= 0; i-- {
-		t.closers[i]()
-	}
+	t.mu.Lock()
+	closers := t.closers
 	t.closers = nil
+	t.mu.Unlock()
+	for i := len(closers) - 1; i >= 0; i-- {
+		closers[i]()
+	}
 }
 
 // closeRetired closes the tools a new sandbox replaced.
 func (t *Thread) closeRetired() {
-	for _, s := range t.retired {
+	t.mu.Lock()
+	retired := t.retired
+	t.retired = nil
+	t.mu.Unlock()
+	for _, s := range retired {
 		s.Close()
 	}
-	t.retired = nil
 }
 
 // Open opens a session: a new one, or a recorded one continued or forked
@@ -113,7 +129,7 @@ func (t *Thread) closeRetired() {
 // Many may be open at once and run turns concurrently. The caller must
 // Close it.
 func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
-	t := &Thread{ID: NewSessionID()}
+	t := &Thread{ID: NewSessionID(), a: a}
 	defer func() {
 		if err != nil {
 			t.Close()
@@ -124,6 +140,9 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 			return nil, err
 		}
 		t.ID = t.Recorded.Meta.ID
+	}
+	if err := a.hold(t); err != nil {
+		return nil, err
 	}
 	approve := sp.Approve
 	if approve == nil {
@@ -274,15 +293,23 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	return nil
 }
 
-// discard removes the thread's recording when it holds nothing to resume
-// ([rollout.Recorder.Discard]) and says whether it did.
-func (t *Thread) discard() bool {
-	if t.rec == nil {
-		return false
+// hold registers t as open in this process until it closes: a session is
+// open once (its rollout has one writer), so opening one that is open
+// already says so.
+func (a *App) hold(t *Thread) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.threads[t.ID] {
+		return fmt.Errorf("session %s is open already", t.ID)
 	}
-	gone, err := t.rec.Discard()
-	return gone && err == nil
+	if a.threads == nil {
+		a.threads = map[string]bool{}
+	}
+	a.threads[t.ID] = true
+	t.closers = append(t.closers, func() {
+		a.mu.Lock()
+		delete(a.threads, t.ID)
+		a.mu.Unlock()
+	})
+	return nil
 }
-
-// errInUse is a /resume of the session the chat is in.
-var errInUse = errors.New("that is the session in use")

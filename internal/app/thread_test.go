@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 )
 
@@ -58,13 +57,12 @@ func TestModelKeepsTheStickyFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chat := a.NewChat(first)
-	defer chat.End()
-	turn(t, chat, "one")
-	if err := chat.SetModel("model-b", "high"); err != nil {
+	defer first.End()
+	turn(t, first, "one")
+	if err := first.SetModel("model-b", "high"); err != nil {
 		t.Fatal(err)
 	}
-	turn(t, chat, "two")
+	turn(t, first, "two")
 	if n := len(srv.Handshakes()); n != 1 {
 		t.Errorf("%d WebSocket handshakes; want 1 (the fallback to HTTPS is the session's, /model keeps it)", n)
 	}
@@ -76,7 +74,7 @@ func TestModelKeepsTheStickyFallback(t *testing.T) {
 		t.Errorf("turn 2 sent model %v, reasoning %v; want model-b, effort high", m, e)
 	}
 	checkIDs(t, "after /model", reqs[1:], first.ID)
-	if got := chat.Status(); !strings.Contains(strings.Join(got, "\n"), "transport: https") {
+	if got := first.Status(); !strings.Contains(strings.Join(got, "\n"), "transport: https") {
 		t.Errorf("/status: %q; want transport https", got)
 	}
 }
@@ -87,95 +85,6 @@ func methods(reqs []rt.Request) []string {
 		out = append(out, r.Method)
 	}
 	return out
-}
-
-// TestNewSendsItsOwnID: /new's session carries its own id on every
-// header and as the prompt cache key, not the first session's.
-func TestNewSendsItsOwnID(t *testing.T) {
-	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
-	a, _ := testApp(t, fakeConfig(srv.URL, false), false)
-	first, err := a.Open(t.Context(), Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	firstID := first.ID
-	chat := a.NewChat(first)
-	defer chat.End()
-	turn(t, chat, "one")
-	if err := chat.New(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	second := chat.Current().ID
-	if second == firstID {
-		t.Fatal("/new kept the session id")
-	}
-	turn(t, chat, "two")
-	reqs := srv.Requests()
-	checkIDs(t, "first session", reqs[:1], firstID)
-	checkIDs(t, "/new", reqs[1:], second)
-}
-
-// TestResumeSendsTheResumedID: a resumed session (the chat's /resume, and
-// App.Open of a recording as agent resume and exec resume do) carries the
-// resumed session's id everywhere; a fork its own new one.
-func TestResumeSendsTheResumedID(t *testing.T) {
-	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"),
-		rt.Reply("r3", "m3", "three"), rt.Reply("r4", "m4", "four"), rt.Reply("r5", "m5", "five")})
-	a, home := testApp(t, fakeConfig(srv.URL, false), false)
-	s1, err := a.Open(t.Context(), Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id1 := s1.ID
-	turn(t, s1, "one")
-	s1.Close()
-	ent, err := rollout.Find(t.Context(), home, id1)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// As agent resume and exec resume open it.
-	r, err := a.Open(t.Context(), Spec{From: ent.Path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.ID != id1 || r.Recorded == nil {
-		t.Fatalf("resumed id %s (recording %v); want %s", r.ID, r.Recorded != nil, id1)
-	}
-	turn(t, r, "two")
-	r.Close()
-	checkIDs(t, "resume", srv.Requests()[1:2], id1)
-
-	// The chat's /resume ID, from another session.
-	other, err := a.Open(t.Context(), Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chat := a.NewChat(other)
-	defer chat.End()
-	if _, err := chat.Resume(t.Context(), id1); err != nil {
-		t.Fatal(err)
-	}
-	turn(t, chat, "three")
-	checkIDs(t, "/resume", srv.Requests()[2:3], id1)
-	if _, err := chat.Resume(t.Context(), id1); err == nil {
-		t.Error("/resume of the session in use did not say so")
-	}
-
-	// A fork is a session of its own.
-	if _, err := chat.Fork(t.Context(), AllTurns); err != nil {
-		t.Fatal(err)
-	}
-	forked := chat.Current().ID
-	if forked == id1 {
-		t.Fatal("the fork kept the id")
-	}
-	turn(t, chat, "four")
-	req := srv.Requests()[3]
-	checkIDs(t, "/fork", []rt.Request{req}, forked)
-	if n := len(req.JSON["input"].([]any)); n < 7 {
-		t.Errorf("the fork's first request carries %d items; want the three turns before it and the new message", n)
-	}
 }
 
 // TestSessionsAtOnce: two sessions open in one process have their own

@@ -1,33 +1,35 @@
-package app
+package main
 
 import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/agentcli/agent/internal/app"
 )
 
-// Profiles are apps by config profile, each built at its first use from
+// profiles are apps by config profile, each built at its first use from
 // the same options (with Flags.Profile set) and shared by every session of
 // that profile (its HTTP pool, retry gate, MCP servers): a server whose
 // callers may name a profile per call (agent mcp-server). Its methods are
 // safe for concurrent use.
-type Profiles struct {
+type profiles struct {
 	ctx  context.Context
-	opts Options
+	opts app.Options
 
 	mu        sync.Mutex
-	byProfile map[string]*App
+	byProfile map[string]*app.App
 }
 
-// NewProfiles returns the apps of o by profile; none is built yet. Each
+// newProfiles returns the apps of o by profile; none is built yet. Each
 // app's notices go to o.Env.Stderr when it is built.
-func NewProfiles(ctx context.Context, o Options) *Profiles {
-	return &Profiles{ctx: ctx, opts: o, byProfile: map[string]*App{}}
+func newProfiles(ctx context.Context, o app.Options) *profiles {
+	return &profiles{ctx: ctx, opts: o, byProfile: map[string]*app.App{}}
 }
 
 // Get returns the app of profile ("" is the options' own), building it at
 // its first use.
-func (p *Profiles) Get(profile string) (*App, error) {
+func (p *profiles) Get(profile string) (*app.App, error) {
 	o := p.opts
 	if profile != "" {
 		o.Flags.Profile = profile
@@ -37,7 +39,7 @@ func (p *Profiles) Get(profile string) (*App, error) {
 	if a := p.byProfile[o.Flags.Profile]; a != nil {
 		return a, nil
 	}
-	a, err := New(p.ctx, o)
+	a, err := app.New(p.ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -48,16 +50,16 @@ func (p *Profiles) Get(profile string) (*App, error) {
 	return a, nil
 }
 
-// Open opens a session on profile's app ([App.Open]): a new one, or with
+// Open opens a session on profile's app ([app.App.Open]): a new one, or with
 // id the recorded session of that id, continued in its own directory
 // unless sp names another. The caller must Close it.
-func (p *Profiles) Open(ctx context.Context, profile, id string, sp Spec) (*Thread, error) {
+func (p *profiles) Open(ctx context.Context, profile, id string, sp app.Spec) (*app.Thread, error) {
 	a, err := p.Get(profile)
 	if err != nil {
 		return nil, err
 	}
 	if id != "" {
-		ent, err := a.findEntry(ctx, id, false, false)
+		ent, err := a.FindSession(ctx, id, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -70,7 +72,7 @@ func (p *Profiles) Open(ctx context.Context, profile, id string, sp Spec) (*Thre
 }
 
 // Close ends every app built.
-func (p *Profiles) Close() {
+func (p *profiles) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, a := range p.byProfile {

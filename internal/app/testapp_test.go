@@ -1,0 +1,38 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// renameApp is an app on a fake provider in a home of its own.
+func renameApp(t *testing.T, ephemeral bool) (*App, string) {
+	t.Helper()
+	return testApp(t, "model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:9\"\n", ephemeral)
+}
+
+// testApp is an app whose home holds config.toml cfg, working in a
+// directory of its own; it returns the home.
+func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
+		if k == "AGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
+	a, err := New(t.Context(), Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Ephemeral: ephemeral})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, home
+}

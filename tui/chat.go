@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
+)
+
+// Chat is the chat's engine on an app: the session in use, which each
+// turn is forwarded to when it starts, and the chat's commands on it:
+// /new, /resume and /fork replace the session (never during a turn),
+// opening one with the settings in force; /model, /permissions, /rename,
+// /ps and /stop are the session's own operations ([app.Thread]), which a
+// turn streaming meanwhile does not see before its end. Its methods are
+// safe for concurrent use (the commands run on goroutines of their own,
+// /status on the UI's).
+type Chat struct {
+	a *app.App
+
+	mu  sync.Mutex // guards cur, spec and loggedOut
+	cur *app.Thread
+	// spec is how /new, /resume and /fork open a session: the model and
+	// permissions /model and /permissions chose.
+	spec app.Spec
+	// loggedOut is how to log in again, once /logout removed the login
+	// the credentials came from; "" while it has not.
+	loggedOut string
+}
+
+// NewChat returns the chat on app a, on session first, which the chat
+// owns from then on ([Chat.End] closes the one in use).
+func NewChat(a *app.App, first *app.Thread) *Chat { return &Chat{a: a, cur: first} }
+
+// Current returns the session in use.
+func (c *Chat) Current() *app.Thread {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+// LoggedOutError is what a turn of the chat returns after /logout removed
+// the login its credentials came from: no request is sent, and it says
+// how to log in again.
+type LoggedOutError struct {
+	// Hint is how to get credentials: `agent login`, or the variable to
+	// export.
+	Hint string
+	// ID is the session to resume once logged in.
+	ID string
+}
+
+func (e *LoggedOutError) Error() string {
+	return fmt.Sprintf("not logged in (/logout removed the login): %s in a shell, then `agent resume %s` continues this session", e.Hint, e.ID)
+}
+
+// inUse returns the session in use, or after /logout the
+// [*LoggedOutError].
+func (c *Chat) inUse() (*app.Thread, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loggedOut != "" {
+		return nil, &LoggedOutError{Hint: c.loggedOut, ID: c.cur.ID}
+	}
+	return c.cur, nil
+}
+
+// Turn runs a turn on the session in use; it implements the chat's
+// [Engine].
+func (c *Chat) Turn(ctx context.Context, input string, emit func(session.Event)) error {
+	cur, err := c.inUse()
+	if err != nil {
+		return err
+	}
+	return cur.Turn(ctx, input, emit)
+}
+
+// RetryNow ends the running turn's retry wait (the chat's Ctrl+R).
+func (c *Chat) RetryNow() { c.Current().RetryNow() }
+
+// Review runs a review turn on the session in use, recorded as a review
+// (the chat's /review).
+func (c *Chat) Review(ctx context.Context, target, request string, emit func(session.Event)) error {
+	cur, err := c.inUse()
+	if err != nil {
+		return err
+	}
+	return cur.Review(ctx, target, request, emit)
+}
+
+// New is /new: a new session with the settings in force, used from the
+// next turn on.
+func (c *Chat) New(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, err := c.a.Open(ctx, c.spec)
+	if err != nil {
+		return err
+	}
+	c.use(t)
+	return nil
+}
+
+// use makes t the session of the next turns; the one it replaces ends
+// (its rollout let go, so it can be resumed again; removed when it holds
+// nothing to resume): no turn runs on it.
+func (c *Chat) use(t *app.Thread) {
+	if c.cur != nil {
+		c.cur.End()
+	}
+	c.cur = t
+}
+
+// End is the chat's end: the session in use ends ([app.Thread.End]). It
+// reports whether a recorded session remains to resume.
+func (c *Chat) End() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur.End()
+}
+
+// Resume is /resume: the recorded session id (the latest of the app's
+// directory when "") replaces the session in use; its recording is
+// returned for the transcript.
+func (c *Chat) Resume(ctx context.Context, id string) (*rollout.Rollout, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ent, err := c.a.FindSession(ctx, id, id == "", false)
+	if err != nil {
+		return nil, err
+	}
+	sp := c.spec
+	sp.From = ent.Path
+	return c.open(ctx, sp)
+}
+
+// Fork is /fork and Esc Esc: a new session, recorded as forked from the
+// one in use, holding its first keep turns ([app.AllTurns]: all), made
+// the session of the next turns. Its recording is returned for the
+// transcript.
+func (c *Chat) Fork(ctx context.Context, keep int) (*rollout.Rollout, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ent, err := c.a.FindSession(ctx, c.cur.ID, false, false)
+	if err != nil {
+		return nil, err
+	}
+	sp := c.spec
+	sp.From, sp.Fork, sp.ForkTurns = ent.Path, true, keep
+	return c.open(ctx, sp)
+}
+
+// open opens sp's session and uses it; c.mu is held.
+func (c *Chat) open(ctx context.Context, sp app.Spec) (*rollout.Rollout, error) {
+	t, err := c.a.Open(ctx, sp)
+	if err != nil {
+		return nil, err
+	}
+	c.use(t)
+	return t.Recorded, nil
+}
+
+// SetModel is /model NAME [EFFORT]: the session in use and the later ones
+// use model name (with reasoning effort, unless "") from their next turn
+// on ([app.Thread.SetModel]).
+func (c *Chat) SetModel(name, effort string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.cur.SetModel(name, effort); err != nil {
+		return err
+	}
+	c.spec.Model = name
+	if effort != "" {
+		c.spec.ReasoningEffort = effort
+	}
+	return nil
+}
+
+// SetApprovals is /approvals: it shows the approval policy, or changes it
+// from the session's next turn on (and for later sessions), the sandbox
+// staying ([Chat.SetPermissions]).
+func (c *Chat) SetApprovals(policy string) (string, error) {
+	if policy == "" {
+		cur := c.Current()
+		return fmt.Sprintf("approval policy: %s (sandbox: %s)", cur.Settings().ApprovalPolicy, cur.Workspace().Sandbox.Mode), nil
+	}
+	return c.SetPermissions(policy, "")
+}
+
+// SetPermissions is /permissions with a preset: the approval policy and
+// sandbox mode ("" keeps it) of the session in use from its next turn on
+// ([app.Thread.SetPermissions]) and of later sessions.
+func (c *Chat) SetPermissions(policy, mode string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line, err := c.cur.SetPermissions(policy, mode)
+	if err != nil {
+		return "", err
+	}
+	ws := c.cur.Workspace()
+	c.spec.ApprovalPolicy, c.spec.Sandbox = ws.Policy, string(ws.Sandbox.Mode)
+	return line, nil
+}
+
+// Sandbox is the sandbox mode of the chat's commands.
+func (c *Chat) Sandbox() string { return string(c.Current().Workspace().Sandbox.Mode) }
+
+// Compact is /compact: the history of the session in use summarised, and
+// what became of it.
+func (c *Chat) Compact(ctx context.Context) (string, error) {
+	cur, err := c.inUse()
+	if err != nil {
+		return "", err
+	}
+	var done session.Compacted
+	err = cur.Compact(ctx, func(ev session.Event) {
+		if ev, ok := ev.(session.Compacted); ok {
+			done = ev
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	how := "summarised locally"
+	if done.Remote {
+		how = "compacted by the server"
+	}
+	return fmt.Sprintf("history %s: %d items → %d", how, done.Before, done.After), nil
+}
+
+// Rename is /rename NAME ([app.Thread.Rename]).
+func (c *Chat) Rename(name string) (string, error) { return c.Current().Rename(name) }
+
+// Name is the name of the session in use, "" when it has none.
+func (c *Chat) Name() string { return c.Current().Name() }
+
+// ResumeHint is how to reopen the session in use.
+func (c *Chat) ResumeHint() string { return c.Current().ResumeHint() }
+
+// Status is /status: what the session in use runs with.
+func (c *Chat) Status() []string { return c.Current().Status() }
+
+// Logout is /logout ([app.App.Logout]): when the chat's credentials came
+// from the login it removed, every later turn fails with a
+// [*LoggedOutError] instead of sending the login it still holds in
+// memory.
+func (c *Chat) Logout(ctx context.Context) (string, error) {
+	line, hint, err := c.a.Logout(ctx)
+	if err != nil || hint == "" {
+		return line, err
+	}
+	c.mu.Lock()
+	c.loggedOut = hint
+	c.mu.Unlock()
+	return line + "; " + hint + " to send another message", nil
+}
