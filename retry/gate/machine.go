@@ -45,6 +45,13 @@ type machine struct {
 	now   func() time.Time
 	sleep func(context.Context, time.Duration) error
 	poll  time.Duration
+
+	// cooldown caches the cooldown file's time by the file's identity
+	// (ExtendDeadline replaces it whole: a new inode, size and time), so a
+	// request's pass through the gate costs a stat, not an open and a read.
+	mu       sync.Mutex
+	coolFile os.FileInfo
+	coolAt   time.Time
 }
 
 // Open returns a gate for o. Without o.Dir it is [New](o.MaxResends);
@@ -91,7 +98,20 @@ func DirFor(home, id string) string {
 func (m *machine) cooldownPath() string { return filepath.Join(m.dir, "cooldown") }
 
 // notBefore reads the machine-wide cooldown: no request before it.
-func (m *machine) notBefore() time.Time { return ReadDeadline(m.cooldownPath()) }
+func (m *machine) notBefore() time.Time {
+	path := m.cooldownPath()
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.coolFile; c != nil && os.SameFile(c, fi) && c.ModTime().Equal(fi.ModTime()) && c.Size() == fi.Size() {
+		return m.coolAt
+	}
+	m.coolFile, m.coolAt = fi, ReadDeadline(path)
+	return m.coolAt
+}
 
 // extend moves the machine-wide cooldown to at least until.
 func (m *machine) extend(ctx context.Context, until time.Time) error {
