@@ -12,8 +12,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 
 	gosse "github.com/tmaxmax/go-sse"
 
