@@ -52,6 +52,9 @@ type Options struct {
 	// style: "Say hello to NAME." and, given a style, "Make it STYLE.")
 	// and "picture" (a text message and an image).
 	Prompts bool
+	// Resources adds the resource "file:///notes.txt" (text "the notes")
+	// and the template "file:///logs/{day}.txt".
+	Resources bool
 }
 
 // EchoInput is the input of the echo tool.
@@ -123,6 +126,18 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 	}
 	if opts.Prompts {
 		addPrompts(s)
+	}
+	if opts.Resources {
+		s.AddResource(&gomcp.Resource{URI: "file:///notes.txt", Name: "notes", MIMEType: "text/plain"},
+			func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
+				return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
+					{URI: req.Params.URI, MIMEType: "text/plain", Text: "the notes"}}}, nil
+			})
+		s.AddResourceTemplate(&gomcp.ResourceTemplate{URITemplate: "file:///logs/{day}.txt", Name: "log of a day"},
+			func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
+				return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
+					{URI: req.Params.URI, MIMEType: "text/plain", Text: "log"}}}, nil
+			})
 	}
 	if opts.Crash != nil {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "crash", Description: "Crashes the server."},

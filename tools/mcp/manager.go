@@ -306,8 +306,9 @@ func (m *Manager) Servers() []Status {
 }
 
 // Tools returns the tools of the servers that are ready now, ordered by
-// server name, then as each server lists them. The slice is shared: do
-// not modify it. It is the source to give [tools.Set.AddSource].
+// server name, then as each server lists them, and Codex's three resource
+// tools (resource.go) while a ready server offers resources. The slice is
+// shared: do not modify it. It is the source to give [tools.Set.AddSource].
 func (m *Manager) Tools() []tools.Tool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -316,6 +317,7 @@ func (m *Manager) Tools() []tools.Tool {
 	}
 	names := m.namesLocked()
 	var out []tools.Tool
+	resources := false
 	for _, s := range m.servers {
 		if s.state != Ready {
 			continue
@@ -323,6 +325,10 @@ func (m *Manager) Tools() []tools.Tool {
 		for _, t := range s.tools {
 			out = append(out, newTool(m, s, t, names[Key{s.cfg.Name, t.Name}]))
 		}
+		resources = resources || s.session != nil && offersResources(s.session)
+	}
+	if resources {
+		out = append(out, m.resourceTools()...)
 	}
 	m.cached, m.cachedGen = out, m.gen
 	return out

@@ -21,6 +21,7 @@ func main() {
 	annotated := flag.Bool("annotated", false, "add the tools post, search, local, keep and wipe (annotated)")
 	logFile := flag.String("log", "", "append \"NAME ARGUMENTS\" to this file for each tools/call")
 	prompts := flag.Bool("prompts", false, "add the prompts greet and picture")
+	resources := flag.Bool("resources", false, "add the resource file:///notes.txt and a template")
 	crash := flag.Bool("crash", false, "add the crash tool (exits with status 3)")
 	hang := flag.Bool("hang", false, "never answer; read stdin until EOF")
 	fail := flag.String("fail", "", "print this on stderr and exit 1 at once")
@@ -37,7 +38,7 @@ func main() {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return
 	}
-	opts := mcptest.Options{Block: *block, Image: *image, Prompts: *prompts, Destructive: *destructive, Annotated: *annotated}
+	opts := mcptest.Options{Block: *block, Image: *image, Prompts: *prompts, Resources: *resources, Destructive: *destructive, Annotated: *annotated}
 	if *crash {
 		opts.Crash = func() {
 			fmt.Fprintln(os.Stderr, mcptest.ErrCrash)
