@@ -203,7 +203,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	}
 	a.withHooks(&opts, t, source)
 	t.Session = session.New(opts)
-	t.closers = append(t.closers, func() { t.End(context.Background(), nil) })
+	t.closers = append(t.closers, func() { t.Session.End(context.Background(), nil) })
 	return t, nil
 }
 
