@@ -55,6 +55,9 @@ type Options struct {
 	// Resources adds the resource "file:///notes.txt" (text "the notes")
 	// and the template "file:///logs/{day}.txt".
 	Resources bool
+	// AnnounceChange sends tools/list_changed as soon as a client has
+	// initialized, its tools unchanged (as some servers do at start).
+	AnnounceChange bool
 }
 
 // EchoInput is the input of the echo tool.
@@ -89,11 +92,20 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 	if name == "" {
 		name = "mcptest"
 	}
-	s := gomcp.NewServer(&gomcp.Implementation{Name: name, Version: "1.0.0"}, nil)
-	gomcp.AddTool(s, &gomcp.Tool{Name: "echo", Description: "Echoes the given text."},
-		func(_ context.Context, _ *gomcp.CallToolRequest, in EchoInput) (*gomcp.CallToolResult, any, error) {
-			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
-		})
+	var s *gomcp.Server
+	echo := func() {
+		gomcp.AddTool(s, &gomcp.Tool{Name: "echo", Description: "Echoes the given text."},
+			func(_ context.Context, _ *gomcp.CallToolRequest, in EchoInput) (*gomcp.CallToolResult, any, error) {
+				return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: in.Text}}}, nil, nil
+			})
+	}
+	var sopts *gomcp.ServerOptions
+	if opts.AnnounceChange {
+		// Adding echo again sends tools/list_changed, the list the same.
+		sopts = &gomcp.ServerOptions{InitializedHandler: func(context.Context, *gomcp.InitializedRequest) { echo() }}
+	}
+	s = gomcp.NewServer(&gomcp.Implementation{Name: name, Version: "1.0.0"}, sopts)
+	echo()
 	gomcp.AddTool(s, &gomcp.Tool{Name: "add", Description: "Adds two numbers."},
 		func(_ context.Context, _ *gomcp.CallToolRequest, in AddInput) (*gomcp.CallToolResult, AddOutput, error) {
 			return nil, AddOutput{Sum: in.A + in.B}, nil

@@ -393,8 +393,10 @@ func (m *Manager) run(ctx context.Context, s *server) {
 				log.Warn("mcp server: listing tools after tools/list_changed failed", "err", err)
 				continue
 			}
-			log.Info("mcp server tools changed", "tools", len(list))
-			m.update(s, Ready, nil, cs, list, true)
+			log.Info("mcp server: tools/list_changed heard", "tools", len(list))
+			// A list the same as before (servers announce a change at
+			// start) is not news: one "ready" notice per server.
+			m.update(s, Ready, nil, cs, list, !sameTools(m.toolsOf(s), list))
 		case <-s.reprompt:
 			m.listPrompts(ctx, s, cs, log)
 		}
@@ -534,4 +536,16 @@ func listTools(ctx context.Context, cs *gomcp.ClientSession, cfg ServerConfig) (
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// toolsOf is the tool list s has now.
+func (m *Manager) toolsOf(s *server) []*gomcp.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return s.tools
+}
+
+// sameTools reports whether a and b name the same tools, in order.
+func sameTools(a, b []*gomcp.Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y *gomcp.Tool) bool { return x.Name == y.Name })
 }

@@ -488,3 +488,32 @@ func TestApprovalAsCodex(t *testing.T) {
 		})
 	}
 }
+
+// TestListChangedWithSameTools: a server that announces tools/list_changed
+// at start, its tools unchanged, gives one "ready" notice; the next notice
+// is for a real change.
+func TestListChangedWithSameTools(t *testing.T) {
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Options: mcptest.Options{AnnounceChange: true}})
+	h := start(t, mcp.Options{Servers: []mcp.ServerConfig{{Name: "web", URL: srv.URL}}})
+	if n := h.notice(t); n.State != mcp.Ready || n.Tools != 2 {
+		t.Fatalf("notice = %v; want ready with 2 tools", n)
+	}
+	// Wait (bounded, polling) until the announcement was heard and the
+	// tools listed again.
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(h.log.String(), "tools/list_changed heard") {
+		select {
+		case <-tick.C:
+		case <-h.ctx.Done():
+			t.Fatalf("the announcement was never heard:\n%s", h.log)
+		}
+	}
+	srv.MCP.AddTool(&gomcp.Tool{Name: "late", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: "late"}}}, nil
+		})
+	if n := h.notice(t); n.State != mcp.Ready || n.Tools != 3 {
+		t.Fatalf("notice = %v; want the next to be ready with 3 tools", n)
+	}
+}
