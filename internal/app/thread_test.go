@@ -148,3 +148,113 @@ func TestSessionsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadLifecycle: a session opened, named, its permissions changed
+// (a new sandbox: new tools, the model told), closed; found by its name
+// and resumed under its id (opening it twice at once is refused); forked
+// at its first turn into a new id; /logout without a login says so.
+func TestThreadLifecycle(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"),
+		rt.Reply("r3", "m3", "three"), rt.Reply("r4", "m4", "four")})
+	a, home := testApp(t, fakeConfig(srv.URL, false), false)
+	if a.Home() != home || a.Config().Model != "model-a" || a.Ephemeral() || a.MCP() != nil || a.ContinuePrompt() == "" {
+		t.Errorf("accessors: home %q model %q ephemeral %v", a.Home(), a.Config().Model, a.Ephemeral())
+	}
+	s, err := a.Open(t.Context(), Spec{Sandbox: "read-only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID
+	turn(t, s, "one")
+	if name, err := s.Rename(" fix the parser "); err != nil || name != "fix the parser" || s.Name() != name {
+		t.Fatalf("Rename = %q, %v (Name %q)", name, err, s.Name())
+	}
+	if h := s.ResumeHint(); !strings.Contains(h, "agent resume 'fix the parser'") || !strings.Contains(h, id) {
+		t.Errorf("ResumeHint = %q", h)
+	}
+	oldTools := s.Tools()
+	line, err := s.SetPermissions("never", "workspace-write")
+	if err != nil || !strings.Contains(line, "approval policy: never · sandbox: workspace-write") {
+		t.Fatalf("SetPermissions = %q, %v", line, err)
+	}
+	if s.Tools() == oldTools || s.Workspace().Sandbox.Mode != "workspace-write" {
+		t.Error("a new sandbox did not bring new tools")
+	}
+	if _, err := s.SetPermissions("sometimes", ""); err == nil {
+		t.Error("an unknown policy was taken")
+	}
+	if len(s.Background()) != 0 || s.Stop(-1) != 0 {
+		t.Error("background commands reported where none ran")
+	}
+	turn(t, s, "two")
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "workspace-write") {
+		t.Errorf("the turn after /permissions does not tell the model the new sandbox:\n%s", body)
+	}
+	status := strings.Join(s.Status(), "\n")
+	for _, want := range []string{"model: model-a", "approval: never · sandbox: workspace-write", `"fix the parser"`} {
+		if !strings.Contains(status, want) {
+			t.Errorf("/status lacks %q:\n%s", want, status)
+		}
+	}
+
+	ent, err := a.FindSession(t.Context(), "fix the parser", false, false)
+	if err != nil || ent.ID != id {
+		t.Fatalf("FindSession(name) = %+v, %v", ent, err)
+	}
+	if _, err := a.Open(t.Context(), Spec{From: ent.Path}); err == nil || !strings.Contains(err.Error(), "open already") {
+		t.Errorf("a session open already was opened again: %v", err)
+	}
+	if !s.End() {
+		t.Error("End removed a session with turns in it")
+	}
+	r, err := a.Open(t.Context(), Spec{From: ent.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ID != id || r.Name() != "fix the parser" {
+		t.Errorf("resumed %s named %q; want %s, the name kept", r.ID, r.Name(), id)
+	}
+	turn(t, r, "three")
+	r.Close()
+	checkIDs(t, "resume", srv.Requests()[2:3], id)
+
+	f, err := a.Open(t.Context(), Spec{From: ent.Path, Fork: true, ForkTurns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.ID == id {
+		t.Fatal("the fork kept the id")
+	}
+	turn(t, f, "four")
+	req := srv.Requests()[3]
+	checkIDs(t, "fork", []rt.Request{req}, f.ID)
+	if body := string(req.Body); !strings.Contains(body, `"one"`) || strings.Contains(body, `"two"`) {
+		t.Errorf("the fork at turn 1 does not hold exactly the first turn:\n%s", body)
+	}
+	if _, err := a.Open(t.Context(), Spec{From: ent.Path, Fork: true, ForkTurns: -2}); err == nil {
+		t.Error("a fork of -2 turns was made")
+	}
+	if _, err := a.FindSession(t.Context(), "no-such", false, false); err == nil {
+		t.Error("an unknown session was found")
+	}
+	if line, hint, err := a.Logout(t.Context()); err != nil || hint != "" || !strings.Contains(line, "Not logged in") {
+		t.Errorf("Logout = %q, %q, %v", line, hint, err)
+	}
+}
+
+// TestEmptySessionLeavesNothing: a session opened and left without a
+// message leaves no rollout behind (End reports none to resume).
+func TestEmptySessionLeavesNothing(t *testing.T) {
+	a, home := testApp(t, fakeConfig("http://127.0.0.1:9/v1", false), false)
+	s, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.End() {
+		t.Error("End kept an empty session")
+	}
+	if _, err := a.FindSession(t.Context(), s.ID, false, false); err == nil {
+		t.Errorf("the empty session is still found in %s", home)
+	}
+}
