@@ -58,7 +58,7 @@ func TestFileErrors(t *testing.T) {
 		{"quoted key", "[projects.\"/src/app\"]\ntrust_level = \"yes\"\n", 2, `projects."/src/app".trust_level`, `invalid value "yes"`},
 		{"syntax error", "model = \"x\"\nmodel_provider = \"unterminated\n", 2, "model_provider", "syntax error"},
 		{"duplicate key", "model = \"x\"\nmodel = \"y\"\n", 2, "model", "syntax error"},
-		{"wire_api chat", "[model_providers.x]\nbase_url = \"http://h/v1\"\nwire_api = \"chat\"\n", 3, "model_providers.x.wire_api", `wire_api = "chat" is no longer supported; use "responses"`},
+		{"wire_api anthropic", "[model_providers.x]\nbase_url = \"http://h/v1\"\nwire_api = \"anthropic\"\n", 3, "model_providers.x.wire_api", `unknown wire_api "anthropic"; use "responses" or "chat"`},
 		{"wire_api other", "[model_providers.x]\nwire_api = \"grpc\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.wire_api", `unknown wire_api "grpc"`},
 		{"negative retries", "[model_providers.x]\nstream_max_retries = -1\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_max_retries", "must not be negative"},
 		{"zero timeout", "[model_providers.x]\nstream_idle_timeout_ms = 0\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_idle_timeout_ms", "positive number of milliseconds"},
@@ -113,7 +113,7 @@ func TestOverrideErrors(t *testing.T) {
 		{"bad key", []string{"a b=1"}, "", `invalid key "a b"`},
 		{"unknown key", []string{"modle=x"}, "modle", `did you mean "model"`},
 		{"unknown provider", []string{"model_provider=nope"}, "model_provider", `unknown model provider "nope"`},
-		{"chat wire api", []string{"model_providers.openai.wire_api=chat"}, "model_providers.openai.wire_api", "no longer supported"},
+		{"unknown wire api", []string{"model_providers.openai.wire_api=grpc"}, "model_providers.openai.wire_api", `unknown wire_api "grpc"`},
 		{"unknown class", []string{"retry.network.max_retries=1"}, "retry.network", "unknown key"},
 	}
 	for _, tt := range tests {
@@ -163,7 +163,7 @@ func TestAllProblemsReported(t *testing.T) {
 approval_policy = "x"
 
 [model_providers.corp]
-wire_api = "chat"
+wire_api = "grpc"
 bse_url = "u"
 `
 	home := writeHome(t, file)

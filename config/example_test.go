@@ -41,9 +41,9 @@ model = "gpt-5.4-mini"
 	}
 	fmt.Println(c.Model, c.ModelReasoningEffort, c.Provider.ID, c.Provider.BaseURL, c.Provider.StreamMaxRetries)
 
-	_, err = config.Load(config.Options{Home: home, Overrides: []string{"model_providers.corp.wire_api=chat"}})
+	_, err = config.Load(config.Options{Home: home, Overrides: []string{"model_providers.corp.wire_api=grpc"}})
 	fmt.Println(err)
 	// Output:
 	// gpt-5.4-mini low corp https://llm.corp.example/v1 100
-	// -c model_providers.corp.wire_api=chat: model_providers.corp.wire_api: wire_api = "chat" is no longer supported; use "responses"
+	// -c model_providers.corp.wire_api=grpc: model_providers.corp.wire_api: unknown wire_api "grpc"; use "responses" or "chat"
 }

@@ -11,8 +11,8 @@ import (
 // A Wire is a wire format, the API a provider speaks (its wire_api): the
 // [Encoder] that writes each sampling request and the [transport.Decoder]
 // that reads its stream. The transports carry bytes; a [Client] speaks
-// its provider's wire ([WireFor]). The Responses API ([Responses]) is the
-// only one so far.
+// its provider's wire ([WireFor]): the Responses API ([Responses]) or
+// Chat Completions ([Chat]).
 type Wire struct {
 	// API is the wire_api value that chooses it.
 	API string
@@ -75,6 +75,8 @@ func WireFor(api string) (Wire, error) {
 	switch api {
 	case "", provider.WireAPIResponses:
 		return Responses(), nil
+	case provider.WireAPIChat:
+		return Chat(), nil
 	}
 	return Wire{}, &WireError{API: api}
 }
@@ -87,5 +89,5 @@ type WireError struct {
 }
 
 func (e *WireError) Error() string {
-	return fmt.Sprintf("wire_api %q is not supported; use %q", e.API, provider.WireAPIResponses)
+	return fmt.Sprintf("wire_api %q is not supported; use %q or %q", e.API, provider.WireAPIResponses, provider.WireAPIChat)
 }

@@ -36,14 +36,22 @@ func TestWireChosenByWireAPI(t *testing.T) {
 		}
 	}
 
-	_, err := modelclient.WireFor("chat")
+	w, err := modelclient.WireFor(provider.WireAPIChat)
+	if err != nil || w.API != provider.WireAPIChat || w.WebSocket {
+		t.Errorf("WireFor(chat) = %+v, %v; want the Chat Completions wire, without WebSocket", w, err)
+	}
+	if u := w.Encoder.URL(provider.Info{BaseURL: "http://h/v1/", QueryParams: map[string]string{"a": "1"}}); u != "http://h/v1/chat/completions?a=1" {
+		t.Errorf("Chat URL = %q", u)
+	}
+
+	_, err = modelclient.WireFor("anthropic")
 	var we *modelclient.WireError
-	if !errors.As(err, &we) || we.API != "chat" || !strings.Contains(err.Error(), `"chat"`) {
-		t.Errorf("WireFor(chat) = %v; want a WireError naming it", err)
+	if !errors.As(err, &we) || we.API != "anthropic" || !strings.Contains(err.Error(), `"anthropic"`) {
+		t.Errorf("WireFor(anthropic) = %v; want a WireError naming it", err)
 	}
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "never")})
 	p := provider.Custom("test")
-	p.BaseURL, p.WireAPI = srv.URL, "chat"
+	p.BaseURL, p.WireAPI = srv.URL, "anthropic"
 	c := modelclient.New(modelclient.Options{Provider: p, HTTPClient: srv.Client()})
 	defer c.Close()
 	o := c.NewTurn(modelclient.TurnOptions{}).Sample(t.Context(), modelclient.Sampling{

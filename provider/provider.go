@@ -37,8 +37,13 @@ const (
 	TransportHTTPS = "https"
 )
 
-// WireAPIResponses is the only supported wire protocol.
-const WireAPIResponses = "responses"
+// The wire protocols (wire_api) agent speaks.
+const (
+	// WireAPIResponses is the Responses API, the default.
+	WireAPIResponses = "responses"
+	// WireAPIChat is Chat Completions (POST {base_url}/chat/completions).
+	WireAPIChat = "chat"
+)
 
 // DemoID is the id of the built-in offline demo provider. Its BaseURL is
 // empty in the catalogue: the command line starts the scripted demo server on
@@ -60,7 +65,7 @@ type Info struct {
 	EnvKey string
 	// EnvKeyInstructions is shown when EnvKey is unset.
 	EnvKeyInstructions string
-	// WireAPI is always [WireAPIResponses] after validation.
+	// WireAPI is [WireAPIResponses] or [WireAPIChat] after validation.
 	WireAPI string
 	// QueryParams are appended to every request URL.
 	QueryParams map[string]string

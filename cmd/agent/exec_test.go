@@ -301,7 +301,7 @@ func TestExecConfigErrors(t *testing.T) {
 		{"bad TOML", "model = \"x\"\nmodel_provider = \n", []string{"exec", "hi"}, []string{"config.toml:2"}},
 		{"unknown key", "model = \"x\"\n\n[model_providers.a]\nbase_url = \"http://x\"\nbse_url = \"y\"\n", []string{"exec", "hi"}, []string{"config.toml:5", "bse_url"}},
 		{"wrong type", "model = \"x\"\nstream = 1\nmodel_reasoning_effort = 5\n", []string{"exec", "hi"}, []string{"config.toml:", "model_reasoning_effort"}},
-		{"chat wire api", "[model_providers.a]\nbase_url = \"http://x\"\nwire_api = \"chat\"\n", []string{"exec", "hi"}, []string{"config.toml:3", "wire_api"}},
+		{"unknown wire api", "[model_providers.a]\nbase_url = \"http://x\"\nwire_api = \"grpc\"\n", []string{"exec", "hi"}, []string{"config.toml:3", "wire_api"}},
 		{"bad override", "", []string{"exec", "-c", "request_max_retries", "hi"}, []string{"request_max_retries"}},
 		{"unknown provider", "model_provider = \"nope\"\n", []string{"exec", "hi"}, []string{"nope"}},
 	}

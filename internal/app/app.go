@@ -343,7 +343,8 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 			return Workspace{}, err
 		}
 		ws.Sandbox.WritableRoots = slices.Concat(ws.Sandbox.WritableRoots, o.AddDirs)
-		ws.FreeformPatch = p.CustomTools
+		// Chat Completions has no custom tools: apply_patch is a function.
+		ws.FreeformPatch = p.CustomTools && p.WireAPI != provider.WireAPIChat
 		ws.Headless = headless
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there
