@@ -116,6 +116,12 @@ type Options struct {
 	// Hooks are the lifecycle hooks run on the session's events; nil:
 	// none.
 	Hooks *Hooks
+	// PromptItems returns what is recorded after a user's prompt besides
+	// it (the body of each skill the prompt names with $name); nil: none.
+	PromptItems func(prompt string) []transport.Item
+	// Notices are said as warnings once, before the first turn (skills
+	// that could not be read).
+	Notices []string
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -149,6 +155,7 @@ type Session struct {
 	wake       *retry.Waker    // ends the running turn's retry wait ([Session.RetryNow])
 
 	hookStarted, hookEnded bool   // SessionStart and SessionEnd ran
+	noticed                bool   // Options.Notices were said
 	turnID                 string // the running turn's id, for its hooks
 	hookMu                 sync.Mutex
 	pendingContexts        []string // hook contexts to record after the calls' outputs
@@ -398,6 +405,12 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		o.UserPrompt(ctx, input, len(s.images))
 	}
 	s.turnID = newTurnID()
+	if !s.noticed {
+		s.noticed = true
+		for _, n := range s.opts.Notices {
+			emit(Warning{Message: n})
+		}
+	}
 	s.sessionStart(ctx, emit)
 	contexts, blocked := s.userPromptSubmit(ctx, s.turnID, input, emit)
 	if blocked != "" {
@@ -525,6 +538,9 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 		r.continued = r.rounds > 1
 		s.appendItems(transport.UserMessageWithImages(prompt, r.images))
 		r.images = nil // a continuation carries the prompt only
+		if s.opts.PromptItems != nil && r.rounds == 1 {
+			s.appendItems(s.opts.PromptItems(prompt)...)
+		}
 		s.addContexts(r.contexts)
 		r.contexts = nil
 	}

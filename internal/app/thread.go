@@ -202,6 +202,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 		source = "resume"
 	}
 	a.withHooks(&opts, t, source)
+	a.withSkills(&opts, t)
 	t.Session = session.New(opts)
 	t.closers = append(t.closers, func() { t.Session.End(context.Background(), nil) })
 	return t, nil

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// copySkills copies the real skills of internal/skills/testdata (Codex
+// 0.171's bundled skill-installer and skill-creator) into home/skills.
+func copySkills(t *testing.T, home string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(home, "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-r", "../../internal/skills/testdata/home/skills/.", filepath.Join(home, "skills")).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+}
+
+// TestExecSkillBodyOnlyAfterMention: the model sees the skills' names and
+// descriptions from the first request; a skill's SKILL.md is sent only
+// after a prompt names it with $name; a bad SKILL.md is named with file
+// and line and skipped.
+func TestExecSkillBodyOnlyAfterMention(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	copySkills(t, home)
+	bad := filepath.Join(project, ".agents", "skills", "broken", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("---\nname: Broken Skill\ndescription: x\n---\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const body = "Helps install skills. By default these are from https://github.com/openai/skills/tree/main/skills/.curated"
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hi"), rt.Reply("r2", "m2", "installing")})
+	r := runCLI(t, srv, runOpts{home: home, config: fakeConfig, stdinTTY: true}, "exec", "-C", project, "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	first := fmt.Sprint(srv.Requests()[0].JSON["input"])
+	if !strings.Contains(first, "- skill-installer: Install Codex skills") || !strings.Contains(first, "<skills_instructions>") {
+		t.Fatalf("the first request does not list the skills: %s", first)
+	}
+	if strings.Contains(first, body) {
+		t.Fatal("a skill's body was sent before the prompt named it")
+	}
+	if !strings.Contains(r.stderr, bad+":2: invalid name \"Broken Skill\"") || !strings.Contains(r.stderr, "skill skipped") {
+		t.Fatalf("the bad skill is not named with file and line:\n%s", r.stderr)
+	}
+	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig, stdinTTY: true}, "exec", "-C", project, "resume", "--last", "please use $skill-installer")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	items := srv.Requests()[1].JSON["input"].([]any)
+	last := fmt.Sprint(items[len(items)-1])
+	if !strings.Contains(last, "<skill>\n<name>skill-installer</name>") || !strings.Contains(last, body) {
+		t.Fatalf("the skill's body does not follow the prompt: %s", last)
+	}
+}

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/agentcli/agent/internal/skills"
+	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/transport"
+)
+
+// Skills are the skills of a session working in cwd (the repository's
+// .agents/skills, the home's skills/, ~/.agents/skills) and the files
+// skipped with why.
+func (a *App) Skills(cwd string) ([]skills.Skill, []skills.Problem) {
+	home := a.home
+	if a.ignoreUserConfig {
+		home = ""
+	}
+	return skills.Discover(skills.Roots(home, a.env.Getenv("HOME"), cwd))
+}
+
+// withSkills lists the session's skills to the model (a new session: in
+// its initial context, within the budget) and sends a skill's SKILL.md
+// after a prompt naming it with $name.
+func (a *App) withSkills(opts *session.Options, t *Thread) {
+	list, problems := a.Skills(t.ws.Cwd)
+	for _, p := range problems {
+		opts.Notices = append(opts.Notices, "skills: "+p.String())
+	}
+	if len(list) == 0 {
+		return
+	}
+	if t.Recorded == nil {
+		text, omitted := skills.Instructions(list, skills.Budget(a.cfg.ModelContextWindow))
+		opts.Context = append(opts.Context, transport.DeveloperMessage(text))
+		if omitted > 0 {
+			opts.Notices = append(opts.Notices, fmt.Sprintf("skills: %d of %d skills left out of the list the model sees (the list is bounded to about 2%% of the context window); name one with $name to use it", omitted, len(list)))
+		}
+	}
+	opts.PromptItems = func(prompt string) []transport.Item {
+		var items []transport.Item
+		for _, s := range skills.Mentioned(list, prompt) {
+			msg, err := skills.Message(s)
+			if err != nil {
+				a.logger.Warn("skill", "path", s.Path, "err", err)
+				continue
+			}
+			items = append(items, transport.UserMessage(msg))
+		}
+		return items
+	}
+}
