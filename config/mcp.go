@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"regexp"
 	"time"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Defaults of [mcp_servers.<name>], as Codex's.
@@ -229,7 +231,9 @@ func checkMCP(s MCPServer, w map[string]location, probs *problems) {
 	}
 	switch {
 	case s.Command == "" && s.URL == "":
-		report("", "needs command (a stdio server) or url (a streamable HTTP server)")
+		if !probs.about(w, "command", "url") { // a command of the wrong type is told already
+			report("", "needs command (a stdio server) or url (a streamable HTTP server)")
+		}
 		return
 	case s.Command != "" && s.URL != "":
 		report("url", "command and url cannot both be set: command starts a stdio server, url connects to a streamable HTTP server")
@@ -244,4 +248,19 @@ func checkMCP(s MCPServer, w map[string]location, probs *problems) {
 			report(k, "only applies to %s", kind)
 		}
 	}
+}
+
+// about reports whether a problem was found at one of keys of the server
+// whose keys are located in w (a key whose value had the wrong type is
+// not among them: it was never set).
+func (p *problems) about(w map[string]location, keys ...string) bool {
+	for _, k := range keys {
+		key := toml.Key(at(w[""].path, k)).String()
+		for _, e := range p.list {
+			if e.Key == key {
+				return true
+			}
+		}
+	}
+	return false
 }

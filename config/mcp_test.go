@@ -118,3 +118,18 @@ func TestMCPApprovalModes(t *testing.T) {
 		t.Errorf("bad approval_mode: %v", err)
 	}
 }
+
+// TestMCPTypeErrorAlone: a command or url of the wrong type is the one
+// problem reported for its server, without a false "needs command or url"
+// beside it.
+func TestMCPTypeErrorAlone(t *testing.T) {
+	for _, content := range []string{"[mcp_servers.x]\ncommand = 42\n", "[mcp_servers.x]\nurl = 42\n", "[mcp_servers.x]\ncommand = \"\"\n"} {
+		_, err := config.Load(config.Options{Home: writeHome(t, content)})
+		if err == nil {
+			t.Fatalf("%q loaded", content)
+		}
+		if strings.Contains(err.Error(), "needs command") {
+			t.Errorf("%q: %v", content, err)
+		}
+	}
+}
