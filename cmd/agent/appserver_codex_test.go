@@ -296,8 +296,14 @@ func startRelay(t *testing.T, p *protocol, target string) (*relay, string) {
 // at the end of the test.
 func startAppServer(t *testing.T, bin, home string, args ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
+	return startAppServerEnv(t, bin, home, nil, args...)
+}
+
+// startAppServerEnv is startAppServer with more environment.
+func startAppServerEnv(t *testing.T, bin, home string, env []string, args ...string) (string, *syncbuf.Buffer) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"app-server", "--listen", "ws://127.0.0.1:0"}, args...)...)
-	cmd.Env = []string{"AGENT_HOME=" + home, "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{"AGENT_HOME=" + home, "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	cmd.Dir = t.TempDir()
 	pr, pw := io.Pipe()
 	var stderr syncbuf.Buffer
