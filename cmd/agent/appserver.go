@@ -94,7 +94,7 @@ func runAppServer(ctx context.Context, env Env, g *globalFlags, f *appServerFlag
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := appserver.New(appserver.Options{App: a, Version: version, MaxThreads: f.maxThreads, Log: log,
-		Models:  func(ctx context.Context) []string { return a.Models(ctx) },
+		Models:  a.Models,
 		Account: func() map[string]any { return account(env, a) },
 	})
 	defer srv.Close()

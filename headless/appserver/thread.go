@@ -31,7 +31,6 @@ type thread struct {
 	turns   []*turn
 	updated time.Time
 	preview string
-	name    string
 	closed  bool
 	// history is the recorded turns of a resumed or forked thread, as
 	// thread/resume and thread/read give them.
@@ -69,7 +68,7 @@ func (s *Server) openThread(ctx context.Context, c *client, os openSpec) (*threa
 		if !sp.Fork {
 			th.created = ent.Created
 		}
-		th.preview, th.name = ent.Title, ent.Name
+		th.preview = ent.Title
 	}
 	t, err := s.opts.App.Open(ctx, sp)
 	if err != nil {
@@ -141,7 +140,7 @@ func (th *thread) close() {
 		<-tu.done
 	}
 	th.s.forget(th)
-	th.t.Close()
+	th.t.End() // a thread left without a message leaves no recording
 	th.broadcast("thread/closed", map[string]any{"threadId": th.id})
 }
 
@@ -248,8 +247,8 @@ func (th *thread) json(withTurns bool) map[string]any {
 	}
 	settings := th.t.Settings()
 	var name any
-	if th.name != "" {
-		name = th.name
+	if n := th.t.Name(); n != "" {
+		name = n
 	}
 	var effort any
 	if e := settings.Sampling.ReasoningEffort; e != "" {
