@@ -8,6 +8,7 @@ import (
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/tools"
 )
 
 // Chat is the chat's engine on an app: the session in use, which each
@@ -237,8 +238,15 @@ func (c *Chat) Rename(name string) (string, error) { return c.Current().Rename(n
 // Name is the name of the session in use, "" when it has none.
 func (c *Chat) Name() string { return c.Current().Name() }
 
-// ResumeHint is how to reopen the session in use.
-func (c *Chat) ResumeHint() string { return c.Current().ResumeHint() }
+// ResumeHint is how to reopen the session in use: `agent resume NAME`
+// when it is named (the id after it), else `agent resume ID`.
+func (c *Chat) ResumeHint() string {
+	cur := c.Current()
+	if name := cur.Name(); name != "" {
+		return "resume with `agent resume " + tools.ShellJoin([]string{name}) + "` (session " + cur.ID + ")"
+	}
+	return "resume with `agent resume " + cur.ID + "`"
+}
 
 // Status is /status: what the session in use runs with.
 func (c *Chat) Status() []string { return c.Current().Status() }

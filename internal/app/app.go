@@ -452,9 +452,6 @@ func (a *App) Notices() []string { return a.notices }
 // MCP runs the configured MCP servers; nil when there are none.
 func (a *App) MCP() *mcp.Manager { return a.mcpServers }
 
-// Ephemeral reports whether the app's sessions go unrecorded.
-func (a *App) Ephemeral() bool { return a.ephemeral }
-
 // ContinuePrompt is the prompt that continues an interrupted or paused
 // turn, as auto-continue sends it.
 func (a *App) ContinuePrompt() string { return a.opts.Continue.Snapshot().Prompt }

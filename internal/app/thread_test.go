@@ -157,8 +157,8 @@ func TestThreadLifecycle(t *testing.T) {
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"),
 		rt.Reply("r3", "m3", "three"), rt.Reply("r4", "m4", "four")})
 	a, home := testApp(t, fakeConfig(srv.URL, false), false)
-	if a.Home() != home || a.Config().Model != "model-a" || a.Ephemeral() || a.MCP() != nil || a.ContinuePrompt() == "" {
-		t.Errorf("accessors: home %q model %q ephemeral %v", a.Home(), a.Config().Model, a.Ephemeral())
+	if a.Home() != home || a.Config().Model != "model-a" || a.MCP() != nil || a.ContinuePrompt() == "" {
+		t.Errorf("accessors: home %q model %q", a.Home(), a.Config().Model)
 	}
 	s, err := a.Open(t.Context(), Spec{Sandbox: "read-only"})
 	if err != nil {
@@ -168,9 +168,6 @@ func TestThreadLifecycle(t *testing.T) {
 	turn(t, s, "one")
 	if name, err := s.Rename(" fix the parser "); err != nil || name != "fix the parser" || s.Name() != name {
 		t.Fatalf("Rename = %q, %v (Name %q)", name, err, s.Name())
-	}
-	if h := s.ResumeHint(); !strings.Contains(h, "agent resume 'fix the parser'") || !strings.Contains(h, id) {
-		t.Errorf("ResumeHint = %q", h)
 	}
 	oldTools := s.Tools()
 	line, err := s.SetPermissions("never", "workspace-write")
@@ -191,7 +188,7 @@ func TestThreadLifecycle(t *testing.T) {
 		t.Errorf("the turn after /permissions does not tell the model the new sandbox:\n%s", body)
 	}
 	status := strings.Join(s.Status(), "\n")
-	for _, want := range []string{"model: model-a", "approval: never · sandbox: workspace-write", `"fix the parser"`} {
+	for _, want := range []string{"model: model-a", "approval: never · sandbox: workspace-write", `"fix the parser" · resume with ` + "`agent resume 'fix the parser'` (session " + id + ")"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("/status lacks %q:\n%s", want, status)
 		}

@@ -127,14 +127,8 @@ func (t *Thread) Name() string {
 	return t.name
 }
 
-// ResumeHint is how to reopen the session: `agent resume NAME` when it is
-// named (the id after it), else `agent resume ID`.
-func (t *Thread) ResumeHint() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.resumeHint()
-}
-
+// resumeHint is how to reopen the session: `agent resume NAME` when it is
+// named (the id after it), else `agent resume ID`; t.mu is held.
 func (t *Thread) resumeHint() string {
 	if t.name == "" {
 		return "resume with `agent resume " + t.ID + "`"
