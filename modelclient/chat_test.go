@@ -2,13 +2,18 @@ package modelclient_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/tools/patch"
 	"github.com/agentcli/agent/transport"
+	"github.com/agentcli/agent/transport/chat"
 )
 
 func item(t *testing.T, raw string) transport.Item {
@@ -112,5 +117,55 @@ func TestChatEncoderWithoutTools(t *testing.T) {
 	msgs := got["messages"].([]any)
 	if a := msgs[1].(map[string]any); a["content"] != nil || a["role"] != "assistant" {
 		t.Errorf("assistant message = %v; want null content", a)
+	}
+}
+
+// TestChatServersErrors: the error bodies of the Chat Completions servers
+// (Ollama's string error, vLLM's and llama.cpp's numeric codes and context
+// errors, OpenRouter's metadata, LiteLLM's string codes) go through the
+// one classifier, as an HTTP answer and as an error chunk mid-stream:
+// the verdict, the server's message and its delay.
+func TestChatServersErrors(t *testing.T) {
+	tests := []struct {
+		file    string
+		status  int
+		kind    modelclient.Kind
+		message string
+		delay   time.Duration
+	}{
+		{"ollama_404.json", 404, modelclient.KindPermanent, `model "qwen3:32b" not found, try pulling it first`, 0},
+		{"ollama_v1_404.json", 404, modelclient.KindPermanent, `model "qwen3" not found, try pulling it first`, 0},
+		{"vllm_400_context.json", 400, modelclient.KindContextWindow, "This model's maximum context length is 32768 tokens.", 0},
+		{"llamacpp_400_context.json", 400, modelclient.KindContextWindow, "the request exceeds the available context size, try increasing it", 0},
+		{"llamacpp_503_loading.json", 503, modelclient.KindServerError, "Loading model", 0},
+		{"openrouter_429.json", 429, modelclient.KindRateLimited, "Rate limit exceeded: free-models-per-min.", 0},
+		{"openrouter_502_provider.json", 502, modelclient.KindServerError, "Provider returned error (DeepInfra: upstream connect error)", 0},
+		{"openrouter_402.json", 402, modelclient.KindQuota, "Insufficient credits.", 0},
+		{"litellm_429.json", 429, modelclient.KindRateLimited, "litellm.RateLimitError", 1200 * time.Millisecond},
+		{"litellm_401.json", 401, modelclient.KindAuth, "Incorrect API key provided", 0},
+	}
+	for _, tt := range tests {
+		body, err := os.ReadFile("testdata/chaterrors/" + tt.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tt.file+"/http", func(t *testing.T) {
+			f := modelclient.Classify(&transport.HTTPError{StatusCode: tt.status, Header: http.Header{}, Body: body})
+			if f.Kind != tt.kind || !strings.Contains(f.Message, tt.message) || f.Delay != tt.delay {
+				t.Errorf("Classify = {%v %q delay %v}; want {%v %q delay %v}", f.Kind, f.Message, f.Delay, tt.kind, tt.message, tt.delay)
+			}
+		})
+		t.Run(tt.file+"/chunk", func(t *testing.T) {
+			st := chat.Decoder{}.NewStream()
+			err := st.Decode("", string(body), func(transport.Event) bool { return true })
+			f := modelclient.Classify(err)
+			want := tt.kind
+			if strings.HasPrefix(tt.file, "ollama") {
+				want = modelclient.KindServerError // no status to judge by: retried, as an unknown code
+			}
+			if f.Kind != want || !strings.Contains(f.Message, tt.message) {
+				t.Errorf("Classify(chunk error %v) = {%v %q}; want {%v %q}", err, f.Kind, f.Message, want, tt.message)
+			}
+		})
 	}
 }

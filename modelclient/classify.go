@@ -291,18 +291,13 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 	return Failure{Kind: KindPermanent, Err: err}
 }
 
-// apiBody is the OpenAI error body shape, with the top-level message of
-// older vLLM ({"object":"error","message":...}) and FastAPI's "detail".
+// apiBody is an error body: OpenAI's shape and the others
+// ([transport.ErrorBody]: Ollama's string, numeric codes, OpenRouter's
+// metadata), with the top-level message of older vLLM ({"object":"error","message":...}) and FastAPI's "detail".
 type apiBody struct {
-	Error struct {
-		Type     string          `json:"type"`
-		Code     json.RawMessage `json:"code"`
-		Message  string          `json:"message"`
-		ResetsAt int64           `json:"resets_at"`
-		ResetsIn int64           `json:"resets_in_seconds"`
-	} `json:"error"`
-	Message json.RawMessage `json:"message"`
-	Detail  json.RawMessage `json:"detail"`
+	Error   transport.ErrorBody `json:"error"` // every server's shape
+	Message json.RawMessage     `json:"message"`
+	Detail  json.RawMessage     `json:"detail"`
 }
 
 // message is the body's human message: the error's, else a top-level
@@ -323,10 +318,7 @@ func (b apiBody) message() string {
 func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failure {
 	var body apiBody
 	_ = json.Unmarshal(e.Body, &body) // not every server sends JSON
-	code := strings.Trim(string(body.Error.Code), `"`)
-	if code == "null" {
-		code = ""
-	}
+	code := body.Error.Code
 	msg := body.message()
 	if msg == "" {
 		msg = bodyText(e.Body)
@@ -355,6 +347,10 @@ func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failu
 		}
 	case isFinal:
 		f = final.apply(f) // what the input reproduces, whatever the status
+	case isContextWindow(typ, msg) && s < 500:
+		f.Kind = KindContextWindow
+	case s == http.StatusPaymentRequired: // OpenRouter's credits, a gateway's budget
+		f.Kind = KindQuota
 	case typ == "insufficient_quota" || typ == "usage_not_included":
 		f.Kind = KindQuota
 	case isOverloaded(s, code, msg):
@@ -587,6 +583,19 @@ func notListening(addr string) string {
 		return msg + ": is `agent proxy` running?"
 	}
 	return msg + ": is the server at base_url running?"
+}
+
+// isContextWindow reports whether an error says the prompt is larger
+// than the model's context, as servers without OpenAI's
+// context_length_exceeded code say it: llama.cpp's type, vLLM's and
+// LiteLLM's message.
+func isContextWindow(typ, msg string) bool {
+	if typ == "exceed_context_size_error" {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") ||
+		strings.Contains(m, "context length exceeded") || strings.Contains(m, "context_length_exceeded")
 }
 
 func isOverloaded(status int, code, msg string) bool {

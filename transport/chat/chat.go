@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -69,8 +68,8 @@ type wireChunk struct {
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *wireUsage   `json:"usage"`
-	Error *errorShaped `json:"error"`
+	Usage *wireUsage           `json:"usage"`
+	Error *transport.ErrorBody `json:"error"`
 }
 
 type wireUsage struct {
@@ -115,7 +114,7 @@ func (s *stream) Decode(_, data string, emit func(transport.Event) bool) error {
 		return &transport.DecodeError{Type: "chat.completion.chunk", Err: err}
 	}
 	if c.Error != nil {
-		return c.Error.apiError()
+		return apiError(c.Error)
 	}
 	if !s.started {
 		s.started = true
@@ -275,65 +274,10 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// errorShaped is an error member in any of the shapes servers send: a
-// string (Ollama), or an object with message, type and code, the code a
-// string or a number (OpenAI, vLLM, llama.cpp, LiteLLM), with metadata
-// (OpenRouter: the upstream provider's raw error).
-type errorShaped struct {
-	Message  string
-	Type     string
-	Code     string
-	Metadata string
-}
-
-func (e *errorShaped) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		return json.Unmarshal(b, &e.Message)
-	}
-	var w struct {
-		Message  string          `json:"message"`
-		Type     json.RawMessage `json:"type"`
-		Code     json.RawMessage `json:"code"`
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	e.Message, e.Type, e.Code = w.Message, scalar(w.Type), scalar(w.Code)
-	if len(w.Metadata) > 0 && string(w.Metadata) != "null" {
-		var m struct {
-			Raw          json.RawMessage `json:"raw"`
-			ProviderName string          `json:"provider_name"`
-		}
-		if json.Unmarshal(w.Metadata, &m) == nil {
-			e.Metadata = strings.TrimSpace(strings.Join([]string{m.ProviderName, scalar(m.Raw)}, " "))
-		}
-	}
-	return nil
-}
-
-// scalar is a JSON string's value or a number's text; "" for null or
-// anything else.
-func scalar(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
 // apiError is the error a chunk carried, as the classifier reads it. A
 // numeric code of an HTTP status is the status.
-func (e *errorShaped) apiError() error {
-	msg := e.Message
-	if e.Metadata != "" {
-		msg = fmt.Sprintf("%s (%s)", msg, e.Metadata)
-	}
-	ae := &transport.APIError{Event: "error", Code: e.Code, Type: e.Type, Message: msg}
+func apiError(e *transport.ErrorBody) error {
+	ae := &transport.APIError{Event: "error", Code: e.Code, Type: e.Type, Message: e.Message}
 	if n, err := strconv.Atoi(e.Code); err == nil && n >= 400 && n <= 599 {
 		ae.Status = n
 	}
