@@ -244,7 +244,7 @@ func hintNames(k string, names []string) string {
 	if best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if len(names) <= 6 {
+	if len(names) <= 7 {
 		return " (expected one of: " + strings.Join(names, ", ") + ")"
 	}
 	return ""

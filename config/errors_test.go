@@ -43,7 +43,7 @@ func TestFileErrors(t *testing.T) {
 		{"unknown dotted key", "model = \"x\"\nfoo.bar = 1\n", 2, "foo", "unknown key"},
 		{"unknown table", "\n[shell]\nx = 1\n", 2, "shell", "unknown key"},
 		{"unknown retry class", "[retry.transprot]\nmax_retries = 1\n", 1, "retry.transprot", `did you mean "transport"`},
-		{"unknown retry class far", "[retry.network]\nmax_retries = 1\n", 1, "retry.network", "expected one of: transport, server_error, rate_limit, overloaded, idle, max_concurrent_resends"},
+		{"unknown retry class far", "[retry.network]\nmax_retries = 1\n", 1, "retry.network", "expected one of: transport, server_error, rate_limit, overloaded, idle, max_concurrent_resends, max_wait_ms"},
 		{"delays_ms outside overloaded", "[retry.transport]\n\ndelays_ms = [1]\n", 3, "retry.transport.delays_ms", "unknown key"},
 		{"string expected", "\n\nmodel = 5\n", 3, "model", "expected a string, got integer"},
 		{"integer expected", "[model_providers.x]\nrequest_max_retries = \"x\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.request_max_retries", "expected an integer, got string"},

@@ -262,6 +262,13 @@ func (c *Config) resolveProviders(layers []layer, probs *problems) {
 		if rf := l.f.Retry; rf != nil && rf.MaxConcurrentResends != nil {
 			c.MaxConcurrentResends = int(*rf.MaxConcurrentResends)
 		}
+		if rf := l.f.Retry; rf != nil && rf.MaxWaitMS != nil {
+			maxWait := millis(*rf.MaxWaitMS)
+			for id, info := range provs {
+				info.RetryMaxWait = maxWait
+				provs[id] = info
+			}
+		}
 	}
 	for _, id := range sortedKeys(provs) {
 		info := provs[id]

@@ -193,6 +193,9 @@ type topRetryFile struct {
 	// MaxConcurrentResends is max_concurrent_resends: re-sends in flight
 	// at once per provider, across every agent process sharing AGENT_HOME.
 	MaxConcurrentResends *int64 `toml:"max_concurrent_resends"`
+	// MaxWaitMS is max_wait_ms: how long a failure that does not clear
+	// is retried, every layer and continuation together (0: no bound).
+	MaxWaitMS *int64 `toml:"max_wait_ms"`
 }
 
 // classes returns the class tables of the top-level [retry], or nil.

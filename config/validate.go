@@ -145,6 +145,8 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	if f.Retry != nil {
 		check(c, []string{"retry", "max_concurrent_resends"}, &f.Retry.MaxConcurrentResends,
 			func(n int64) bool { return n >= 1 && n <= 100 }, "must be between 1 and 100, got %v")
+		check(c, []string{"retry", "max_wait_ms"}, &f.Retry.MaxWaitMS, func(n int64) bool { return n >= 0 && n <= maxMS },
+			"must be 0 (no bound) or a positive number of milliseconds, got %d")
 	}
 	c.autoContinue([]string{"auto_continue"}, f.AutoContinue)
 	c.proxy([]string{"proxy"}, f.Proxy)

@@ -228,6 +228,7 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		incomplete *transport.IncompleteError
 		connErr    *transport.ConnectError
 		readErr    *transport.ReadError
+		page       *transport.PageError
 		decodeErr  *transport.DecodeError
 		closeErr   *transport.CloseError
 		refused    *auth.RefreshTokenFailedError
@@ -274,6 +275,12 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		return f
 	case errors.As(err, &readErr):
 		return failure(KindTransport, err)
+	case errors.As(err, &page):
+		// Retrying asks the same page again: say what it is at once.
+		f := failure(KindPermanent, err)
+		f.Message = "the server answered with an HTML page, not an event stream: " + bodyText(page.Body)
+		f.Advice = "a login page of a proxy or network in the way, or a base_url that is not the API: check base_url and the network"
+		return f
 	case errors.As(err, &incomplete):
 		f := failure(KindServerError, err)
 		if r, ok := ruleFor(incomplete.Reason); ok {

@@ -27,7 +27,9 @@ const (
 	// decoded twice in a row. The turn ends and is not continued.
 	EndGaveUp
 	// EndPaused is a turn whose continuation schedule ran out (set by the
-	// session): its state is kept and it can be continued later.
+	// session), or whose retries spent the time bound ([retry]
+	// max_wait_ms; [Outcome].Reason says so): its state is kept and it can
+	// be continued later.
 	EndPaused
 	// EndNotContinued is a retryable failure the session could not
 	// continue; [Outcome].Reason says why (set by the session).

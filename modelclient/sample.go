@@ -3,6 +3,7 @@ package modelclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -78,6 +79,31 @@ func (c *Client) delay(f Failure, pol retry.Policy, n int) time.Duration {
 	return pol.Backoff(n, f.Delay, c.opts.Rand)
 }
 
+// fit is dec within the turn's time bound w: its wait shortened to end
+// inside it (a wait the server named is kept), or, when no retry fits
+// any more, the turn paused ([EndPaused], not continued by itself),
+// naming the bound and how to wait longer.
+func fit(w *retry.Window, dec retry.Decision, f Failure, err error) retry.Decision {
+	if dec.Budget == nil || dec.Budget.Exhausted() {
+		return dec
+	}
+	d, ok := w.Fit(dec.Delay, f.Delay > 0)
+	if !ok {
+		return retry.Decision{Final: &Outcome{Failure: Classify(err), End: EndPaused, Reason: GaveUpBound(w)}}
+	}
+	dec.Delay = d
+	return dec
+}
+
+// GaveUpBound is the reason of a turn whose failure outlasted its time
+// bound w ([retry] max_wait_ms): the one message naming the bound and
+// how to wait longer.
+func GaveUpBound(w *retry.Window) string {
+	return fmt.Sprintf("gave up after waiting %s in all to retry, the bound of [retry] max_wait_ms = %d "+
+		"(raise it in config.toml, or pass -c retry.max_wait_ms=%d, to wait longer)",
+		w.Waited().Round(time.Second), w.Bound.Milliseconds(), 4*w.Bound.Milliseconds())
+}
+
 // recoveryError is a 401 recovery that failed: the request ends with it.
 type recoveryError struct{ err error }
 
@@ -100,6 +126,8 @@ type httpLayer struct {
 	// over HTTPS are its alone, so every wait for a connection counts
 	// against connection_max_wait.
 	connection bool
+	// window is the turn's time bound (nil: none, as for compaction).
+	window *retry.Window
 }
 
 func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
@@ -128,7 +156,7 @@ func (l *httpLayer) decide(ctx context.Context) func(error) retry.Decision {
 		if !f.Retryable() || !here || errors.As(err, &he) || c.pause(f, pol) != nil {
 			return retry.Decision{}
 		}
-		return retry.Decision{Budget: l.budget, Delay: c.delay(f, pol, l.budget.Spent()+1)}
+		return fit(l.window, retry.Decision{Budget: l.budget, Delay: c.delay(f, pol, l.budget.Spent()+1)}, f, err)
 	}
 }
 

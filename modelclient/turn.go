@@ -25,6 +25,10 @@ type TurnOptions struct {
 	// Wake ends a retry wait of the turn early (a person asked to retry
 	// now: the chat's Ctrl+R); nil: no wait is cut short.
 	Wake *retry.Waker
+	// Window is the turn's time bound, shared with its continuations
+	// (the session's); nil: a window of the turn's own, of the provider's
+	// RetryMaxWait ([Client.NewWindow]).
+	Window *retry.Window
 }
 
 // Turn is one turn's use of a [Client]: the per-turn session the client
@@ -49,7 +53,18 @@ type Turn struct {
 	// chain is the last completed WebSocket request, the one the next
 	// request may extend; it starts as the client's cached one.
 	chain *wsLast
+	// window bounds the time a failure is retried (opts.Window).
+	window *retry.Window
 }
+
+// NewWindow returns a closed time bound of the provider's RetryMaxWait
+// ([retry] max_wait_ms), for a turn and its continuations to share.
+func (c *Client) NewWindow() *retry.Window {
+	return &retry.Window{Bound: c.opts.Provider.RetryMaxWait}
+}
+
+// Window is the turn's time bound.
+func (t *Turn) Window() *retry.Window { return t.window }
 
 // NewTurn returns a turn with fresh budgets. A sampling request that
 // succeeds renews them for the next one (a tool follow-up), and one that
@@ -64,6 +79,10 @@ func (c *Client) NewTurn(o TurnOptions) *Turn {
 		overload: retry.NewBudget(LayerOverload, c.Policy(provider.ClassOverloaded).MaxRetries, 0),
 		byClass:  map[string]int{},
 		chain:    c.cache.get(),
+		window:   o.Window,
+	}
+	if t.window == nil {
+		t.window = c.NewWindow()
 	}
 	if o.Connection {
 		t.connection = retry.NewBudget(LayerConnection, -1, o.ConnectionMaxWait)
@@ -83,6 +102,7 @@ func (t *Turn) renew() {
 	}
 	clear(t.byClass)
 	t.spent = false
+	t.window.Close()
 }
 
 // Sampling is what [Turn.Sample] needs from its caller.
@@ -140,10 +160,14 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 // decideStream is the stream layer's judgement of a failed attempt.
 func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallback func(Fallback)) retry.Decision {
 	c := t.c
+	if o, ok := errors.AsType[*Outcome](err); ok && o.End == EndPaused {
+		return retry.Decision{Final: o} // the HTTP layer spent the time bound
+	}
 	f := Classify(err)
 	if !f.Retryable() || c.behindRetryingProxy(ctx, err) {
 		return retry.Decision{}
 	}
+
 	pol := c.Policy(f.Class())
 	if p := c.pause(f, pol); p != nil {
 		return retry.Decision{Final: p}
@@ -158,7 +182,7 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		if t.stream.Exhausted() {
 			return retry.Decision{Final: gaveUp(err, f.Advice)}
 		}
-		return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
+		return fit(t.window, retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}, f, err)
 	}
 	if f.Unreachable() && t.connection != nil && !c.WebSocketActive() {
 		if t.connection.Exhausted() {
@@ -176,7 +200,7 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		t.byClass[decodeRetries]++
 	}
 	if f.Behaviour().Overload {
-		return retry.Decision{Budget: t.overload, Delay: c.delay(f, pol, t.overload.Spent()+1)}
+		return fit(t.window, retry.Decision{Budget: t.overload, Delay: c.delay(f, pol, t.overload.Spent()+1)}, f, err)
 	}
 	if t.stream.Exhausted() || !pol.Allows(t.byClass[f.Class()]+1, -1) {
 		// The stream budget ran out on WebSocket: switch the session to
@@ -190,8 +214,11 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 		}
 		return retry.Decision{}
 	}
-	t.byClass[f.Class()]++
-	return retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}
+	dec := fit(t.window, retry.Decision{Budget: t.stream, Delay: c.delay(f, pol, t.stream.Spent()+1)}, f, err)
+	if dec.Budget != nil {
+		t.byClass[f.Class()]++
+	}
+	return dec
 }
 
 // open is the HTTP layer: it sends one sampling request, retrying what
@@ -212,7 +239,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 	}
 	p := s.Prompt()
 	var body []byte
-	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback, connection: t.connection != nil}
+	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback, connection: t.connection != nil, window: t.window}
 	d := retry.Driver{Wait: t.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {
 		release, err := c.opts.Gate.Enter(ctx, resend || n > 1)

@@ -24,6 +24,10 @@ const (
 	// DefaultConnectionMaxWait bounds, in exec and batch, the total wait
 	// of the connection retries of one sampling request.
 	DefaultConnectionMaxWait = 10 * time.Minute
+	// DefaultRetryMaxWait is how long, by default, a failure that does not
+	// clear is retried before it is final: every layer's retries and the
+	// turn's continuations inside one bound ([retry] max_wait_ms).
+	DefaultRetryMaxWait = 50 * time.Second
 )
 
 // Transport choices for a provider ("transport" in config).
@@ -93,6 +97,12 @@ type Info struct {
 	// of one sampling request in exec and batch (connection_max_wait_ms);
 	// zero waits until interrupted. The chat always waits until Esc.
 	ConnectionMaxWait time.Duration
+	// RetryMaxWait bounds the time a failure that does not clear is
+	// retried, from the start of the first request that failed: every
+	// layer and the turn's continuations ([retry] max_wait_ms); zero: no
+	// bound. A wait the server names and the connection layer (its own
+	// ConnectionMaxWait) may go beyond it.
+	RetryMaxWait time.Duration
 	// SupportsWebSockets says the provider speaks Responses over WebSocket.
 	SupportsWebSockets bool
 	// RequiresOpenAIAuth says the provider uses auth.json / login.
@@ -129,6 +139,7 @@ func withDefaults(p Info) Info {
 	p.Transport = TransportAuto
 	p.WebSocketConnectTimeout = DefaultWebSocketConnectTimeout
 	p.ConnectionMaxWait = DefaultConnectionMaxWait
+	p.RetryMaxWait = DefaultRetryMaxWait
 	p.Retry = DefaultRetry()
 	return p
 }

@@ -63,6 +63,10 @@ type Coordinator struct {
 	CanContinue func() error
 	// Notify hears about each continuation before its wait.
 	Notify func(n int, delay time.Duration, cause error)
+	// Window, when set, returns the turn's time bound ([retry] max_wait_ms),
+	// the one its requests' retries share: a continuation's wait is
+	// shortened to end inside it, and none is made once it is spent.
+	Window func() *retry.Window
 }
 
 // Run calls attempt with the original prompt, then with the continuation
@@ -85,9 +89,23 @@ func (c *Coordinator) Run(ctx context.Context, prompt string, attempt func(ctx c
 					End: modelclient.EndNotContinued, Reason: why.Error()}}
 			}
 			if budget.Exhausted() {
-				return retry.Decision{Final: &modelclient.Outcome{Failure: modelclient.Classify(err), End: modelclient.EndPaused}}
+				o := &modelclient.Outcome{Failure: modelclient.Classify(err), End: modelclient.EndPaused}
+				if c.Window != nil && c.Window().Spent() {
+					o.Reason = modelclient.GaveUpBound(c.Window()) // the schedule and the bound ended together
+				}
+				return retry.Decision{Final: o}
 			}
-			return retry.Decision{Budget: budget, Delay: c.Policy.Delays[budget.Spent()]}
+			delay := c.Policy.Delays[budget.Spent()]
+			if c.Window != nil {
+				w := c.Window()
+				d, ok := w.Fit(delay, false)
+				if !ok {
+					return retry.Decision{Final: &modelclient.Outcome{Failure: modelclient.Classify(err),
+						End: modelclient.EndPaused, Reason: modelclient.GaveUpBound(w)}}
+				}
+				delay = d
+			}
+			return retry.Decision{Budget: budget, Delay: delay}
 		},
 		Notify: func(w retry.Wait) {
 			if c.Notify != nil {

@@ -106,7 +106,7 @@ func TestContinuationAfterRepeatedDeaths(t *testing.T) {
 	}
 	pol := session.ContinuePolicy{Enabled: true, Delays: []time.Duration{10 * time.Second, 20 * time.Second, time.Minute}, Prompt: "continue please"}
 	h := newHarness(t, rt.Script{dies("1"), dies("2"), dies("3"), rt.Reply("r4", "m4", "finished answer")},
-		withStreamRetries(0), withContinue(pol))
+		withStreamRetries(0), withContinue(pol), withRetryMaxWait(0)) // the whole schedule: no time bound
 	if err := h.turn(t, "long task"); err != nil {
 		t.Fatal(err)
 	}

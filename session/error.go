@@ -28,6 +28,9 @@ func (e *TurnError) Error() string {
 		msg = "turn paused: the server asked to wait until " + o.Until.UTC().Format("2006-01-02 15:04:05 MST") +
 			" (" + o.Failure.Reason() + "); continue it then with `agent exec resume --last`"
 	case modelclient.EndPaused:
+		if o.Reason != "" {
+			msg += "; " + o.Reason
+		}
 		msg = "turn paused, " + msg + "; continue it later with `agent exec resume --last`"
 	case modelclient.EndNotContinued:
 		msg += " (not continued: " + o.Reason + ")"

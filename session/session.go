@@ -489,6 +489,7 @@ func (s *Session) coordinator(ctx context.Context, policy ContinuePolicy, r *tur
 		Sleep:       s.wake.Sleeper(s.client.Sleep),
 		Retryable:   func(err error) bool { return modelclient.OutcomeOf(err).Continuable() },
 		CanContinue: func() error { return s.continuable(earlier) },
+		Window:      func() *retry.Window { return r.mc.Window() },
 		Notify: func(n int, d time.Duration, cause error) {
 			f := modelclient.Classify(cause)
 			var waited time.Duration

@@ -291,7 +291,12 @@ func retriedRows() []retryRow {
 		{name: "503 at capacity uses the overload schedule", script: responsestest.Script{
 			responsestest.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model."), reply},
 			ok: true, sleeps: []time.Duration{1500 * ms}, layers: []string{"overload"}},
-		{name: "overloaded schedule exhausted", script: append(fiveOf(failedStream("server_is_overloaded", "busy")), failedStream("server_is_overloaded", "busy")),
+		{name: "overloaded forever ends inside the 50 s bound: the third wait shortened to what is left of 45 s", script: fiveOf(failedStream("server_is_overloaded", "busy"))[:4],
+			kind:   modelclient.KindOverloaded,
+			sleeps: []time.Duration{1500 * ms, 7500 * ms, 36 * time.Second},
+			layers: []string{"overload", "overload", "overload"}},
+		{name: "overloaded schedule exhausted (no time bound)", script: append(fiveOf(failedStream("server_is_overloaded", "busy")), failedStream("server_is_overloaded", "busy")),
+			opt:    func(p *provider.Info, _ *session.Options) { p.RetryMaxWait = 0 },
 			kind:   modelclient.KindOverloaded,
 			sleeps: []time.Duration{1500 * ms, 7500 * ms, 45 * time.Second, 180 * time.Second, 360 * time.Second},
 			layers: []string{"overload", "overload", "overload", "overload", "overload"}},

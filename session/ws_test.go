@@ -20,6 +20,12 @@ func withStreamRetries(n int) option {
 	return func(p *provider.Info, _ *session.Options) { p.StreamMaxRetries = n }
 }
 
+// withRetryMaxWait sets the time bound of a failure's retries ([retry]
+// max_wait_ms; 0: none).
+func withRetryMaxWait(d time.Duration) option {
+	return func(p *provider.Info, _ *session.Options) { p.RetryMaxWait = d }
+}
+
 // methods lists how each recorded request arrived: GET (a refused
 // handshake), WS (a response.create frame) or POST (SSE).
 func methods(srv *rt.Server) []string {

@@ -125,6 +125,19 @@ type ReadError struct {
 func (e *ReadError) Error() string { return "read stream: " + e.Err.Error() }
 func (e *ReadError) Unwrap() error { return e.Err }
 
+// PageError is a successful answer that is a web page (text/html), not an
+// event stream: a login page of a proxy or network in the way, or a
+// base_url that is a web site. Body is its start.
+type PageError struct {
+	StatusCode  int
+	ContentType string
+	Body        []byte
+}
+
+func (e *PageError) Error() string {
+	return fmt.Sprintf("the server answered %d with a web page (%s), not an event stream", e.StatusCode, e.ContentType)
+}
+
 // DecodeError is an event the client could not make sense of where it must
 // (a response.completed that does not parse).
 type DecodeError struct {

@@ -42,6 +42,7 @@ type faultRow struct {
 	stdout   string // exact
 	stderr   string // a substring
 	extra    string // config appended to the provider table
+	extraTop string // config tables after it ([retry], ...)
 	env      map[string]string
 	// check, when set, inspects the requests the server saw.
 	check func(t *testing.T, reqs []rt.Request)
@@ -250,33 +251,63 @@ func cutStreamRows() []faultRow {
 	}
 }
 
+// loginPage is what a captive portal or a proxy's login answers.
+const loginPage = "<!DOCTYPE html><html><head><title>Sign in</title></head><body>login</body></html>"
+
+// boundSaid is how a turn that spent the time bound says so.
+const boundSaid = "gave up after waiting 45s in all to retry, the bound of [retry] max_wait_ms = 50000 " +
+	"(raise it in config.toml, or pass -c retry.max_wait_ms=200000, to wait longer)"
+
 // neverClearsRows are the fault matrix rows of group "never clears".
 func neverClearsRows() []faultRow {
 	ms := time.Millisecond
 	s := time.Second
 	ok := "answer\n"
 	return []faultRow{
-		// Failures that never clear (issue 16): what one turn costs at most,
-		// with the defaults (request_max_retries 4, stream_max_retries 5,
-		// auto-continue 10 s, 20 s, 60 s; each continuation is one request).
-		{group: "never clears", name: "HTTP 500 forever: nested 5 × 6, then one request per continuation", only: "sse",
-			script: forever(rt.Status(500)), requests: 33,
-			waits: cat(nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
-			exit:  exitcode.Exhausted, stderr: "turn paused, gave up after retries: 500"},
-		{group: "never clears", name: "HTTP 500 forever over WebSocket: 1 + 5 handshakes, fall back, then as over HTTPS", only: "ws",
-			script: forever(rt.Status(500)), requests: 39,
-			waits: cat([]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, nested(), []time.Duration{10 * s, 20 * s, 60 * s}),
-			exit:  exitcode.Exhausted, stderr: "Falling back from WebSockets to HTTPS transport"},
+		// Failures that never clear (issues 16 and 42): what one turn costs at
+		// most, with the defaults (request_max_retries 4, stream_max_retries
+		// 5, auto-continue 10 s, 20 s, 60 s; each continuation is one
+		// request) inside the one time bound, [retry] max_wait_ms = 50 s: the
+		// waits of every layer add up to at most 45 s (5 s kept for the
+		// attempts), the last one shortened to fit, and the turn pauses
+		// (exit 5) naming the bound and how to wait longer.
+		{group: "never clears", name: "HTTP 500 forever: nested 5 × 6, then continuations until the 50 s bound", only: "sse",
+			script: forever(rt.Status(500)), requests: 32,
+			waits: cat(nested(), []time.Duration{10 * s, 10800 * ms}),
+			exit:  exitcode.Exhausted, stderr: "turn paused, gave up after retries: 500 Internal Server Error; " + boundSaid},
+		{group: "never clears", name: "HTTP 500 forever over WebSocket: 1 + 5 handshakes, fall back, then as over HTTPS until the bound", only: "ws",
+			script: forever(rt.Status(500)), requests: 38,
+			waits: cat([]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, nested(), []time.Duration{10 * s, 4600 * ms}),
+			exit:  exitcode.Exhausted, stderr: boundSaid},
+		{group: "never clears", name: "HTTP 503 HTML page forever: as a 500, its title named", only: "sse",
+			script: forever(rt.StatusBody(503, "<html><head><title>503 Service Temporarily Unavailable</title></head><body>nginx</body></html>", "Content-Type", "text/html")), requests: 32,
+			waits: cat(nested(), []time.Duration{10 * s, 10800 * ms}),
+			exit:  exitcode.Exhausted, stderr: "503 Service Temporarily Unavailable; " + boundSaid},
+		{group: "never clears", name: "HTTP 503 HTML page forever over WebSocket: handshakes, fall back, then as over HTTPS", only: "ws",
+			script: forever(rt.StatusBody(503, "<html><head><title>503 Service Temporarily Unavailable</title></head><body>nginx</body></html>", "Content-Type", "text/html")), requests: 38,
+			waits: cat([]time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}, nested(), []time.Duration{10 * s, 4600 * ms}),
+			exit:  exitcode.Exhausted, stderr: "503 Service Temporarily Unavailable; " + boundSaid},
+		{group: "never clears", name: "5xx forever with request_max_retries = 1 over WebSocket", only: "ws", extra: "request_max_retries = 1\n",
+			script: forever(rt.Status(500)), requests: 21,
+			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 200 * ms, 200 * ms, 200 * ms, 400 * ms, 200 * ms, 800 * ms, 200 * ms, 1600 * ms, 200 * ms, 3200 * ms, 200 * ms, 10 * s, 20 * s, 1400 * ms},
+			exit:  exitcode.Exhausted, stderr: boundSaid},
+		{group: "never clears", name: "5xx forever with request_max_retries = 1: continuations inside the bound", only: "sse", extra: "request_max_retries = 1\n",
+			script: forever(rt.Status(500)), requests: 15,
+			waits: []time.Duration{200 * ms, 200 * ms, 200 * ms, 400 * ms, 200 * ms, 800 * ms, 200 * ms, 1600 * ms, 200 * ms, 3200 * ms, 200 * ms, 10 * s, 20 * s, 7600 * ms},
+			exit:  exitcode.Exhausted, stderr: boundSaid},
 		{group: "never clears", name: "429 + Retry-After: 1 forever: retried in the stream layer only, each after the server's delay",
 			script: forever(rt.Status(429, "Retry-After", "1")), requests: 9,
-			waits: []time.Duration{s, s, s, s, s, 10 * s, 20 * s, 60 * s}, exit: exitcode.Exhausted, stderr: "Reconnecting... 5/5 in 1.0s (429"},
+			waits: []time.Duration{s, s, s, s, s, 10 * s, 20 * s, 10 * s}, exit: exitcode.Exhausted, stderr: "Reconnecting... 5/5 in 1.0s (429"},
+		{group: "never clears", name: "429 forever without a server delay: the rate-limit backoff, then a continuation, until the bound",
+			script: forever(rt.Status(429)), requests: 8,
+			waits: []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 10 * s, 4 * s}, exit: exitcode.Exhausted, stderr: "429 Too Many Requests; " + boundSaid},
 		{group: "never clears", name: "the stream is cut mid-answer forever: the continuation prompt is carried once", only: "sse",
 			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 9,
-			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 10 * s, 20 * s, 60 * s},
+			waits: []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms, 10 * s, 20 * s, 8800 * ms},
 			exit:  exitcode.Exhausted, stderr: "turn paused", check: continuationOnce},
 		{group: "never clears", name: "the stream is cut mid-answer forever over WebSocket: the stream budget twice (WS, then HTTPS)", only: "ws",
 			script: forever(rt.Stream(rt.Created("r"), rt.TextDelta("m", "FRAGMENT"), rt.Drop())), requests: 15,
-			waits: cat(seq(2, 200*ms, 400*ms, 800*ms, 1600*ms, 3200*ms), []time.Duration{10 * s, 20 * s, 60 * s}),
+			waits: cat(seq(2, 200*ms, 400*ms, 800*ms, 1600*ms, 3200*ms), []time.Duration{10 * s, 20 * s, 2600 * ms}),
 			exit:  exitcode.Exhausted, stderr: "Falling back", check: continuationOnce},
 		{group: "never clears", name: "WebSocket handshake answered 500, HTTPS works: 1 + stream_max_retries handshakes, then one POST", only: "ws",
 			script: func() rt.Script { return append(slices.Repeat(rt.Script{rt.Status(500)}, 6), reply()) }, requests: 7,
@@ -294,9 +325,19 @@ func neverClearsRows() []faultRow {
 					t.Errorf("%d handshakes and %d POSTs; want 6 and 1", gets, posts)
 				}
 			}},
-		{group: "never clears", name: "503 at capacity forever: the overload schedule, then continuations (11m24s of waits; under 15 min at any jitter)",
-			script: forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 9,
+		{group: "never clears", name: "503 at capacity forever: the overload schedule until the bound (the third wait shortened)",
+			script: forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 4,
+			waits: []time.Duration{1500 * ms, 7500 * ms, 36 * s}, exit: exitcode.Exhausted, stderr: "503 Selected model is at capacity. Please try a different model.; " + boundSaid},
+		{group: "never clears", name: "503 at capacity forever with [retry] max_wait_ms = 0: the whole overload schedule, then continuations (11m24s of waits)",
+			extraTop: "[retry]\nmax_wait_ms = 0\n",
+			script:   forever(rt.Error(503, "server_error", "", "Selected model is at capacity. Please try a different model.")), requests: 9,
 			waits: []time.Duration{1500 * ms, 7500 * ms, 45 * s, 180 * s, 360 * s, 10 * s, 20 * s, 60 * s}, exit: exitcode.Exhausted, stderr: "Model at capacity; retrying 5/5 in 6m0s"},
+		{group: "never clears", name: "200 with an HTML login page forever: not an event stream, said at once", only: "sse",
+			script:   forever(rt.StatusBody(200, loginPage, "Content-Type", "text/html")),
+			requests: 1, exit: exitcode.Failed, stderr: "the server answered with an HTML page, not an event stream: Sign in"},
+		{group: "never clears", name: "200 with an HTML login page forever over WebSocket: the handshake falls back, then said at once", only: "ws",
+			script:   forever(rt.StatusBody(200, loginPage, "Content-Type", "text/html")),
+			requests: 2, exit: exitcode.Failed, stderr: "the server answered with an HTML page, not an event stream: Sign in"},
 		{group: "never clears", name: "429 + Retry-After: 3600: no request before the server's time, the turn pauses at once",
 			script: func() rt.Script { return rt.Script{rt.Status(429, "Retry-After", "3600")} }, requests: 1,
 			exit: exitcode.Exhausted, stderr: "turn paused: the server asked to wait until"},
@@ -398,7 +439,7 @@ func TestFaultMatrix(t *testing.T) {
 			t.Run(row.group+"/"+row.name+"/"+tr, func(t *testing.T) {
 				srv := rt.NewServer(t, row.script())
 				cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n" +
-					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + row.extra
+					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + row.extra + row.extraTop
 				env := map[string]string{"TZ": "UTC"}
 				for k, v := range row.env {
 					env[k] = v
@@ -415,6 +456,10 @@ func TestFaultMatrix(t *testing.T) {
 				}
 				if n := len(srv.Requests()); n != row.requests {
 					t.Errorf("%d requests; want %d", n, row.requests)
+				}
+				if row.group == "never clears" && row.extraTop == "" && (sum(r.sleeps) > 45*time.Second || len(srv.Requests()) > 40) {
+					t.Errorf("a failure that never clears cost %d requests and %v of waits; the bound is 40 and 45 s (50 s with the attempts)",
+						len(srv.Requests()), sum(r.sleeps))
 				}
 				if diff := cmp.Diff(row.waits, r.sleeps); diff != "" {
 					t.Errorf("waits (-want +got):\n%s", diff)
@@ -691,4 +736,12 @@ func TestExecLocalServerNotRunning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sum is the total of ds.
+func sum(ds []time.Duration) (t time.Duration) {
+	for _, d := range ds {
+		t += d
+	}
+	return t
 }

@@ -5,6 +5,7 @@
 package sse
 
 import (
+	"mime"
 	"bytes"
 	"context"
 	"errors"
@@ -125,6 +126,15 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		w.Stop()
 		cancel()
 		return nil, &transport.HTTPError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" {
+		// A login page of a proxy or network in the way, or a base_url
+		// that is a web site: no event stream will come of it.
+		page, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		w.Stop()
+		cancel()
+		return nil, &transport.PageError{StatusCode: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: page}
 	}
 	var body io.Reader = &activityReader{r: resp.Body, w: w}
 	if t.readBatch > 0 {
