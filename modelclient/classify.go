@@ -2,6 +2,8 @@ package modelclient
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"html"
@@ -144,6 +146,10 @@ func (f Failure) ProviderDown() bool {
 func (f Failure) WebSocketUnavailable() bool {
 	var he *transport.HandshakeError
 	var st *transport.HTTPError
+	var ce *transport.CloseError
+	if errors.As(f.Err, &ce) && ce.Code == closeMessageTooBig {
+		return true // the request does not fit a WebSocket message there: HTTPS carries it
+	}
 	if !errors.As(f.Err, &he) || !errors.As(he.Err, &st) {
 		return false
 	}
@@ -153,6 +159,11 @@ func (f Failure) WebSocketUnavailable() bool {
 	}
 	return true
 }
+
+// closeMessageTooBig is WebSocket close code 1009: the server will not
+// take a message this large. The reference client falls back to HTTPS at
+// once.
+const closeMessageTooBig = 1009
 
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
@@ -244,6 +255,9 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		return outcome.Failure
 	case errors.As(err, &ce):
 		return ce.f
+	case untrustedCertificate(err):
+		return Failure{Kind: KindPermanent, Message: "the server's TLS certificate is not trusted: " + certErrText(err),
+			Advice: adviceCertificate, Err: err}
 	case errors.As(err, &header):
 		k := KindConfig
 		if header.Credential {
@@ -383,6 +397,33 @@ func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failu
 // (an Ollama before its Responses API, any Go server).
 const adviceNoResponsesAPI = "this server does not serve the Responses API at base_url " +
 	"(Ollama serves it from 0.13.3: upgrade it, or check base_url)"
+
+// adviceCertificate is what to do about a certificate no trusted root
+// signs: retrying cannot change it.
+const adviceCertificate = "if a proxy or a private CA signs it, point ca_certificate in config.toml " +
+	"(or the CODEX_CA_CERTIFICATE or SSL_CERT_FILE variable) at that CA's PEM file"
+
+// untrustedCertificate reports whether err is a TLS certificate that did
+// not verify: signed by an unknown authority, for another host name,
+// expired or otherwise invalid.
+func untrustedCertificate(err error) bool {
+	var (
+		verify  *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
+}
+
+// certErrText is the verification's own words (not the request's URL).
+func certErrText(err error) string {
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &verify) && verify.Err != nil {
+		return verify.Err.Error()
+	}
+	return err.Error()
+}
 
 // bodyText is a non-JSON body as one line fit for a notice: an HTML
 // page's title (else its first line of text), else the body's first

@@ -172,6 +172,9 @@ func (t *Turn) decideStream(ctx context.Context, single bool, err error, fallbac
 	if p := c.pause(f, pol); p != nil {
 		return retry.Decision{Final: p}
 	}
+	if f.WebSocketUnavailable() && c.fallBackOn(ctx, err, false, fallback) {
+		return retry.Decision{Again: true} // a close the transport caused (1009): HTTPS at once
+	}
 	if single {
 		return retry.Decision{}
 	}

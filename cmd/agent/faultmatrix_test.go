@@ -396,6 +396,14 @@ func websocketRows() []faultRow {
 		{group: "WebSocket", name: "close frame 1011 mid-stream", only: "ws", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(1011, "internal error")), reply()}
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok, stderr: "status 1011"},
+		{group: "WebSocket", name: "close frame 1009 (message too big): HTTPS at once, no wait", only: "ws", script: func() rt.Script {
+			return rt.Script{rt.Stream(rt.CloseWS(1009, "message too big")), reply()}
+		}, requests: 2, stdout: ok, stderr: "Falling back from WebSockets to HTTPS transport",
+			check: func(t *testing.T, reqs []rt.Request) {
+				if len(reqs) == 2 && (reqs[0].Method != "WS" || reqs[1].Method != http.MethodPost) {
+					t.Errorf("requests %s, %s; want WS then POST", reqs[0].Method, reqs[1].Method)
+				}
+			}},
 		{group: "WebSocket", name: "close frame 4000", only: "ws", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.CloseWS(4000, "bye")), reply()}
 		}, requests: 2, waits: []time.Duration{200 * ms}, stdout: ok},

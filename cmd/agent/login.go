@@ -77,7 +77,7 @@ func login(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAuth 
 	if cfg.ForcedLoginMethod == "api" {
 		return usageError(errors.New("forced_login_method = \"api\": log in with `agent login --with-api-key`"))
 	}
-	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	httpClient, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)
 	}

@@ -82,7 +82,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return usageError(err)
 	}
 	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query}
-	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	httpClient, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)
 	}

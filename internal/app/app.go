@@ -264,7 +264,7 @@ func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Cli
 	}
 	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
 	addAuthFileSecrets(env.Secrets, a.home, env.Stderr)
-	httpClient, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	httpClient, err := modelclient.NewHTTPClient(CAFile(cfg, env.Getenv))
 	if err != nil {
 		return p, nil, credentials{}, usageError(err)
 	}
@@ -455,3 +455,11 @@ func (a *App) MCP() *mcp.Manager { return a.mcpServers }
 // ContinuePrompt is the prompt that continues an interrupted or paused
 // turn, as auto-continue sends it.
 func (a *App) ContinuePrompt() string { return a.opts.Continue.Snapshot().Prompt }
+
+// CAFile is the PEM file of extra roots model connections trust:
+// ca_certificate from config, else CODEX_CA_CERTIFICATE as the reference
+// client reads it (SSL_CERT_FILE, which replaces the system's roots, the
+// Go runtime reads itself).
+func CAFile(cfg config.Config, getenv func(string) string) string {
+	return cmp.Or(cfg.CACertificate, getenv("CODEX_CA_CERTIFICATE"))
+}

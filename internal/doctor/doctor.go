@@ -232,7 +232,7 @@ func fallbackChecks(env app.Env, cfg config.Config, home string) []check {
 	for _, fb := range cfg.Fallback {
 		c := check{Name: "fallback " + fb.Provider + "/" + fb.Model, Status: checkOK}
 		p := cfg.Providers[fb.Provider]
-		hc, err := modelclient.NewHTTPClient(cfg.CACertificate)
+		hc, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
 		if err == nil {
 			_, _, err = app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 		}
@@ -296,7 +296,7 @@ func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provid
 		return []check{{Name: "credential", Status: checkSkipped, Detail: "the demo provider needs none"},
 			{Name: "https", Status: checkSkipped, Detail: "the demo provider is local"}}
 	}
-	hc, err := modelclient.NewHTTPClient(cfg.CACertificate)
+	hc, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return []check{{Name: "ca certificate", Status: checkFailed, Detail: err.Error(), Fix: "point ca_certificate at a PEM file"}}
 	}

@@ -5,12 +5,12 @@
 package sse
 
 import (
-	"mime"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"iter"
+	"mime"
 	"net"
 	"net/http"
 	"time"

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"crypto/tls"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentcli/agent/internal/exitcode"
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestUntrustedCertificateFailsAtOnce: a server whose certificate no
+// trusted root signs (a corporate proxy's CA, a self-signed server) is
+// not a transient failure: one connection, no retry, and a message naming
+// the three ways to trust its CA. CODEX_CA_CERTIFICATE, as the reference
+// client reads it, is honoured.
+func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
+	for _, tr := range []string{"sse", "ws"} {
+		t.Run(tr, func(t *testing.T) {
+			fake := rt.New(rt.Script{rt.Reply("r1", "m1", "trusted now")}, rt.Options{OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
+			t.Cleanup(fake.Close)
+			cert, pemBytes := selfSigned(t, "localhost")
+			srv := httptest.NewUnstartedServer(fake.Handler())
+			srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+			var conns atomic.Int32
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+			cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"https://localhost:" + port + "/v1\"\n" +
+				"env_key = \"FAKE_KEY\"\nsupports_websockets = " + map[string]string{"sse": "false", "ws": "true"}[tr] + "\n"
+			r := runCLI(t, nil, runOpts{config: cfg}, "exec", "hi")
+			if r.code != exitcode.Failed || len(r.sleeps) != 0 || conns.Load() != 1 {
+				t.Errorf("exit %d after %d connections and waits %v; want exit %d after one connection, no retry\n%s",
+					r.code, conns.Load(), r.sleeps, exitcode.Failed, r.stderr)
+			}
+			for _, w := range []string{"certificate", "ca_certificate", "CODEX_CA_CERTIFICATE", "SSL_CERT_FILE"} {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr does not name %s:\n%s", w, r.stderr)
+				}
+			}
+
+			ca := filepath.Join(t.TempDir(), "ca.pem")
+			if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r = runCLI(t, nil, runOpts{config: cfg, env: map[string]string{"CODEX_CA_CERTIFICATE": ca}}, "exec", "hi")
+			if r.code != 0 || r.stdout != "trusted now\n" {
+				t.Errorf("with CODEX_CA_CERTIFICATE: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
