@@ -63,3 +63,12 @@ func TestExecSkillBodyOnlyAfterMention(t *testing.T) {
 		t.Fatalf("the skill's body does not follow the prompt: %s", last)
 	}
 }
+
+func TestSkillsList(t *testing.T) {
+	home := t.TempDir()
+	copySkills(t, home)
+	r := runCLI(t, nil, runOpts{home: home}, "skills", "list", "-C", t.TempDir())
+	if r.code != 0 || !strings.Contains(r.stdout, "$skill-installer\n  Install Codex skills") || !strings.Contains(r.stdout, filepath.Join(home, "skills", "skill-creator", "SKILL.md")) {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
