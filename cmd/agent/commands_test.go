@@ -17,7 +17,6 @@ func TestCommandsThatAreNotAgents(t *testing.T) {
 	}{
 		{[]string{"apply"}, `agent has no "apply" command`},
 		{[]string{"cloud", "exec", "x"}, `agent has no "cloud" command`},
-		{[]string{"app-server"}, "agent exec --json"},
 		{[]string{"migrate-rollouts"}, `agent has no "migrate-rollouts" command`},
 		{[]string{"features", "list"}, "--enable"},
 		{[]string{"exce", "hi"}, `did you mean "exec"`},
