@@ -11,20 +11,60 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // headLines bounds how far readHead looks for the first user message.
 const headLines = 64
 
+// smallRollout is the size up to which an index rebuild reads a rollout
+// whole, once, rather than its head, every line and its tail apart.
+const smallRollout = 256 << 10
+
 // rebuild fills the index from every rollout file under the sessions
 // directory. Unreadable files and files that are not rollouts are skipped.
 func (ix *index) rebuild() error {
-	return ix.walk(func(path string, d fs.DirEntry) {
-		if r, ok := ix.record(path, d); ok {
-			ix.merge(r)
-		}
+	var paths []string
+	err := ix.walk(func(path string, _ fs.DirEntry) {
+		paths = append(paths, path)
 	})
+	for _, r := range ix.records(paths) {
+		ix.merge(r)
+	}
+	return err
+}
+
+// records reads the index records of the rollouts at paths, on as many
+// goroutines as the process may run at once (100,000 sessions are
+// 100,000 files to open and read), in paths' order; a file that is not a
+// rollout has no record.
+func (ix *index) records(paths []string) []indexRecord {
+	recs := make([]indexRecord, len(paths))
+	ok := make([]bool, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths)/64, 1)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				recs[i], ok[i] = ix.record(paths[i])
+			}
+		})
+	}
+	wg.Wait()
+	out := recs[:0]
+	for i, r := range recs {
+		if ok[i] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // scanMissing adds the rollout files the index does not list (a crash
@@ -35,15 +75,13 @@ func (ix *index) scanMissing(ctx context.Context) bool {
 	for _, r := range ix.recs {
 		known[r.Path] = true
 	}
-	var found []indexRecord
-	_ = ix.walk(func(path string, d fs.DirEntry) {
-		if known[relPath(ix.sessions, path)] {
-			return
-		}
-		if r, ok := ix.record(path, d); ok {
-			found = append(found, r)
+	var paths []string
+	_ = ix.walk(func(path string, _ fs.DirEntry) {
+		if !known[relPath(ix.sessions, path)] {
+			paths = append(paths, path)
 		}
 	})
+	found := ix.records(paths)
 	for _, r := range found {
 		ix.merge(r)
 	}
@@ -76,16 +114,44 @@ func (ix *index) walk(fn func(path string, d fs.DirEntry)) error {
 // record reads the index record of the rollout at path. Updated is the
 // timestamp of its last line (a copy that reset the file's modification
 // time does not reorder sessions), else the modification time.
-func (ix *index) record(path string, d fs.DirEntry) (indexRecord, bool) {
-	meta, title, err := readHead(path)
+func (ix *index) record(path string) (indexRecord, bool) {
+	// One open for the three reads (the head, every line for a rename, the
+	// tail); a file of up to smallRollout bytes is read once, whole.
+	f, err := os.Open(path)
+	if err != nil {
+		return indexRecord{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return indexRecord{}, false
+	}
+	var src io.ReaderAt = f
+	size := fi.Size()
+	var whole []byte // the file, when it is small
+	if size <= smallRollout {
+		whole = make([]byte, size)
+		n, err := io.ReadFull(f, whole)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return indexRecord{}, false
+		}
+		whole, size = whole[:n], int64(n)
+		src = bytes.NewReader(whole)
+	}
+	meta, title, err := readHeadFrom(io.NewSectionReader(src, 0, size), path)
 	if err != nil || meta.ID == "" {
 		return indexRecord{}, false
 	}
 	r := indexRecord{
 		ID: meta.ID, Path: relPath(ix.sessions, path), Cwd: meta.Cwd,
-		Created: formatTime(meta.Timestamp), Title: title, Updated: lastTimestamp(path), Name: readName(path),
+		Created: formatTime(meta.Timestamp), Title: title, Updated: lastTimestampIn(src, size),
 	}
-	if fi, err := d.Info(); err == nil && r.Updated == "" {
+	// Most sessions were never renamed: a file without the event's name
+	// is not read line by line for it.
+	if whole == nil || bytes.Contains(whole, renameType) {
+		r.Name = readNameFrom(io.NewSectionReader(src, 0, size))
+	}
+	if r.Updated == "" {
 		r.Updated = formatTime(fi.ModTime())
 	}
 	if r.Created == "" {
@@ -106,12 +172,17 @@ func readHead(path string) (SessionMeta, string, error) {
 		return SessionMeta{}, "", fmt.Errorf("rollout: %w", err)
 	}
 	defer f.Close()
-	lr := &lineReader{br: bufio.NewReaderSize(f, 4<<10)}
+	return readHeadFrom(f, path)
+}
+
+// readHeadFrom is readHead of the rollout r holds.
+func readHeadFrom(r io.Reader, path string) (SessionMeta, string, error) {
+	lr := &lineReader{br: bufio.NewReaderSize(r, 4<<10)}
 	line, _, err := lr.next()
 	if err != nil && !errors.Is(err, io.EOF) {
 		return SessionMeta{}, "", fmt.Errorf("rollout: read %s: %w", path, err)
 	}
-	meta, ok := parseMeta(line)
+	meta, ok := parseMetaHead(line)
 	if !ok {
 		return SessionMeta{}, "", noMeta(path)
 	}
@@ -134,17 +205,15 @@ func readHead(path string) (SessionMeta, string, error) {
 	return meta, "", nil
 }
 
-// readName returns the name of the last rename event of the rollout at
-// path, "" when there is none. It reads the whole file, so only a rebuild
+// renameType is how a rename event's type appears in its line.
+var renameType = []byte(`"` + string(EventRename) + `"`)
+
+// readNameFrom returns the name of the last rename event of the rollout r
+// holds, "" when there is none. It reads the whole file, so only a rebuild
 // of the index (or a scan for files it misses) calls it.
-func readName(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	lr := newLineReader(f)
-	rename := []byte(`"` + string(EventRename) + `"`)
+func readNameFrom(r io.Reader) string {
+	lr := newLineReader(r)
+	rename := renameType
 	name := ""
 	for {
 		line, _, err := lr.next()
@@ -163,20 +232,11 @@ func readName(path string) string {
 	}
 }
 
-// lastTimestamp returns the timestamp of the last line that starts in the
-// final 64 KiB of the file at path, "" when there is none.
-func lastTimestamp(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return ""
-	}
-	off := max(fi.Size()-64<<10, 0)
-	buf := make([]byte, 1+fi.Size()-off)
+// lastTimestampIn returns the timestamp of the last line that starts in the
+// final 64 KiB of the size bytes f holds, "" when there is none.
+func lastTimestampIn(f io.ReaderAt, size int64) string {
+	off := max(size-64<<10, 0)
+	buf := make([]byte, 1+size-off)
 	if off == 0 {
 		buf[0] = '\n' // the first line starts a line too
 	}
@@ -197,6 +257,24 @@ func lastTimestamp(path string) string {
 		}
 		buf = buf[:i]
 	}
+}
+
+// parseMetaHead decodes what the index and a reopened recorder need of a
+// session_meta line: its id, time and working directory. It is one pass
+// that keeps nothing else (the instructions in it can be long).
+func parseMetaHead(line []byte) (SessionMeta, bool) {
+	var l struct {
+		Type    LineType `json:"type"`
+		Payload *struct {
+			ID        string    `json:"id"`
+			Timestamp time.Time `json:"timestamp"`
+			Cwd       string    `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != LineSessionMeta || l.Payload == nil {
+		return SessionMeta{}, false
+	}
+	return SessionMeta{ID: l.Payload.ID, Timestamp: l.Payload.Timestamp, Cwd: l.Payload.Cwd}, true
 }
 
 // parseMeta decodes a session_meta line.
