@@ -388,7 +388,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveModels(w, r)
 		return
 	}
-	if r.Method != http.MethodPost || !(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/responses/compact")) {
+	if r.Method != http.MethodPost || !(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/responses/compact") ||
+		strings.HasSuffix(r.URL.Path, "/chat/completions")) {
 		msg := fmt.Sprintf("responsestest: no route for %s %s", r.Method, r.URL.Path)
 		s.unexpected(msg)
 		http.Error(w, msg, http.StatusNotFound)
