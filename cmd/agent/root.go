@@ -164,7 +164,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.StringVar(&g.transport, "transport", "", `transport to the model: "auto" (WebSocket where supported, else HTTPS), "websocket" or "https" (overrides the provider's transport key)`)
 	pf.BoolVar(&g.bypassHookTrust, "dangerously-bypass-hook-trust", false, "run enabled hooks whose exact hash was not reviewed and trusted, for this invocation (as Codex's flag)")
 	root.AddCommand(newExecCmd(ctx, env, g), newReviewCmd(ctx, env, g))
-	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g), newAppServerCmd(ctx, env, g))
+	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g), newAppServerCmd(ctx, env, g), newACPCmd(ctx, env, g))
 	root.AddCommand(newBatchCmd(env))
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))

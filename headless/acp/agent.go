@@ -1,0 +1,159 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/rollout"
+)
+
+var (
+	_ sdk.Agent       = (*Server)(nil)
+	_ sdk.AgentLoader = (*Server)(nil)
+)
+
+// Initialize tells the client what agent does: load recorded sessions,
+// take images and embedded context in prompts.
+func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	s.mu.Lock()
+	s.client = p.ClientCapabilities
+	s.mu.Unlock()
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "agent", Version: s.opts.Version},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate is not needed: agent uses the login and keys of its config.
+func (s *Server) Authenticate(ctx context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{"error": "agent offers no authentication methods: it uses the login and keys of its config (agent login)"})
+}
+
+// NewSession opens a new session working in the client's directory.
+func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if !filepath.IsAbs(p.Cwd) {
+		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not an absolute path", p.Cwd)})
+	}
+	se, err := s.open(ctx, app.Spec{Cwd: p.Cwd})
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: se.modes()}, nil
+}
+
+// LoadSession opens a recorded session by id, sends its history as
+// session/update notifications and then answers, the session ready for
+// the next prompt.
+func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	ent, err := rollout.Find(ctx, s.opts.App.Home(), string(p.SessionId))
+	if err != nil {
+		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %s: %v", p.SessionId, err)})
+	}
+	s.mu.Lock()
+	_, open := s.sessions[ent.ID]
+	s.mu.Unlock()
+	if open {
+		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open on this connection", ent.ID)})
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = ent.Cwd
+	}
+	se, err := s.open(ctx, app.Spec{From: ent.Path, Cwd: cwd})
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	if err := se.replay(ctx); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	return sdk.LoadSessionResponse{Modes: se.modes()}, nil
+}
+
+// open opens a session on the app and registers it.
+func (s *Server) open(ctx context.Context, sp app.Spec) (*session, error) {
+	se := &session{s: s, rejected: map[string]bool{}}
+	sp.Approve = se.approve
+	t, err := s.opts.App.Open(ctx, sp)
+	if err != nil {
+		return nil, err
+	}
+	se.t, se.id = t, t.ID
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		go se.close()
+		return nil, fmt.Errorf("the connection is closing")
+	}
+	s.sessions[se.id] = se
+	return se, nil
+}
+
+// session returns the open session of id.
+func (s *Server) session(id sdk.SessionId) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	se := s.sessions[string(id)]
+	if se == nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no open session %s (session/new or session/load opens one)", id)})
+	}
+	return se, nil
+}
+
+// Prompt runs a turn of the session, streaming its updates, and answers
+// with how it stopped.
+func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return se.prompt(ctx, p.Prompt)
+}
+
+// Cancel stops the session's running turn: its prompt answers cancelled.
+func (s *Server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return err
+	}
+	se.cancel()
+	return nil
+}
+
+// SetSessionMode sets the session's approval preset.
+func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	return sdk.SetSessionModeResponse{}, se.setMode(ctx, string(p.ModeId))
+}
+
+// CloseSession is not offered (no sessionCapabilities.close).
+func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+}
+
+// ListSessions is not offered (no sessionCapabilities.list).
+func (s *Server) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionList)
+}
+
+// ResumeSession is not offered (no sessionCapabilities.resume): session/load
+// resumes.
+func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
+}
+
+// SetSessionConfigOption is not offered: agent advertises no config options.
+func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
