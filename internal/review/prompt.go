@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // instructions are agent's review instructions, sent with every review.
@@ -62,7 +63,12 @@ type Finding struct {
 	Body string
 }
 
-var findingLine = regexp.MustCompile(`^\s*(?:[-*]\s*)?\**\[P([0-3])\]\**\s+` + "`?" + `([^\s:` + "`" + `]+)(?::(\d+)(?:[-–]\d+)?)?` + "`?" + `\s*(?:[-–—:]+\s*)?(.*)$`)
+// findingLine matches a finding's first line. It is compiled at the first
+// review, not at start-up: every agent process ran its compilation before
+// (20 KB, 125 allocations in the init trace of an exec).
+var findingLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*]\s*)?\**\[P([0-3])\]\**\s+` + "`?" + `([^\s:` + "`" + `]+)(?::(\d+)(?:[-–]\d+)?)?` + "`?" + `\s*(?:[-–—:]+\s*)?(.*)$`)
+})
 
 // Parse reads the findings and the verdict line of a review's answer, in
 // the format the review instructions ask for. An answer in another shape
@@ -70,7 +76,7 @@ var findingLine = regexp.MustCompile(`^\s*(?:[-*]\s*)?\**\[P([0-3])\]\**\s+` + "
 func Parse(answer string) (findings []Finding, verdict string, ok bool) {
 	var cur *Finding
 	for line := range strings.SplitSeq(answer, "\n") {
-		if m := findingLine.FindStringSubmatch(line); m != nil {
+		if m := findingLine().FindStringSubmatch(line); m != nil {
 			p, _ := strconv.Atoi(m[1])
 			n, _ := strconv.Atoi(m[3])
 			findings = append(findings, Finding{Priority: p, File: m[2], Line: n, Title: strings.TrimSpace(m[4])})
