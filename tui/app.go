@@ -94,6 +94,10 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		Background: func() []tools.Background { return chat.Current().Background() },
 		Stop:       func(id int) int { return chat.Current().Stop(id) },
 		Status:     chat.Status,
+		Hooks: func(arg string) (string, []string, error) {
+			return a.HookLines(chat.Current().Workspace().Cwd, arg)
+		},
+		Skills: func() ([]string, []string) { return a.SkillLines(chat.Current().Workspace().Cwd) },
 	}
 }
 

@@ -166,6 +166,44 @@ func (m *Model) pwdCmd(string) tea.Cmd {
 	return nil
 }
 
+// hooksCmd is /hooks [trust KEY|all].
+func (m *Model) hooksCmd(arg string) tea.Cmd {
+	if m.opts.Commands.Hooks == nil {
+		m.info("No hooks here.", nil)
+		return nil
+	}
+	title, body, err := m.opts.Commands.Hooks(arg)
+	if err != nil {
+		m.tr.add(&notice{level: levelWarn, text: clean(err.Error())})
+		m.follow = true
+		return nil
+	}
+	m.info(title, body)
+	return nil
+}
+
+// skillsCmd is /skills [NAME]: the list, or $NAME put in the message.
+func (m *Model) skillsCmd(arg string) tea.Cmd {
+	if m.opts.Commands.Skills == nil {
+		m.info("No skills here.", nil)
+		return nil
+	}
+	names, body := m.opts.Commands.Skills()
+	if arg = strings.TrimPrefix(arg, "$"); arg != "" {
+		if !containsString(names, arg) {
+			m.tr.add(&notice{level: levelWarn, text: "no skill is called " + clean(arg) + " (/skills lists them)"})
+			m.follow = true
+			return nil
+		}
+		return m.insert("$" + arg + " ")
+	}
+	if len(names) == 0 {
+		body = append([]string{"No skills: a SKILL.md under .agents/skills, the home's skills/ or ~/.agents/skills."}, body...)
+	}
+	m.info("Skills ($NAME in a message sends the skill to the model; /skills NAME puts it there)", body)
+	return nil
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "(not set)"

@@ -132,6 +132,11 @@ type Commands struct {
 	// Status returns lines for /status: config file, provider, transport in
 	// use, and anything else worth knowing. The chat adds tokens and retries.
 	Status func() []string
+	// Hooks lists the lifecycle hooks with their source and trust (/hooks),
+	// after trusting those arg names ("trust KEY", "trust all"); nil: none.
+	Hooks func(arg string) (title string, body []string, err error)
+	// Skills lists the skills (/skills): their names and the lines shown.
+	Skills func() (names, body []string)
 	// Compact compacts the conversation (/compact) and returns a one-line
 	// summary of what it did.
 	Compact func(ctx context.Context) (string, error)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/session"
@@ -121,4 +123,61 @@ func (a *App) withHooks(opts *session.Options, t *Thread, source string) {
 	}
 	opts.Hooks = &session.Hooks{Set: set, Runner: runner, SessionID: t.ID, TranscriptPath: t.rec.Path(), Cwd: cwd,
 		Source: source, PermissionMode: mode, Notices: notices}
+}
+
+// HookLines are the chat's /hooks: every hook of the session's directory
+// with its event, matcher, source, trust and key; with "trust KEY" or
+// "trust all" it first trusts those hooks as they are now (their exact
+// hash, in config.toml's [hooks.state]).
+func (a *App) HookLines(cwd, arg string) (title string, body []string, err error) {
+	home := a.home
+	if a.ignoreUserConfig {
+		home = ""
+	}
+	set := hooks.Discover(HookSources(a.cfg, home, cwd, false))
+	fields := strings.Fields(arg)
+	if len(fields) > 0 {
+		if fields[0] != "trust" || len(fields) < 2 {
+			return "", nil, fmt.Errorf("usage: /hooks, /hooks trust KEY, /hooks trust all")
+		}
+		n := 0
+		for _, h := range set.All {
+			if h.Trust == hooks.Trusted || (fields[1] != "all" && !slices.Contains(fields[1:], h.Key)) {
+				continue
+			}
+			if err := config.TrustHook(a.home, h.Key, h.Hash); err != nil {
+				return "", nil, err
+			}
+			body = append(body, "trusted "+h.Name()+" at "+h.Hash)
+			n++
+		}
+		if n == 0 {
+			return "", nil, fmt.Errorf("no untrusted hook has the key %s (/hooks lists them)", strings.Join(fields[1:], " "))
+		}
+		set = hooks.Discover(HookSources(a.cfg, home, cwd, false))
+		body = append(body, "")
+	}
+	if len(set.All) == 0 {
+		return "No hooks: hooks.json or [hooks] in " + a.home + ", or a trusted project's .codex/", nil, nil
+	}
+	for _, h := range set.All {
+		state := string(h.Trust)
+		if !h.Enabled {
+			state += ", disabled"
+		}
+		body = append(body, fmt.Sprintf("%s %s [%s, %s]", h.Event, matcherText(h), h.Source, state),
+			"  "+strings.TrimSpace(h.Command), "  "+h.Path, "  key: "+h.Key)
+	}
+	body = append(body, "", "/hooks trust KEY (or all) trusts hooks as they are now; a change needs trust again.")
+	for _, w := range set.Warnings {
+		body = append(body, "warning: "+w)
+	}
+	return "Hooks", body, nil
+}
+
+func matcherText(h hooks.Hook) string {
+	if h.Matcher == nil {
+		return "(every)"
+	}
+	return fmt.Sprintf("%q", *h.Matcher)
 }

@@ -50,3 +50,17 @@ func (a *App) withSkills(opts *session.Options, t *Thread) {
 		return items
 	}
 }
+
+// SkillLines are the chat's /skills: each skill's $name, description and
+// file, and the files skipped.
+func (a *App) SkillLines(cwd string) (names []string, body []string) {
+	list, problems := a.Skills(cwd)
+	for _, s := range list {
+		names = append(names, s.Name)
+		body = append(body, "$"+s.Name+"  "+s.Description, "  "+s.Path)
+	}
+	for _, p := range problems {
+		body = append(body, "warning: "+p.String())
+	}
+	return names, body
+}

@@ -109,7 +109,7 @@ func allowedImports() map[string][]string {
 			"modelclient", "provider", "retry", "retry/gate", "rollout", "rollout/recording", "session", "session/failover", "session/hooks", "internal/skills",
 			"tools", "tools/mcp", "tools/sandbox", "transport", "internal/telemetry"},
 		"internal/doctor": {"auth", "config", "internal/exitcode", "internal/app", "internal/companion", "internal/termtext", "modelclient", "provider",
-			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws"},
+			"session/failover", "tools/mcp", "tools/sandbox", "transport/ws", "session/hooks"},
 		"internal/telemetry":          {"config", "internal/companion", "internal/redact", "internal/telemetry/wire", "modelclient", "session", "tools"},
 		"internal/mantree":            {"internal/companion"},
 		"internal/companion":          {},

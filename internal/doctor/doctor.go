@@ -32,6 +32,7 @@ import (
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 	"github.com/agentcli/agent/session/failover"
+	"github.com/agentcli/agent/session/hooks"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tools/sandbox"
 	"github.com/agentcli/agent/transport/ws"
@@ -194,7 +195,38 @@ func doctorChecks(ctx context.Context, o Options) []check {
 	out = append(out, fallbackChecks(env, cfg, home)...)
 	out = append(out, sandboxChecks(ctx, o.Probes, cfg)...)
 	out = append(out, mcpChecks(ctx, o, cfg, o.Offline)...)
+	out = append(out, hookChecks(cfg, home, env.Getenv("PWD"))...)
 	return append(out, companionChecks(o.Self, cfg)...)
+}
+
+// hookChecks reads the hooks of the home and the current project: a file
+// that cannot be read or a hook that is wrong fails; a hook waiting for
+// trust (or changed since) warns, with how to review it.
+func hookChecks(cfg config.Config, home, cwd string) []check {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	set := hooks.Discover(app.HookSources(cfg, home, cwd, false))
+	var out []check
+	for _, w := range set.Warnings {
+		out = append(out, check{Name: "hooks", Status: checkFailed, Detail: w, Fix: "correct the file named (docs/codex-compat.md, Hooks)"})
+	}
+	trusted := 0
+	for _, h := range set.All {
+		switch {
+		case !h.Enabled:
+			out = append(out, check{Name: "hook", Status: checkSkipped, Detail: h.Name() + ": disabled ([hooks.state] enabled = false)"})
+		case h.Trust == hooks.Trusted:
+			trusted++
+		default:
+			out = append(out, check{Name: "hook", Status: checkWarn, Detail: h.Name() + ": " + string(h.Trust) + ", so it does not run",
+				Fix: "review it, then `agent hooks trust " + h.Key + "` (or /hooks in the chat)"})
+		}
+	}
+	if len(set.All) > 0 || len(set.Warnings) == 0 {
+		out = append(out, check{Name: "hooks", Status: checkOK, Detail: fmt.Sprintf("%d hooks, %d trusted", len(set.All), trusted)})
+	}
+	return out
 }
 
 // companionFix is how a missing companion program gets installed.
