@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/agentcli/agent/provider"
 )
 
 // probeBody is the request [ProbeResponses] sends: no server can run it
@@ -13,6 +15,10 @@ import (
 // authenticates first answers 400 (FastAPI servers 422) with a valid
 // credential, 401 or 403 with a refused one, and no model runs.
 const probeBody = `{"model":"","input":0}`
+
+// chatProbeBody is [probeBody] for a Chat Completions endpoint: messages
+// that are not a list.
+const chatProbeBody = `{"model":"","messages":0}`
 
 // Probe is what [ProbeResponses] found.
 type Probe struct {
@@ -33,8 +39,19 @@ type Probe struct {
 // provider's headers), and reads what the refusal says about the
 // credential (see [Probe]). An error is a request that got no answer.
 func ProbeResponses(ctx context.Context, hc *http.Client, baseURL string, h http.Header) (Probe, error) {
-	p := Probe{URL: strings.TrimSuffix(baseURL, "/") + "/responses"}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(probeBody))
+	return ProbeWire(ctx, hc, provider.WireAPIResponses, baseURL, h)
+}
+
+// ProbeWire is [ProbeResponses] for the sampling endpoint of wire_api
+// api: POST baseURL/chat/completions, with messages that are not a list,
+// for "chat".
+func ProbeWire(ctx context.Context, hc *http.Client, api, baseURL string, h http.Header) (Probe, error) {
+	path, body := "/responses", probeBody
+	if api == provider.WireAPIChat {
+		path, body = "/chat/completions", chatProbeBody
+	}
+	p := Probe{URL: strings.TrimSuffix(baseURL, "/") + path}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(body))
 	if err != nil {
 		return p, err
 	}

@@ -392,11 +392,12 @@ func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provid
 }
 
 // probeCredential confirms a credential where GET /models is not served
-// (it answered models): the Responses endpoint must refuse an invalid
-// request as invalid (400), not as unauthenticated (401, 403), without
-// running a model (modelclient.ProbeResponses).
+// (it answered models): the wire's sampling endpoint (/responses,
+// /chat/completions) must refuse an invalid request as invalid (400), not
+// as unauthenticated (401, 403), without running a model
+// (modelclient.ProbeWire).
 func probeCredential(ctx context.Context, hc *http.Client, p provider.Info, h http.Header, cred check, models string) check {
-	pr, err := modelclient.ProbeResponses(ctx, hc, p.BaseURL, h)
+	pr, err := modelclient.ProbeWire(ctx, hc, p.WireAPI, p.BaseURL, h)
 	switch {
 	case err != nil:
 		cred.Status, cred.Detail = checkWarn, fmt.Sprintf("%s: not confirmed (GET /models answered %s; POST %s got no answer: %v)", cred.Detail, models, pr.URL, err)
@@ -416,6 +417,9 @@ func probeCredential(ctx context.Context, hc *http.Client, p provider.Info, h ht
 func wsCheck(ctx context.Context, p provider.Info, hc *http.Client, h http.Header, route, ca string) check {
 	c := check{Name: "websocket"}
 	switch {
+	case p.WireAPI == provider.WireAPIChat:
+		c.Status, c.Detail = checkSkipped, `wire_api = "chat" has no WebSocket form`
+		return c
 	case !p.SupportsWebSockets:
 		c.Status, c.Detail = checkSkipped, "the provider does not speak Responses over WebSocket"
 		return c

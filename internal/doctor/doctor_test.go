@@ -458,3 +458,27 @@ func TestDoctorCompanions(t *testing.T) {
 		t.Errorf("[otel] exporter without agent-otel: %v, %+v; want a failure\n%s", err, c, out)
 	}
 }
+
+// TestDoctorProbesChatWire: for a provider with wire_api = "chat", the
+// credential probe is an invalid POST /chat/completions (a Chat server
+// has no /responses), and no WebSocket is opened: the wire has none.
+func TestDoctorProbesChatWire(t *testing.T) {
+	srv := rt.New(rt.Script{rt.Status(400)}, rt.Options{ModelsStatus: 404, OnUnexpected: func(m string) { t.Errorf("%s", m) }})
+	srv.Start()
+	defer srv.Close()
+	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+"wire_api = \"chat\"\n", nil, goodKernel)
+	cred := checkOf(t, rep, "credential")
+	if code != 0 || cred.Status != checkOK || !strings.Contains(cred.Detail, "/chat/completions was refused as invalid") || strings.Contains(out, fakeKey) {
+		t.Errorf("exit %d, credential %+v; want the chat endpoint's probe accepted", code, cred)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.HasSuffix(reqs[0].Path, "/chat/completions") || reqs[0].JSON["messages"] == nil {
+		t.Errorf("probes %+v; want one invalid POST /chat/completions", reqs)
+	}
+	if ws := checkOf(t, rep, "websocket"); ws.Status != checkSkipped || !strings.Contains(ws.Detail, "chat") {
+		t.Errorf("websocket check %+v; want skipped for the chat wire", ws)
+	}
+	if hs := srv.Handshakes(); len(hs) != 0 {
+		t.Errorf("%d WebSocket handshakes on the chat wire", len(hs))
+	}
+}
