@@ -1,15 +1,18 @@
 package modelclient
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"html"
+	"maps"
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -336,11 +339,55 @@ func (b apiBody) message() string {
 	return ""
 }
 
+// jsonMessage is the message of a JSON error body of a shape apiBody does
+// not know: the first string under a key that names one (message, error,
+// msg, detail, title, description), searched breadth-first through
+// objects and lists, else the whole body on one line (at most 200 bytes).
+// "" when the body is not JSON.
+func jsonMessage(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	keys := []string{"message", "error", "msg", "detail", "title", "error_description", "description"}
+	for level := []any{v}; len(level) > 0; {
+		var next []any
+		for _, x := range level {
+			switch x := x.(type) {
+			case map[string]any:
+				for _, k := range keys {
+					if s, ok := x[k].(string); ok && strings.TrimSpace(s) != "" {
+						return strings.TrimSpace(s)
+					}
+				}
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					next = append(next, x[k])
+				}
+			case []any:
+				next = append(next, x...)
+			}
+		}
+		level = next
+	}
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return ""
+	}
+	s := out.String()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
 func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failure {
 	var body apiBody
 	_ = json.Unmarshal(e.Body, &body) // not every server sends JSON
 	code := body.Error.Code
 	msg := body.message()
+	if msg == "" {
+		msg = jsonMessage(e.Body)
+	}
 	if msg == "" {
 		msg = bodyText(e.Body)
 	}

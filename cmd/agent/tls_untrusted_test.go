@@ -64,3 +64,19 @@ func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestPrettyPrintedErrorBodyShowsItsMessage: a 404 whose body is
+// pretty-printed JSON of a shape of its own (Ollama's) shows its message,
+// not "404 {".
+func TestPrettyPrintedErrorBodyShowsItsMessage(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.StatusBody(404, "{\n  \"error\": \"model 'x' not found, try pulling it first\"\n}", "Content-Type", "application/json")})
+	r := runCLI(t, srv, runOpts{}, "exec", "hi")
+	if r.code == 0 || !strings.Contains(r.stderr, "model 'x' not found, try pulling it first") || strings.Contains(r.stderr, "404 {") {
+		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	srv = rt.NewServer(t, rt.Script{rt.StatusBody(500, "{\n  \"status\": 500,\n  \"title\": \"Internal failure in the gateway\"\n}")})
+	r = runCLI(t, srv, runOpts{config: "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n[auto_continue]\nenabled = false\n"}, "exec", "hi")
+	if !strings.Contains(r.stderr, "Internal failure in the gateway") {
+		t.Errorf("a title-shaped body: stderr:\n%s", r.stderr)
+	}
+}
