@@ -136,7 +136,7 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		cancel()
 		return nil, &transport.PageError{StatusCode: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: page}
 	}
-	var body io.Reader = &activityReader{r: resp.Body, w: w}
+	var body io.Reader = &activityReader{r: resp.Body, w: w, events: true}
 	if t.readBatch > 0 {
 		body = &batchReader{r: body, wait: t.readBatch}
 	}
@@ -257,19 +257,58 @@ func (s *stream) Close() error {
 	return nil
 }
 
-// activityReader tells the watchdog about every byte that moves (read
-// from the answer, or read from the request body to be sent).
+// activityReader tells the watchdog about the bytes that move (read from
+// the answer, or read from the request body to be sent). Of an event
+// stream (events), comment lines (keep-alives) do not count: the idle
+// timer is Codex's stream_idle_timeout_ms, time without an event or its
+// data.
 type activityReader struct {
-	r io.Reader
-	w *liveness.Watchdog
+	r      io.Reader
+	w      *liveness.Watchdog
+	events bool
+	// midLine says the last read ended inside a line, comment tells
+	// whether that line is a comment.
+	midLine, comment bool
 }
 
 func (a *activityReader) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
-	if n > 0 {
+	if n > 0 && (!a.events || a.data(p[:n])) {
 		a.w.Active()
 	}
 	return n, err
+}
+
+// data reports whether b, the next bytes of the stream, holds anything
+// but comment lines and line ends, keeping track of the line it ends in.
+func (a *activityReader) data(b []byte) bool {
+	found := false
+	for len(b) > 0 {
+		if !a.midLine {
+			if b[0] == '\n' || b[0] == '\r' {
+				b = b[1:]
+				continue
+			}
+			a.midLine, a.comment = true, b[0] == ':'
+		}
+		found = found || !a.comment
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return found
+		}
+		a.midLine, b = false, b[i+1:]
+		if found {
+			// Only the state at the end matters now.
+			if j := bytes.LastIndexByte(b, '\n'); j >= 0 {
+				b = b[j+1:]
+			}
+			if len(b) > 0 && b[0] != '\r' {
+				a.midLine, a.comment = true, b[0] == ':'
+			}
+			return true
+		}
+	}
+	return found
 }
 
 // batchReader waits before reading again once a read found less than

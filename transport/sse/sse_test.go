@@ -206,26 +206,28 @@ func TestIdleBeforeHeaders(t *testing.T) {
 	})
 }
 
-func TestKeepAlivesAreLivenessNotProgress(t *testing.T) {
+// TestKeepAlivesAreNotLiveness: the idle timer is Codex's
+// stream_idle_timeout_ms, time without an event or its data: keep-alive
+// comments do not count. A server that sends only comments every second
+// against a 3 s timer ends at 3 s (it kept agent waiting 45 s before).
+func TestKeepAlivesAreNotLiveness(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		// Comments every 30 s keep a 60 s idle timer happy, but a 100 s
-		// progress timer still ends the stream.
 		steps := []rt.Step{rt.Created("r")}
-		for range 10 {
-			steps = append(steps, rt.Sleep(30*time.Second), rt.Comment("ping"))
+		for range 60 {
+			steps = append(steps, rt.Sleep(time.Second), rt.Comment("keep-alive"))
 		}
 		srv := rt.NewPipeServer(t, rt.Script{rt.Stream(steps...)})
 		start := time.Now()
-		s, err := open(t, srv, sse.Options{IdleTimeout: 60 * time.Second, ProgressTimeout: 100 * time.Second})
+		s, err := open(t, srv, sse.Options{IdleTimeout: 3 * time.Second, ProgressTimeout: 100 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = drain(s)
-		if !errors.Is(err, transport.ErrNoProgress) {
-			t.Errorf("err = %v; want ErrNoProgress", err)
+		if !errors.Is(err, transport.ErrStreamIdle) {
+			t.Errorf("err = %v; want ErrStreamIdle", err)
 		}
-		if d := time.Since(start); d != 100*time.Second {
-			t.Errorf("took %v; want 100s", d)
+		if d := time.Since(start); d != 3*time.Second {
+			t.Errorf("took %v; want 3s", d)
 		}
 	})
 }

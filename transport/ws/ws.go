@@ -108,11 +108,9 @@ func Dial(ctx context.Context, httpURL string, header http.Header, opts *Options
 		HTTPHeader:      h,
 		CompressionMode: websocket.CompressionContextTakeover,
 		OnPingReceived: func(context.Context, []byte) bool {
-			c.mu.Lock()
-			if w := c.active; w != nil {
-				w.Active()
-			}
-			c.mu.Unlock()
+			// A ping is a keep-alive: it does not hold the idle timer,
+			// which counts events and their data (Codex's
+			// stream_idle_timeout_ms).
 			return true
 		},
 	})

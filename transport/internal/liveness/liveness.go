@@ -1,9 +1,10 @@
 // Package liveness enforces the two stream timers shared by the SSE and
-// WebSocket transports: an idle timer (no bytes moving either way, no
-// pings: the stream is dead; transports mark every chunk read or written,
-// not completed events, so a large event or upload on a slow link is
-// alive) and a progress timer (bytes or pings arrive, but no event: the
-// stream is alive yet stuck). When one fires it cancels the stream's
+// WebSocket transports: an idle timer (no event and no data moving either
+// way: the stream is dead; it is Codex's stream_idle_timeout_ms, so
+// keep-alive comments and pings do not count, but transports mark every
+// chunk of data read or written, not only completed events, so a large
+// event or upload on a slow link is alive) and a progress timer (data
+// arrives, but no complete event: the stream is alive yet stuck). When one fires it cancels the stream's
 // context and remembers which, so the transport can report
 // [transport.ErrStreamIdle] or [transport.ErrNoProgress] instead of the read
 // error the cancellation caused.
