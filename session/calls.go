@@ -63,11 +63,19 @@ func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit fun
 		var mu sync.Mutex // emit is not safe for concurrent use
 		safeEmit := func(ev Event) { mu.Lock(); emit(ev); mu.Unlock() }
 		for i, c := range pending {
+			if ctx.Err() != nil {
+				s.abortRest(pending[i:], results[i:])
+				break
+			}
 			wg.Go(func() { results[i] = s.runCall(ctx, c, safeEmit) })
 		}
 		wg.Wait()
 	} else {
 		for i, c := range pending {
+			if ctx.Err() != nil {
+				s.abortRest(pending[i:], results[i:])
+				break
+			}
 			results[i] = s.runCall(ctx, c, emit)
 			if results[i].AbortTurn {
 				for j := i + 1; j < len(pending); j++ {
@@ -87,6 +95,17 @@ func (s *Session) runCalls(ctx context.Context, calls []transport.Item, emit fun
 	s.pendingContexts = nil
 	s.hookMu.Unlock()
 	return len(pending), abort
+}
+
+// abortRest answers the calls of an interrupted turn that were not begun,
+// all at once: none runs, none is asked about or announced, each is
+// recorded declined with the output "aborted". (One by one, through
+// approval and a durable start each, 100,000 calls took minutes to stop.)
+func (s *Session) abortRest(calls []transport.Item, results []tools.Result) {
+	for i, c := range calls {
+		results[i] = tools.Result{Output: abortedOutput, Status: tools.StatusAborted}
+		_ = s.ledger.set(c.CallID, c.Name, CallDeclined)
+	}
 }
 
 // runCall runs one call through the approval hooks and the ledger.

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"context"
 	"encoding/json"
 	"os"
@@ -255,5 +256,44 @@ func TestInterruptedCallIsAbortedNotRun(t *testing.T) {
 	}
 	if got := outputOf(t, h.srv.Requests()[1], "c1"); got != "aborted" {
 		t.Errorf("pending call output = %q; want aborted", got)
+	}
+}
+
+// TestInterruptAbortsPendingCallsInOneStep: one response with 20,000 tool
+// calls, interrupted while the first runs: the others are not begun,
+// asked about or announced one by one (100,000 took minutes to stop):
+// they are recorded aborted together and the turn ends.
+func TestInterruptAbortsPendingCallsInOneStep(t *testing.T) {
+	const n = 20000
+	steps := []rt.Step{rt.Created("r1")}
+	for i := range n {
+		steps = append(steps, execCall(fmt.Sprintf("i%d", i), fmt.Sprintf("c%d", i), "true"))
+	}
+	steps = append(steps, rt.Completed("r1"))
+	dir := t.TempDir()
+	h := newHarness(t, rt.Script{rt.Stream(steps...), rt.Reply("r2", "m", "ok")}, withTools(t, dir, tools.PolicyNever, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	begun := 0
+	err := h.sess.Turn(ctx, "go", func(ev session.Event) {
+		if _, ok := ev.(session.ToolCallBegin); ok {
+			begun++
+			cancel()
+		}
+	})
+	if kindOf(t, err) != modelclient.KindCanceled {
+		t.Fatalf("err = %v", err)
+	}
+	if begun != 1 {
+		t.Errorf("%d calls begun after the interrupt; want only the one running", begun)
+	}
+	if err := h.turn(t, "again"); err != nil {
+		t.Fatal(err)
+	}
+	req := h.srv.Requests()[1]
+	for _, id := range []string{"c1", "c9999", fmt.Sprintf("c%d", n-1)} {
+		if got := outputOf(t, req, id); got != "aborted" {
+			t.Errorf("output of %s = %q; want aborted", id, got)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,7 +23,7 @@ func main() {
 	if !signal.Ignored(syscall.SIGHUP) {
 		sigs = append(sigs, syscall.SIGHUP)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), sigs...)
+	ctx, stop := stopOnSignals(sigs)
 	env := Env{
 		Stdin:     os.Stdin,
 		Stdout:    os.Stdout,
@@ -43,4 +44,26 @@ func main() {
 	code := run(ctx, os.Args[1:], env)
 	stop()
 	os.Exit(code)
+}
+
+// stopOnSignals returns a context that the first of sigs ends, so agent
+// stops what it does and records it; a second one exits at once (130),
+// whatever the first is still waiting for (a lock another process holds,
+// a slow disk): stop means stop.
+func stopOnSignals(sigs []os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := make(chan os.Signal, 2)
+	signal.Notify(c, sigs...)
+	go func() {
+		if _, ok := <-c; !ok {
+			return
+		}
+		cancel()
+		if _, ok := <-c; !ok {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "agent: interrupted again: exiting now")
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(c); cancel() }
 }
