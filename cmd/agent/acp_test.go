@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // acpDir holds the node script and, once `npm ci` ran there (.ci/run
@@ -126,4 +132,210 @@ func TestACPClientLibrary(t *testing.T) {
 			t.Errorf("the loaded session's request lacks %q", w)
 		}
 	}
+}
+
+// acpPeer is agent acp on pipes, read line by line.
+type acpPeer struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan map[string]any
+	// stderr is agent's.
+	stderr *syncbuf.Buffer
+}
+
+func startACP(t *testing.T, bin, home, work string, args ...string) *acpPeer {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
+	cmd.Dir = work
+	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &acpPeer{cmd: cmd, in: in, lines: make(chan map[string]any, 100), stderr: &syncbuf.Buffer{}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"notJSON": sc.Text()}
+			}
+			p.lines <- m
+		}
+	}()
+	return p
+}
+
+func (p *acpPeer) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next returns the next line agent wrote for which keep is true.
+func (p *acpPeer) next(t *testing.T, what string, keep func(map[string]any) bool) map[string]any {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case m, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("agent acp's output ended waiting for %s; stderr:\n%s", what, p.stderr)
+			}
+			if keep(m) {
+				return m
+			}
+		case <-timeout:
+			t.Fatalf("no %s in 30s; stderr:\n%s", what, p.stderr)
+		}
+	}
+}
+
+// response returns the response to request id.
+func (p *acpPeer) response(t *testing.T, id float64) map[string]any {
+	return p.next(t, fmt.Sprintf("the response to %v", id), func(m map[string]any) bool { return m["id"] == id && m["method"] == nil })
+}
+
+// errorCode is a response's error code, 0 when it has none.
+func errorCode(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return c
+}
+
+// TestACPBadInput sends agent acp what a broken client might: a line that
+// is not JSON gets a parse error (-32700), one that is JSON but not an
+// object an invalid-request error (-32600), an unknown method one naming
+// it (-32601), a prompt for a session never opened invalid params; after
+// each the connection goes on and runs a turn.
+func TestACPBadInput(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
+	home := writeConfig(t, srv.URL, "")
+	work := t.TempDir()
+	p := startACP(t, bin, home, work)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	if r := p.response(t, 1); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`)
+	if r := p.next(t, "a parse error", func(m map[string]any) bool { return m["error"] != nil }); errorCode(r) != -32700 || r["id"] != nil {
+		t.Errorf("a truncated line got %v; want a -32700 error with a null id", r)
+	}
+	p.send(t, `[1,2,3]`)
+	if r := p.next(t, "an invalid-request error", func(m map[string]any) bool { return m["error"] != nil }); errorCode(r) != -32600 {
+		t.Errorf("a JSON array got %v; want -32600", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"session/teleport","params":{}}`)
+	if r := p.response(t, 3); errorCode(r) != -32601 || !strings.Contains(fmt.Sprint(r["error"]), "session/teleport") {
+		t.Errorf("an unknown method got %v; want -32601 naming it", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`)
+	if r := p.response(t, 4); errorCode(r) != -32602 || !strings.Contains(fmt.Sprint(r["error"]), "no open session nope") {
+		t.Errorf("a prompt for no session got %v; want -32602 naming it", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}`)
+	if r := p.response(t, 5); errorCode(r) != -32602 || !strings.Contains(fmt.Sprint(r["error"]), "not an absolute path") {
+		t.Errorf("a relative cwd got %v; want -32602 saying so", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":6,"method":"session/new","params":{"cwd":`+strconv.Quote(work)+`,"mcpServers":[]}}`)
+	r := p.response(t, 6)
+	sid, _ := r["result"].(map[string]any)["sessionId"].(string)
+	if sid == "" {
+		t.Fatalf("session/new after the bad lines: %v", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"are you there"}]}}`)
+	if r := p.response(t, 7); r["result"].(map[string]any)["stopReason"] != "end_turn" {
+		t.Errorf("the prompt after the bad lines: %v", r)
+	}
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("agent acp after its input ended: %v; stderr:\n%s", err, p.stderr)
+	}
+}
+
+// TestACPClientGone: a client that disappears mid-turn (its pipes closed
+// while a command runs) interrupts the turn, which is recorded as
+// interrupted; agent acp exits and the command it ran is gone too.
+func TestACPClientGone(t *testing.T) {
+	bin := buildAgent(t)
+	work := t.TempDir()
+	pidFile := filepath.Join(work, "pid")
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command",
+			`{"cmd":"echo started > pid; exec sleep 317.25","login":false,"yield_time_ms":30000}`), rt.Completed("r1")),
+	})
+	home := writeConfig(t, srv.URL, "")
+	p := startACP(t, bin, home, work, "-a", "never", "-s", "workspace-write")
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	p.response(t, 1)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+strconv.Quote(work)+`,"mcpServers":[]}}`)
+	sid, _ := p.response(t, 2)["result"].(map[string]any)["sessionId"].(string)
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"run something long"}]}}`)
+	p.next(t, "the command's tool_call", func(m map[string]any) bool {
+		u, _ := m["params"].(map[string]any)["update"].(map[string]any)
+		return u["sessionUpdate"] == "tool_call"
+	})
+	for deadline := time.Now().Add(20 * time.Second); len(sleepers()) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command never started; stderr:\n%s", p.stderr)
+		}
+	}
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("the command's mark: %v", err)
+	}
+	// The client goes: its end of both pipes closes.
+	p.in.Close()
+	gone := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("agent acp when its client went: %v; stderr:\n%s", err, p.stderr)
+		}
+		t.Logf("agent acp exited %v after its client went", time.Since(gone).Round(time.Millisecond))
+	case <-time.After(20 * time.Second):
+		t.Fatalf("agent acp still runs 20s after its client went; stderr:\n%s", p.stderr)
+	}
+	if left := sleepers(); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("the command agent ran (pids %v) outlived agent acp", left)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("recordings %v; want the session's", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(b), `"turn_interrupted"`) || !strings.Contains(string(b), "run something long") {
+		t.Errorf("the recording lacks the interrupted turn:\n%s", b)
+	}
+}
+
+// sleepers are the processes running TestACPClientGone's command.
+func sleepers() []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, d := range dirs {
+		b, _ := os.ReadFile(d)
+		if strings.Contains(string(b), "sleep\x00317.25") {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(d)))
+			out = append(out, pid)
+		}
+	}
+	return out
 }
