@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentcli/agent/modelclient"
@@ -24,6 +26,25 @@ const SummaryPrefix = "Another language model started to solve this problem and 
 
 // keptUserTokens bounds the recent user messages a local compaction keeps.
 const keptUserTokens = 20000
+
+// DefaultKeepToolCalls is how many of the latest tool calls (with their
+// outputs and the steps between them) a local compaction keeps verbatim
+// when [Options].CompactKeepToolCalls is zero.
+const DefaultKeepToolCalls = 5
+
+// keptStepTokens bounds the latest steps a local compaction keeps
+// verbatim: fewer calls are kept when their items are larger, so a
+// compaction always frees the window.
+const keptStepTokens = 40000
+
+// FilesTouchedHeader introduces the list of files the session's patches
+// touched, after the summary of a local compaction.
+const FilesTouchedHeader = "Files touched in this session (by patches):"
+
+// ErrNothingToCompact is a compaction refused because it could not
+// shrink the history: all of it would be kept verbatim but one item or
+// none. No request is sent.
+var ErrNothingToCompact = errors.New("nothing to compact: the history holds only the context, the task and the latest steps")
 
 // Compacted reports a compaction.
 type Compacted struct {
@@ -64,6 +85,9 @@ func (s *Session) compact(ctx context.Context, emit func(Event)) error {
 // compactBy compacts between the PreCompact and PostCompact hooks of
 // trigger (manual or auto).
 func (s *Session) compactBy(ctx context.Context, trigger string, emit func(Event)) error {
+	if !s.selectKept().worth(trigger == "manual") {
+		return ErrNothingToCompact
+	}
 	s.compactHooks(ctx, hooks.PreCompact, trigger, emit)
 	err := s.compactNow(ctx, emit)
 	if err == nil {
@@ -91,10 +115,14 @@ func (s *Session) compactNow(ctx context.Context, emit func(Event)) error {
 	if err != nil {
 		return errors.Join(remoteErr, fmt.Errorf("local compaction: %w", err))
 	}
-	repl := append(s.initialContext(), s.recentUserMessages(keptUserTokens)...)
-	sum := transport.UserMessage(SummaryPrefix + summary)
+	sel := s.selectKept()
+	text := SummaryPrefix + summary
+	if len(sel.files) > 0 {
+		text += "\n\n" + FilesTouchedHeader + "\n- " + strings.Join(sel.files, "\n- ")
+	}
+	sum := transport.UserMessage(text)
 	sum.Origin = transport.OriginSummary
-	repl = append(repl, sum)
+	repl := sel.replacement(s.history, sum)
 	return s.replaceHistory(repl, Compacted{Before: before, Summary: summary}, summary, emit)
 }
 
@@ -166,12 +194,6 @@ func (s *Session) replaceHistory(repl []transport.Item, c Compacted, message str
 	return nil
 }
 
-// compactable reports whether compaction could shrink the history: there
-// is more than the initial context and the current user message.
-func (s *Session) compactable() bool {
-	return len(s.history)-len(s.initialContext()) > 1
-}
-
 // initialContext is the context recorded before the first user message.
 func (s *Session) initialContext() []transport.Item {
 	var out []transport.Item
@@ -184,24 +206,168 @@ func (s *Session) initialContext() []transport.Item {
 	return out
 }
 
-// recentUserMessages returns the latest user messages (not context, not
-// summaries) that fit in budget tokens, oldest first.
-func (s *Session) recentUserMessages(budget int) []transport.Item {
-	var picked []transport.Item
-	for i := len(s.history) - 1; i >= 0; i-- {
-		it := s.history[i]
-		if it.Type != "message" || it.Role != "user" || it.Origin != "" {
-			continue
+// kept is what a local compaction keeps of the history verbatim.
+type kept struct {
+	keep []bool // by history index
+	// tail is where the latest steps begin: the summary goes before
+	// them, after the older items kept (context, the user's messages,
+	// the plan).
+	tail int
+	// summarised counts the items the summary replaces, tokens their
+	// estimated size.
+	summarised, tokens int
+	// files are the paths the session's patches touched, in order.
+	files []string
+}
+
+// summaryTokens is about the size of a handoff summary.
+const summaryTokens = 1000
+
+// worth reports whether compacting shrinks the history. An automatic
+// compaction (the window is filling up) replaces any item; one the user
+// asks for (/compact) at least two, or one larger than a summary: else
+// the history would come out as long as it went in.
+func (k kept) worth(manual bool) bool {
+	if manual {
+		return k.summarised >= 2 || k.tokens > summaryTokens
+	}
+	return k.summarised >= 1
+}
+
+// replacement is the compacted history: the items kept, with sum before
+// the latest steps.
+func (k kept) replacement(history []transport.Item, sum transport.Item) []transport.Item {
+	out := make([]transport.Item, 0, len(history)-k.summarised+1)
+	for i, it := range history {
+		if i == k.tail {
+			out = append(out, sum)
 		}
-		cost := (len(it.Text()) + 3) / 4
-		if cost > budget {
+		if k.keep[i] {
+			out = append(out, it)
+		}
+	}
+	if k.tail >= len(history) {
+		out = append(out, sum)
+	}
+	return out
+}
+
+// selectKept chooses what a local compaction keeps verbatim: the session
+// context (environment, AGENTS.md), the user's messages (the latest that
+// fit in keptUserTokens), the plan (update_plan's last call and output),
+// and the latest steps: everything from the CompactKeepToolCalls-th last
+// tool call on, within keptStepTokens, each output with its call. A
+// previous summary is never kept: the new one replaces it.
+func (s *Session) selectKept() kept {
+	h := s.history
+	k := kept{keep: make([]bool, len(h)), tail: len(h)}
+	callAt := make(map[string]int)
+	for i, it := range h {
+		if it.IsCall() {
+			callAt[it.CallID] = i
+		}
+	}
+	// The latest steps.
+	n := s.opts.CompactKeepToolCalls
+	if n == 0 {
+		n = DefaultKeepToolCalls
+	}
+	budget, calls := keptStepTokens, 0
+	for i := len(h) - 1; i >= 0 && calls < n; i-- {
+		if budget -= itemTokens(h[i]); budget < 0 {
 			break
 		}
-		budget -= cost
-		picked = append(picked, it)
+		if h[i].IsCall() {
+			calls++
+			k.tail = i
+		}
 	}
-	for i, j := 0, len(picked)-1; i < j; i, j = i+1, j-1 {
-		picked[i], picked[j] = picked[j], picked[i]
+	// An output kept needs its call: the tail reaches back to it.
+	for moved := true; moved; {
+		moved = false
+		for i := k.tail; i < len(h); i++ {
+			if c, ok := callAt[h[i].CallID]; ok && h[i].IsCallOutput() && c < k.tail {
+				k.tail, moved = c, true
+			}
+		}
 	}
-	return picked
+	for i := k.tail; i < len(h); i++ {
+		k.keep[i] = true
+	}
+	// The context, the user's messages and the plan.
+	userBudget := keptUserTokens
+	plan := ""
+	for i := len(h) - 1; i >= 0 && plan == ""; i-- {
+		if h[i].IsCall() && h[i].Name == "update_plan" {
+			plan = h[i].CallID
+		}
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		it := h[i]
+		switch {
+		case it.Origin == transport.OriginContext:
+			k.keep[i] = true
+		case it.Type == "message" && it.Role == "user" && it.Origin == "":
+			if cost := (len(it.Text()) + 3) / 4; cost <= userBudget {
+				userBudget -= cost
+				k.keep[i] = true
+			} else {
+				userBudget = 0 // older ones are summarised
+			}
+		case plan != "" && it.CallID == plan && (it.IsCall() || it.IsCallOutput()):
+			k.keep[i] = true
+		}
+		if it.Origin == transport.OriginSummary {
+			k.keep[i] = false
+		}
+	}
+	for i, it := range h {
+		if !k.keep[i] {
+			k.summarised++
+			k.tokens += itemTokens(it)
+		}
+		k.files = touchedFiles(k.files, it)
+	}
+	return k
+}
+
+// itemTokens estimates an item's tokens: four bytes each.
+func itemTokens(it transport.Item) int { return (len(it.Raw) + 3) / 4 }
+
+// touchedFiles adds to files, once each, the paths an apply_patch call
+// names, or those a previous summary listed.
+func touchedFiles(files []string, it transport.Item) []string {
+	add := func(p string) {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(files, p) {
+			files = append(files, p)
+		}
+	}
+	switch {
+	case it.Origin == transport.OriginSummary:
+		_, list, ok := strings.Cut(it.Text(), "\n"+FilesTouchedHeader+"\n")
+		if ok {
+			for _, l := range strings.Split(list, "\n") {
+				add(strings.TrimPrefix(l, "- "))
+			}
+		}
+	case it.IsCall() && it.Name == "apply_patch":
+		text := it.Input
+		if it.Type == "function_call" {
+			var args struct {
+				Input string `json:"input"`
+			}
+			if json.Unmarshal([]byte(it.Arguments), &args) != nil {
+				return files
+			}
+			text = args.Input
+		}
+		for _, l := range strings.Split(text, "\n") {
+			for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+				if rest, ok := strings.CutPrefix(strings.TrimRight(l, "\r"), p); ok {
+					add(rest)
+				}
+			}
+		}
+	}
+	return files
 }

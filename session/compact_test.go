@@ -53,23 +53,27 @@ func TestLocalCompaction(t *testing.T) {
 	rec := &fakeRecorder{}
 	h := newHarness(t, rt.Script{
 		rt.Reply("r1", "m1", "answer one"),
+		rt.Reply("r1b", "m1b", "answer two"),
 		rt.Reply("r2", "m2", "the summary"),
 		rt.Reply("r3", "m3", "after compaction"),
 	}, withRecorder(rec))
-	if err := h.turn(t, "first question"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"first question", "second question"} {
+		if err := h.turn(t, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
 		t.Fatal(err)
 	}
 	got := texts(h.sess.History())
-	if len(got) != 3 || !strings.HasPrefix(got[0], "user:<environment_context>") || got[1] != "user:first question" ||
-		!strings.HasSuffix(got[2], "the summary") || !strings.HasPrefix(got[2], "user:"+session.SummaryPrefix) {
+	if len(got) != 4 || !strings.HasPrefix(got[0], "user:<environment_context>") || got[1] != "user:first question" ||
+		got[2] != "user:second question" ||
+		!strings.HasSuffix(got[3], "the summary") || !strings.HasPrefix(got[3], "user:"+session.SummaryPrefix) {
 		t.Errorf("compacted history = %q", got)
 	}
 	// The summary request carried the prompt; the summary exchange itself
 	// was not recorded as conversation.
-	if !strings.Contains(string(h.srv.Requests()[1].Body), "CONTEXT CHECKPOINT COMPACTION") {
+	if !strings.Contains(string(h.srv.Requests()[2].Body), "CONTEXT CHECKPOINT COMPACTION") {
 		t.Error("the summary request lacks the summary prompt")
 	}
 	for _, it := range rec.items {
@@ -78,14 +82,14 @@ func TestLocalCompaction(t *testing.T) {
 		}
 	}
 	// The pre-compaction history stays recorded; the replacement follows.
-	if len(rec.compacted) != 1 || len(rec.items) != 3 {
+	if len(rec.compacted) != 1 || len(rec.items) != 5 {
 		t.Errorf("recorded %d items and %d compactions", len(rec.items), len(rec.compacted))
 	}
 	if err := h.turn(t, "next"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(h.srv.Requests()[2].JSON["input"].([]any)); n != 4 {
-		t.Errorf("the request after compaction has %d items; want 4", n)
+	if n := len(h.srv.Requests()[3].JSON["input"].([]any)); n != 5 {
+		t.Errorf("the request after compaction has %d items; want 5", n)
 	}
 }
 
@@ -97,25 +101,27 @@ func TestRemoteCompactionAndFallback(t *testing.T) {
 		remote  bool
 		warning bool
 	}{
-		{"remote", rt.Script{rt.Reply("r1", "m1", "a"), rt.StatusBody(200, compacted)}, true, false},
-		{"remote fails, local summary", rt.Script{rt.Reply("r1", "m1", "a"), rt.Status(404), rt.Reply("r2", "m2", "local summary")}, false, true},
+		{"remote", rt.Script{rt.Reply("r1", "m1", "a"), rt.Reply("r1b", "m1b", "b"), rt.StatusBody(200, compacted)}, true, false},
+		{"remote fails, local summary", rt.Script{rt.Reply("r1", "m1", "a"), rt.Reply("r1b", "m1b", "b"), rt.Status(404), rt.Reply("r2", "m2", "local summary")}, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &fakeRecorder{}
 			h := newHarness(t, tt.script, withRecorder(rec), func(p *provider.Info, _ *session.Options) { p.RemoteCompaction = true })
-			if err := h.turn(t, "q"); err != nil {
-				t.Fatal(err)
+			for _, q := range []string{"q", "q2"} {
+				if err := h.turn(t, q); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var events []session.Event
 			if err := h.sess.Compact(t.Context(), func(ev session.Event) { events = append(events, ev) }); err != nil {
 				t.Fatal(err)
 			}
 			reqs := h.srv.Requests()
-			if reqs[1].Path != "/v1/responses/compact" {
-				t.Errorf("compaction went to %s", reqs[1].Path)
+			if reqs[2].Path != "/v1/responses/compact" {
+				t.Errorf("compaction went to %s", reqs[2].Path)
 			}
-			if _, ok := reqs[1].JSON["stream"]; ok {
+			if _, ok := reqs[2].JSON["stream"]; ok {
 				t.Error("the compaction request must not ask for a stream")
 			}
 			var c session.Compacted
@@ -216,14 +222,17 @@ func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
 	rec := &fakeRecorder{}
 	h := newHarness(t, rt.Script{
 		rt.Reply("r1", "m1", "answer one"),
+		rt.Reply("r1b", "m1b", "answer two"),
 		rt.Stream(rt.Created("r2"), execCall("fc", "c-compact", "touch ran"), rt.MessageDone("m2", "the summary"), rt.Completed("r2")),
 		rt.Reply("r3", "m3", "after compaction"),
 	}, withTools(t, dir, "never", nil), func(_ *provider.Info, o *session.Options) {
 		o.Recorder = rec
 		o.Context = []transport.Item{transport.UserMessage("Project rules: be careful.")} // no known prefix
 	})
-	if err := h.turn(t, "first question"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"first question", "second question"} {
+		if err := h.turn(t, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
 		t.Fatal(err)
@@ -231,17 +240,17 @@ func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "ran")); !os.IsNotExist(err) {
 		t.Fatal("a tool call made while compacting ran")
 	}
-	req := h.srv.Requests()[1]
+	req := h.srv.Requests()[2]
 	if tl, ok := req.JSON["tools"].([]any); ok && len(tl) > 0 {
 		t.Errorf("the summary request offered %d tools; want none", len(tl))
 	}
 	hist := h.sess.History()
-	want := []string{"user:Project rules: be careful.", "user:first question", "user:" + session.SummaryPrefix + "the summary"}
+	want := []string{"user:Project rules: be careful.", "user:first question", "user:second question", "user:" + session.SummaryPrefix + "the summary"}
 	if diff := cmp.Diff(want, texts(hist)); diff != "" {
 		t.Errorf("compacted history (-want +got):\n%s", diff)
 	}
-	if len(hist) == 3 && (hist[0].Origin != transport.OriginContext || hist[1].Origin != "" || hist[2].Origin != transport.OriginSummary) {
-		t.Errorf("origins = %q, %q, %q", hist[0].Origin, hist[1].Origin, hist[2].Origin)
+	if len(hist) == 4 && (hist[0].Origin != transport.OriginContext || hist[1].Origin != "" || hist[3].Origin != transport.OriginSummary) {
+		t.Errorf("origins = %q, %q, %q", hist[0].Origin, hist[1].Origin, hist[3].Origin)
 	}
 	// A second compaction keeps the context once and drops the old summary
 	// from the recent user messages.
@@ -252,7 +261,7 @@ func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
 	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"user:Project rules: be careful.", "user:first question", "user:next", "user:" + session.SummaryPrefix + "second summary"}
+	want = []string{"user:Project rules: be careful.", "user:first question", "user:second question", "user:next", "user:" + session.SummaryPrefix + "second summary"}
 	if diff := cmp.Diff(want, texts(h.sess.History())); diff != "" {
 		t.Errorf("history after the second compaction (-want +got):\n%s", diff)
 	}
@@ -264,11 +273,14 @@ func TestLocalCompactionIsItsOwnRequest(t *testing.T) {
 func TestLocalCompactionNamesWhatItCannotRead(t *testing.T) {
 	h := newHarness(t, rt.Script{
 		rt.Reply("r1", "m1", "answer one"),
+		rt.Reply("r1b", "m1b", "answer two"),
 		rt.Stream(rt.Created("r2"), rt.OutputItemDone(map[string]any{"type": "message", "id": "bad", "role": "assistant", "content": 7}),
 			rt.MessageDone("m2", "the summary"), rt.Completed("r2")),
 	})
-	if err := h.turn(t, "first question"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"first question", "second question"} {
+		if err := h.turn(t, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var warnings []session.Warning
 	if err := h.sess.Compact(t.Context(), func(ev session.Event) {

@@ -14,15 +14,18 @@ import (
 func TestCompactPrompt(t *testing.T) {
 	h := newHarness(t, rt.Script{
 		rt.Reply("r1", "m1", "answer one"),
+		rt.Reply("r1b", "m1b", "answer two"),
 		rt.Reply("r2", "m2", "the summary"),
 	}, func(_ *provider.Info, o *session.Options) { o.CompactPrompt = "Summarise in three bullets." })
-	if err := h.turn(t, "first question"); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{"first question", "second question"} {
+		if err := h.turn(t, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
 		t.Fatal(err)
 	}
-	body := string(h.srv.Requests()[1].Body)
+	body := string(h.srv.Requests()[2].Body)
 	if !strings.Contains(body, "Summarise in three bullets.") || strings.Contains(body, "CONTEXT CHECKPOINT COMPACTION") {
 		t.Errorf("summary request does not carry compact_prompt instead of the built-in prompt:\n%s", body)
 	}

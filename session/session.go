@@ -95,6 +95,11 @@ type Options struct {
 	// least this many tokens (min(model_auto_compact_token_limit, 90% of the
 	// context window)); 0 turns auto-compaction off.
 	AutoCompactTokens int64
+	// CompactKeepToolCalls is how many of the latest tool calls a local
+	// compaction keeps verbatim, with their outputs and the steps between
+	// them (compact_keep_tool_calls); 0: [DefaultKeepToolCalls], negative:
+	// none.
+	CompactKeepToolCalls int
 	// Fallback is the chain of alternatives after Client: a turn whose
 	// provider fails for good ([modelclient.Failure.ProviderDown]) goes on
 	// at the next one, over its recorded history; empty: none.
@@ -576,7 +581,7 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 // already made still count).
 func (r *turnRun) recover(ctx context.Context, err error) bool {
 	s := r.s
-	if !r.compacted && s.compactable() && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
+	if !r.compacted && s.selectKept().worth(false) && modelclient.Classify(err).Kind == modelclient.KindContextWindow {
 		r.compacted = true
 		if s.compact(ctx, r.emit) == nil {
 			return true
@@ -597,7 +602,10 @@ func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
 		return nil
 	}
 	s.lastTotal = 0
-	return s.compact(ctx, emit)
+	if err := s.compact(ctx, emit); !errors.Is(err, ErrNothingToCompact) {
+		return err
+	}
+	return nil
 }
 
 // prompt rebuilds the request from recorded history. It runs before every

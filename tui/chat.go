@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -222,6 +223,9 @@ func (c *Chat) Compact(ctx context.Context) (string, error) {
 			done = ev
 		}
 	})
+	if errors.Is(err, session.ErrNothingToCompact) {
+		return "Nothing to compact: the history holds only the context, your messages and the latest steps.", nil
+	}
 	if err != nil {
 		return "", err
 	}

@@ -297,3 +297,28 @@ func TestResumeSendsTheResumedID(t *testing.T) {
 		t.Errorf("the fork's first request carries %d items; want the three turns before it and the new message", n)
 	}
 }
+
+// TestChatCompactTooShort: /compact on a one-turn conversation says there
+// is nothing to compact (it once printed "4 items → 4") and sends no
+// request; after a second turn it compacts, fewer items than before.
+func TestChatCompactTooShort(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "answer one"), rt.Reply("r2", "m2", "answer two"), rt.Reply("r3", "m3", "the summary")})
+	a, _ := testApp(t, fakeConfig(srv.URL+"/v1"), true)
+	sess, err := a.Open(t.Context(), app.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	chat := NewChat(a, sess)
+	runTurn(t, sess, "first question")
+	line, err := chat.Compact(t.Context())
+	if err != nil || !strings.HasPrefix(line, "Nothing to compact") || len(srv.Requests()) != 1 {
+		t.Errorf("/compact = %q, %v after %d requests; want nothing to compact, one request", line, err, len(srv.Requests()))
+	}
+	runTurn(t, sess, "second question")
+	before := len(sess.History())
+	line, err = chat.Compact(t.Context())
+	if err != nil || line != fmt.Sprintf("history summarised locally: %d items → %d", before, before-1) {
+		t.Errorf("/compact = %q, %v; want %d items → %d", line, err, before, before-1)
+	}
+}
