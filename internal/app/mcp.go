@@ -27,6 +27,7 @@ func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice)) {
 		Getenv:   a.env.Getenv,
 		Logger:   a.logger,
 		OnNotice: notice,
+		AskUser:  a.opts.AskUser,
 		Version:  a.version,
 	})
 	m.Start(ctx)

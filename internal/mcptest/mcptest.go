@@ -58,6 +58,10 @@ type Options struct {
 	// AnnounceChange sends tools/list_changed as soon as a client has
 	// initialized, its tools unchanged (as some servers do at start).
 	AnnounceChange bool
+	// Elicit adds the tool "book", which asks the client (elicitation)
+	// for a name (string) and a seat (enum window, aisle) and answers
+	// "booked NAME at SEAT", or "the user declined" / "the user cancelled".
+	Elicit bool
 }
 
 // EchoInput is the input of the echo tool.
@@ -139,17 +143,11 @@ func newServer(opts Options, stop <-chan struct{}) *gomcp.Server {
 	if opts.Prompts {
 		addPrompts(s)
 	}
+	if opts.Elicit {
+		addBook(s)
+	}
 	if opts.Resources {
-		s.AddResource(&gomcp.Resource{URI: "file:///notes.txt", Name: "notes", MIMEType: "text/plain"},
-			func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
-				return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
-					{URI: req.Params.URI, MIMEType: "text/plain", Text: "the notes"}}}, nil
-			})
-		s.AddResourceTemplate(&gomcp.ResourceTemplate{URITemplate: "file:///logs/{day}.txt", Name: "log of a day"},
-			func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
-				return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
-					{URI: req.Params.URI, MIMEType: "text/plain", Text: "log"}}}, nil
-			})
+		addResources(s)
 	}
 	if opts.Crash != nil {
 		gomcp.AddTool(s, &gomcp.Tool{Name: "crash", Description: "Crashes the server."},
@@ -331,3 +329,42 @@ func Build(dir string) (string, error) {
 
 // ErrCrash is what the stdio binary's crash tool reports on stderr.
 var ErrCrash = errors.New("mcptest: crashing on purpose")
+
+// addBook adds the tool of [Options.Elicit] to s.
+func addBook(s *gomcp.Server) {
+	gomcp.AddTool(s, &gomcp.Tool{Name: "book", Description: "Books a seat, asking the user who and where."},
+		func(ctx context.Context, req *gomcp.CallToolRequest, _ struct{}) (*gomcp.CallToolResult, any, error) {
+			r, err := req.Session.Elicit(ctx, &gomcp.ElicitParams{Message: "Who travels, and where to sit?", RequestedSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"name": map[string]any{"type": "string", "title": "Name"},
+					"seat": map[string]any{"type": "string", "enum": []string{"window", "aisle"}},
+				},
+			}})
+			if err != nil {
+				return nil, nil, err
+			}
+			text := "the user " + r.Action + "d"
+			if r.Action == "cancel" {
+				text = "the user cancelled"
+			}
+			if r.Action == "accept" {
+				text = fmt.Sprintf("booked %v at %v", r.Content["name"], r.Content["seat"])
+			}
+			return &gomcp.CallToolResult{Content: []gomcp.Content{&gomcp.TextContent{Text: text}}}, nil, nil
+		})
+}
+
+// addResources adds the resource and template of [Options.Resources] to s.
+func addResources(s *gomcp.Server) {
+	s.AddResource(&gomcp.Resource{URI: "file:///notes.txt", Name: "notes", MIMEType: "text/plain"},
+		func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
+			return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "the notes"}}}, nil
+		})
+	s.AddResourceTemplate(&gomcp.ResourceTemplate{URITemplate: "file:///logs/{day}.txt", Name: "log of a day"},
+		func(_ context.Context, req *gomcp.ReadResourceRequest) (*gomcp.ReadResourceResult, error) {
+			return &gomcp.ReadResourceResult{Contents: []*gomcp.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "log"}}}, nil
+		})
+}

@@ -97,6 +97,9 @@ type Options struct {
 	// (again when its tool list changes), fails to start or stops. It is called from the manager's goroutines,
 	// one notice at a time, so it must not block for long.
 	OnNotice func(Notice)
+	// AskUser, if non-nil, asks the person a server's elicitation
+	// (elicit.go) in the chat's question box; nil declines every one.
+	AskUser func(ctx context.Context, req tools.UserInputRequest) (map[string][]string, bool)
 	// Version is the client version reported to servers; default "dev".
 	Version string
 	// AfterFunc starts the timer that ends a tool call after its
@@ -465,8 +468,12 @@ func (m *Manager) connect(ctx context.Context, s *server, log *slog.Logger) (*go
 		return nil, nil, err
 	}
 	client := gomcp.NewClient(&gomcp.Implementation{Name: "agent", Version: m.opts.Version}, &gomcp.ClientOptions{
-		Logger:                   log,
-		Capabilities:             &gomcp.ClientCapabilities{}, // no roots, sampling or elicitation
+		Logger:       log,
+		Capabilities: &gomcp.ClientCapabilities{}, // no roots or sampling
+		// Declares elicitation (forms): asked in the chat, declined in exec.
+		ElicitationHandler: func(ctx context.Context, req *gomcp.ElicitRequest) (*gomcp.ElicitResult, error) {
+			return m.elicit(ctx, s.cfg.Name, req)
+		},
 		ToolListChangedHandler:   func(context.Context, *gomcp.ToolListChangedRequest) { signal(s.refresh) },
 		PromptListChangedHandler: func(context.Context, *gomcp.PromptListChangedRequest) { signal(s.reprompt) },
 	})
