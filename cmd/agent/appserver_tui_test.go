@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// TestCodexTUIRemote: Codex 0.171's own TUI, `codex --remote ws://...` in
+// tmux, attached to agent app-server: a prompt is answered, the command
+// approval agent asks is shown by Codex and the "y" honoured (the file
+// is made).
+func TestCodexTUIRemote(t *testing.T) {
+	cli := codexCLI(t)
+	bin := buildAgent(t)
+	work := t.TempDir()
+	marker := filepath.Join(work, "made-by-model")
+	script := approvalScript(marker)
+	// Codex's TUI names its thread with a request of its own: answer it
+	// (and anything else) with a reply.
+	for range 4 {
+		script = append(script, rt.Reply("r9", "m9", "done"))
+	}
+	srv := rt.NewServer(t, script)
+	home := appServerConfig(t, srv.URL, false)
+	url, stderr := startAppServer(t, bin, home, "-a", "on-request")
+	codexHome := t.TempDir()
+	cfg := "model = \"test-model\"\n[projects.\"" + work + "\"]\ntrust_level = \"trusted\"\n"
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChatEnv(t, "Ask Codex to do anything", "HOME="+codexHome+" CODEX_HOME="+codexHome, "node "+cli, work, "--remote", url)
+	c.send("make the file")
+	c.waitFor("Would you like to run the following command?", "touch "+marker)
+	c.keys("y")
+	c.waitFor("Ran touch " + marker)
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the approved command did not run: %v\nagent:\n%s", err, stderr)
+	}
+}
