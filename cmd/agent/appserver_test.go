@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -312,5 +313,111 @@ func TestAppServerClientGoneAndResume(t *testing.T) {
 	data := list["result"].(map[string]any)["data"].([]any)
 	if len(data) != 1 || data[0].(map[string]any)["id"] != id {
 		t.Errorf("thread/list %v", list)
+	}
+}
+
+// TestAppServerStdioAndUnix: the same protocol on standard input and
+// output (a line each way) and as a WebSocket over a UNIX socket; past
+// --max-threads a thread/start gets an error saying so.
+func TestAppServerStdioAndUnix(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "over stdio")})
+	home := appServerConfig(t, srv.URL, false)
+	cmd := exec.Command(bin, "app-server", "--max-threads", "1")
+	cmd.Env = []string{"AGENT_HOME=" + home, "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = t.TempDir()
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(out)
+	read := func() map[string]any {
+		t.Helper()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatalf("stdout: %v", err)
+		}
+		return m
+	}
+	readID := func(id float64) map[string]any {
+		t.Helper()
+		for {
+			if m := read(); m["id"] == id && m["method"] == nil {
+				return m
+			}
+		}
+	}
+	io := func(s string) {
+		if _, err := in.Write([]byte(s + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	io(`not json`)
+	if code, _ := errorOf(read()); code != -32700 {
+		t.Errorf("a malformed line on stdin did not get -32700")
+	}
+	io(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+	readID(1)
+	io(`{"id":2,"method":"thread/start","params":{"cwd":"` + t.TempDir() + `"}}`)
+	th := readID(2)["result"].(map[string]any)["thread"].(map[string]any)["id"].(string)
+	io(`{"id":3,"method":"thread/start","params":{}}`)
+	if code, msg := errorOf(readID(3)); code == 0 || !strings.Contains(msg, "at most 1 threads") {
+		t.Errorf("a second thread past --max-threads 1: %v %q", code, msg)
+	}
+	io(`{"id":4,"method":"turn/start","params":{"threadId":"` + th + `","input":[{"type":"text","text":"hi"}]}}`)
+	for {
+		m := read()
+		if m["method"] == "item/completed" {
+			if it := m["params"].(map[string]any)["item"].(map[string]any); it["type"] == "agentMessage" {
+				if it["text"] != "over stdio" {
+					t.Errorf("answer %v", it)
+				}
+				break
+			}
+		}
+	}
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("agent app-server at EOF: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("agent app-server did not exit at the end of its input")
+	}
+
+	sock := filepath.Join(t.TempDir(), "app.sock")
+	ucmd := exec.Command(bin, "app-server", "--listen", "unix://"+sock)
+	ucmd.Env = cmd.Env
+	if err := ucmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ucmd.Process.Kill(); ucmd.Wait() })
+	var c *websocket.Conn
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}}}
+		var err error
+		c, _, err = websocket.Dial(t.Context(), "ws://agent/", &websocket.DialOptions{HTTPClient: hc})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dial %s: %v", sock, err)
+		}
+	}
+	defer c.CloseNow()
+	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the socket's mode: %v %v; want 0600", st.Mode(), err)
+	}
+	rc := &rpcClient{t: t, c: c}
+	rc.initialize()
+	if res := rc.call(1, "thread/loaded/list", map[string]any{}); res["result"] == nil {
+		t.Errorf("thread/loaded/list over the socket: %v", res)
 	}
 }
