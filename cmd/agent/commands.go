@@ -55,8 +55,8 @@ func codexOnlyCommand(word string) (hint string, ok bool) {
 		return "agent has no Codex Cloud tasks; its patches are applied to your files as it works", true
 	case "cloud":
 		return "agent has no Codex Cloud tasks; run the task locally with agent exec", true
-	case "app-server", "remote-control", "exec-server":
-		return "to drive agent from a program use agent exec --json (the Codex SDK runs it unchanged)", true
+	case "remote-control", "exec-server":
+		return "to drive agent from a program use agent app-server (Codex's clients) or agent exec --json (the Codex SDK runs it unchanged)", true
 	case "plugin":
 		return "agent has no plugins; add tools with agent mcp add", true
 	case "queue":

@@ -17,6 +17,7 @@ func TestCommandsThatAreNotAgents(t *testing.T) {
 	}{
 		{[]string{"apply"}, `agent has no "apply" command`},
 		{[]string{"cloud", "exec", "x"}, `agent has no "cloud" command`},
+		{[]string{"remote-control"}, "agent app-server"},
 		{[]string{"migrate-rollouts"}, `agent has no "migrate-rollouts" command`},
 		{[]string{"features", "list"}, "--enable"},
 		{[]string{"exce", "hi"}, `did you mean "exec"`},
