@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -34,9 +36,27 @@ func TestCodexTUIRemote(t *testing.T) {
 	c := startChatEnv(t, "Ask Codex to do anything", "HOME="+codexHome+" CODEX_HOME="+codexHome, "node "+cli, work, "--remote", url)
 	c.send("make the file")
 	c.waitFor("Would you like to run the following command?", "touch "+marker)
-	c.keys("y")
-	c.waitFor("Ran touch " + marker)
+	// The dialog may be drawn before it takes keys: press y until it goes.
+	for i := 0; ; i++ {
+		c.keys("y")
+		if waitScreen(c, 3*time.Second, "Ran touch "+marker) {
+			break
+		}
+		if i == 4 {
+			t.Fatalf("the approval dialog did not take y:\n%s\nagent:\n%s", c.screen(), stderr)
+		}
+	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the approved command did not run: %v\nagent:\n%s", err, stderr)
 	}
+}
+
+// waitScreen polls c's screen for want up to d, saying whether it came.
+func waitScreen(c *tmuxChat, d time.Duration, want string) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if strings.Contains(c.screen(), want) {
+			return true
+		}
+	}
+	return false
 }

@@ -56,6 +56,8 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the final answer must follow (strict structured output)")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
 	fl.StringVarP(&f.cd, "cd", "C", "", "work in DIR instead of the current directory")
+	cmd.Flags().StringVar(&f.remote, "remote", "", "run the turn on the app-server at ws://HOST:PORT (agent app-server, codex app-server)")
+	cmd.Flags().StringVar(&f.remoteTokenEnv, "remote-auth-token-env", "", "send the bearer token in this environment variable to the --remote app-server")
 	fl.StringArrayVarP(&f.images, "image", "i", nil, "attach an image FILE to the prompt (repeatable, or comma-separated)")
 	fl.BoolVar(&f.noAutoContinue, "no-auto-continue", false, "fail fast: do not continue a turn that outlasted every retry budget")
 	fl.DurationVar(&f.waitForReset, "wait-for-reset", 0,
@@ -78,6 +80,8 @@ type execFlags struct {
 	ephemeral      bool
 	images         []string
 	approval       string     // -a: exec runs under "never" whatever is asked
+	remote         string     // --remote ws://...: the turn runs on that app-server
+	remoteTokenEnv string     // --remote-auth-token-env VAR
 	codex          codexFlags // the reference client's flags (compat.go)
 	batch          batchFlags // --batch and its companions (batch.go)
 }
@@ -85,6 +89,9 @@ type execFlags struct {
 func runExec(ctx context.Context, env Env, g *globalFlags, f *execFlags, args []string) error {
 	if f.batch.requested() {
 		return runBatch(ctx, env, g, f, args)
+	}
+	if f.remote != "" {
+		return runExecRemote(ctx, env, g, f, args)
 	}
 	prompt, err := headless.ReadPrompt(env.Stdin, env.StdinTTY, args)
 	if err != nil {

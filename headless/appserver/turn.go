@@ -3,7 +3,6 @@ package appserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -611,6 +610,3 @@ func commandItem(id, command, cmd, cwd string) map[string]any {
 		"source": "agent", "status": "inProgress", "commandActions": []any{map[string]any{"type": "unknown", "command": cmd}},
 		"aggregatedOutput": nil, "exitCode": nil, "durationMs": nil}
 }
-
-// errClosed is a request on a thread that closed meanwhile.
-var errClosed = errors.New("the thread closed")
