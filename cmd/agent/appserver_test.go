@@ -316,10 +316,10 @@ func TestAppServerClientGoneAndResume(t *testing.T) {
 	}
 }
 
-// TestAppServerStdioAndUnix: the same protocol on standard input and
-// output (a line each way) and as a WebSocket over a UNIX socket; past
-// --max-threads a thread/start gets an error saying so.
-func TestAppServerStdioAndUnix(t *testing.T) {
+// TestAppServerStdio: the same protocol on standard input and output (a
+// line each way); past --max-threads a thread/start gets an error saying
+// so; at the end of its input the server exits.
+func TestAppServerStdio(t *testing.T) {
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "over stdio")})
 	home := appServerConfig(t, srv.URL, false)
@@ -390,9 +390,17 @@ func TestAppServerStdioAndUnix(t *testing.T) {
 		t.Fatal("agent app-server did not exit at the end of its input")
 	}
 
+}
+
+// TestAppServerUnix: the protocol as a WebSocket over a UNIX socket, the
+// socket readable by its owner only.
+func TestAppServerUnix(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{})
+	home := appServerConfig(t, srv.URL, false)
 	sock := filepath.Join(t.TempDir(), "app.sock")
 	ucmd := exec.Command(bin, "app-server", "--listen", "unix://"+sock)
-	ucmd.Env = cmd.Env
+	ucmd.Env = []string{"AGENT_HOME=" + home, "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
 	if err := ucmd.Start(); err != nil {
 		t.Fatal(err)
 	}
