@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/provider"
 )
 
 // chatConfig is a provider speaking Chat Completions.
@@ -120,5 +121,49 @@ func TestExecChatWireFinishReasons(t *testing.T) {
 	r = runCLI(t, srv, runOpts{config: chatConfig}, "exec", "hi")
 	if r.code == 0 || !strings.Contains(r.stderr, "content filter") || len(srv.Requests()) != 1 {
 		t.Errorf("content_filter: exit %d, %d requests; stderr:\n%s", r.code, len(srv.Requests()), r.stderr)
+	}
+}
+
+// TestFailoverCrossesWires: a Responses provider that runs a shell call
+// and then stays at capacity hands the turn to a Chat Completions
+// fallback, which gets the same history as chat messages (the call as the
+// assistant's tool_calls, its output a tool message) and answers.
+func TestFailoverCrossesWires(t *testing.T) {
+	args, _ := json.Marshal(map[string]string{"cmd": "true"})
+	first := rt.Script{rt.Stream(rt.Created("ra"), rt.FunctionCallDone("fc1", "call_x", "exec_command", string(args)), rt.Completed("ra"))}
+	for range 1 + provider.DefaultRetry()[provider.ClassOverloaded].MaxRetries {
+		first = append(first, atCapacity())
+	}
+	primary := rt.NewServer(t, first)
+	backup := rt.NewServer(t, rt.Script{rt.ChatReply("answer from the chat backup")})
+	config := "model = \"m-primary\"\nmodel_provider = \"primary\"\n" +
+		"fallback = [{ provider = \"backup\", model = \"m-backup\" }]\n" +
+		"[model_providers.primary]\nbase_url = \"" + primary.URL + "\"\nenv_key = \"FAKE_KEY\"\n" +
+		"[model_providers.backup]\nbase_url = \"" + backup.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"chat\"\n"
+	r := runCLI(t, nil, runOpts{config: config}, "exec", "--sandbox", "danger-full-access", "run it")
+	if r.code != 0 || r.stdout != "answer from the chat backup\n" {
+		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	b := backup.Requests()
+	if len(b) != 1 || !strings.HasSuffix(b[0].Path, "/chat/completions") || b[0].JSON["model"] != "m-backup" {
+		t.Fatalf("backup requests %d (%v); want one chat request for m-backup", len(b), b)
+	}
+	msgs := b[0].JSON["messages"].([]any)
+	var sawCall, sawOutput, sawPrompt bool
+	for _, m := range msgs {
+		m := m.(map[string]any)
+		switch m["role"] {
+		case "user":
+			sawPrompt = sawPrompt || m["content"] == "run it"
+		case "assistant":
+			calls, _ := m["tool_calls"].([]any)
+			sawCall = sawCall || (len(calls) == 1 && calls[0].(map[string]any)["id"] == "call_x")
+		case "tool":
+			_, text := m["content"].(string)
+			sawOutput = sawOutput || (m["tool_call_id"] == "call_x" && text)
+		}
+	}
+	if !sawPrompt || !sawCall || !sawOutput {
+		t.Errorf("the chat backup's history: prompt %v, call %v, output %v; want all:\n%s", sawPrompt, sawCall, sawOutput, b[0].Body)
 	}
 }
