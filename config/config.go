@@ -120,6 +120,10 @@ type Config struct {
 	ModelContextWindow int64
 	// ModelAutoCompactTokenLimit triggers compaction; 0 = unset.
 	ModelAutoCompactTokenLimit int64
+	// CompactKeepToolCalls is how many of the latest tool calls a local
+	// compaction keeps verbatim (compact_keep_tool_calls, agent's own
+	// key); nil: the session's default, 5.
+	CompactKeepToolCalls *int64
 	// ToolOutputTokenLimit is the token budget of one tool output sent to
 	// the model; [DefaultToolOutputTokenLimit] when unset, 0 = no limit.
 	ToolOutputTokenLimit int64

@@ -70,6 +70,7 @@ func TestFileErrors(t *testing.T) {
 		{"unknown provider in profile", "profile = \"p\"\n[profiles.p]\nmodel_provider = \"nope\"\n", 3, "profiles.p.model_provider", "unknown model provider"},
 		{"unknown profile", "profile = \"fast\"\n[profiles.slow]\n", 1, "profile", `(defined: slow)`},
 		{"negative max_retries", "[retry.idle]\nmax_retries = -2\n", 2, "retry.idle.max_retries", "must not be negative"},
+		{"negative compact_keep_tool_calls", "compact_keep_tool_calls = -1\n", 1, "compact_keep_tool_calls", "must not be negative"},
 		{"zero base delay", "[retry.idle]\nbase_delay_ms = 0\n", 2, "retry.idle.base_delay_ms", "positive number of milliseconds"},
 		{"jitter above 1", "[retry.rate_limit]\njitter = 1.5\n", 2, "retry.rate_limit.jitter", "between 0 and 1"},
 		{"jitter nan", "[retry.rate_limit]\njitter = nan\n", 2, "retry.rate_limit.jitter", "between 0 and 1"},

@@ -162,6 +162,9 @@ func (c *Config) applyProfile(layers []layer, opts Options, probs *problems, mp 
 func (c *Config) applyRest(f *fileConfig) {
 	set(&c.ModelContextWindow, f.ModelContextWindow)
 	set(&c.ModelAutoCompactTokenLimit, f.ModelAutoCompactTokenLimit)
+	if f.CompactKeepToolCalls != nil {
+		c.CompactKeepToolCalls = f.CompactKeepToolCalls
+	}
 	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
 	set(&c.WebSearch, f.WebSearch)
 	if s := f.SandboxWorkspaceWrite; s != nil {

@@ -19,6 +19,7 @@ type fileConfig struct {
 	ServiceTier                *string `toml:"service_tier"`
 	ModelContextWindow         *int64  `toml:"model_context_window"`
 	ModelAutoCompactTokenLimit *int64  `toml:"model_auto_compact_token_limit"`
+	CompactKeepToolCalls       *int64  `toml:"compact_keep_tool_calls"`
 	ToolOutputTokenLimit       *int64  `toml:"tool_output_token_limit"`
 	WebSearch                  *string `toml:"web_search"`
 	// ApprovalPolicy is a string or Codex's { granular = { ... } }

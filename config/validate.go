@@ -99,6 +99,7 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	c.enum([]string{"cli_auth_credentials_store"}, &f.CLIAuthCredentialsStore, []string{"file", "keyring", "auto", "ephemeral"})
 	c.enum([]string{"forced_login_method"}, &f.ForcedLoginMethod, []string{"chatgpt", "api"})
 	c.nonNegative([]string{"model_context_window"}, &f.ModelContextWindow)
+	c.nonNegative([]string{"compact_keep_tool_calls"}, &f.CompactKeepToolCalls)
 	c.nonNegative([]string{"model_auto_compact_token_limit"}, &f.ModelAutoCompactTokenLimit)
 	c.nonNegative([]string{"tool_output_token_limit"}, &f.ToolOutputTokenLimit)
 	c.enum([]string{"web_search"}, &f.WebSearch, []string{"cached", "live", "disabled"})

@@ -132,3 +132,44 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestCompactKeepToolCalls: compact_keep_tool_calls sets how many of the
+// latest calls stay verbatim; negative keeps none (the summary then ends
+// the history).
+func TestCompactKeepToolCalls(t *testing.T) {
+	for _, tt := range []struct {
+		keep int
+		want []string
+	}{
+		{2, []string{"c3", "c4"}},
+		{-1, nil},
+	} {
+		t.Run(fmt.Sprint(tt.keep), func(t *testing.T) {
+			var script rt.Script
+			for i := 1; i <= 4; i++ {
+				script = append(script, rt.Stream(rt.Created(fmt.Sprintf("r%d", i)), execCall(fmt.Sprintf("fc%d", i), fmt.Sprintf("c%d", i), "true"), rt.Completed(fmt.Sprintf("r%d", i))))
+			}
+			script = append(script, rt.Reply("r5", "m5", "answer"), rt.Reply("sum", "ms", "the summary"))
+			h := newHarness(t, script, withTools(t, t.TempDir(), "never", nil), func(_ *provider.Info, o *session.Options) { o.CompactKeepToolCalls = tt.keep })
+			if err := h.turn(t, "the task"); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.sess.Compact(t.Context(), func(session.Event) {}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			hist := h.sess.History()
+			for _, it := range hist {
+				if it.IsCall() {
+					got = append(got, it.CallID)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("calls kept (-want +got):\n%s", diff)
+			}
+			if tt.keep < 0 && hist[len(hist)-1].Origin != transport.OriginSummary {
+				t.Errorf("history = %q; want the summary last", texts(hist))
+			}
+		})
+	}
+}

@@ -386,10 +386,11 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		AskUser:                    o.AskUser,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
-		AutoCompactTokens: autoCompactTokens(cfg),
-		HideReasoning:     cfg.HideAgentReasoning,
-		Health:            a.health,
-		Now:               a.env.Now,
+		AutoCompactTokens:    autoCompactTokens(cfg),
+		CompactKeepToolCalls: keepToolCalls(cfg),
+		HideReasoning:        cfg.HideAgentReasoning,
+		Health:               a.health,
+		Now:                  a.env.Now,
 	}
 	return nil
 }
@@ -418,6 +419,19 @@ func autoCompactTokens(cfg config.Config) int64 {
 		limit = w
 	}
 	return limit
+}
+
+// keepToolCalls is compact_keep_tool_calls as the session takes it: 0
+// for its default when unset, negative for none.
+func keepToolCalls(cfg config.Config) int {
+	switch n := cfg.CompactKeepToolCalls; {
+	case n == nil:
+		return 0
+	case *n == 0:
+		return -1
+	default:
+		return int(*n)
+	}
 }
 
 // Close releases what the app holds, in reverse order.
