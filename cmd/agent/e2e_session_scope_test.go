@@ -86,10 +86,12 @@ func TestE2EChatNewAndModelKeepTheirScope(t *testing.T) {
 	c := startChat(t, bin, home, t.TempDir())
 	c.send("one")
 	c.waitFor("first answer")
+	c.waitIdle()
 	c.send("/model other-model")
 	c.waitFor("model: other-model")
 	c.send("two")
 	c.waitFor("second answer")
+	c.waitIdle() // /new is refused while a turn still ends
 	c.send("/new")
 	c.waitFor("Ask anything")
 	c.send("three")
