@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,10 +61,21 @@ func TestACPClientLibrary(t *testing.T) {
 			rt.TextDelta("m1", "hello "), rt.TextDelta("m1", "from agent"), rt.MessageDone("m1", "hello from agent"), rt.Completed("r1")),
 		rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc2", "call_2", "exec_command", `{"cmd":"echo approved output > ran.txt; cat ran.txt","login":false}`), rt.Completed("r2")),
 		rt.Reply("r3", "m3", "the command ran"),
-		rt.Stream(rt.Created("r4"), rt.TextDelta("m4", "partial"), rt.Stall()),
-		rt.Reply("r5", "m5", "loaded and answered"),
+		rt.Stream(rt.Created("r4"),
+			rt.FunctionCallDone("fc4a", "call_plan", "update_plan", `{"plan":[{"step":"write hello","status":"in_progress"},{"step":"check it","status":"pending"}]}`),
+			rt.FunctionCallDone("fc4b", "call_patch", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: hello.txt\n+hi there\n*** Update File: old.txt\n@@\n-before\n+after\n*** End Patch"}`),
+			rt.Completed("r4")),
+		rt.Reply("r5", "m5", "patched"),
+		rt.Stream(rt.Created("r6"), rt.FunctionCallDone("fc6", "call_no1", "exec_command", `{"cmd":"echo no","login":false}`), rt.Completed("r6")),
+		rt.Stream(rt.Created("r7"), rt.FunctionCallDone("fc7", "call_no2", "exec_command", `{"cmd":"echo no","login":false}`), rt.Completed("r7")),
+		rt.Reply("r8", "m8", "refused twice"),
+		rt.Stream(rt.Created("r9"), rt.TextDelta("m9", "partial"), rt.Stall()),
+		rt.Reply("r10", "m10", "loaded and answered"),
 	})
 	home := writeConfig(t, srv.URL, "")
+	if err := os.WriteFile(filepath.Join(work, "old.txt"), []byte("before\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
@@ -77,18 +89,46 @@ func TestACPClientLibrary(t *testing.T) {
 		t.Fatalf("node acp.mjs: %v\n%s\n%s", err, out, stderr)
 	}
 	t.Logf("the script saw: %s", out)
-	var got struct {
-		Chunks                      int
-		Answer, Thought             string
-		Permissions                 []string
-		ToolStatus, ToolOutput      string
-		Answer2, Cancelled          string
-		FirstExit, SecondExit       int
-		ReplayedUser, ReplayedAgent string
-	}
+	var got acpReport
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("the script's report %q: %v", out, err)
 	}
+	checkACPReport(t, got, work)
+	reqs := srv.Requests()
+	if len(reqs) != 10 {
+		t.Fatalf("%d model requests; want 10", len(reqs))
+	}
+	// The loaded session's turn carries the history, the cancelled turn
+	// included.
+	for _, w := range []string{"say hello", "hello from agent", "run it", "take your time", "and after loading"} {
+		if !strings.Contains(string(reqs[9].Body), w) {
+			t.Errorf("the loaded session's request lacks %q", w)
+		}
+	}
+}
+
+// acpReport is what acp.mjs saw.
+type acpReport struct {
+	Chunks                      int
+	Answer, Thought             string
+	Permissions                 []string
+	ToolStatus, ToolOutput      string
+	Answer2, Cancelled          string
+	FirstExit, SecondExit       int
+	ReplayedUser, ReplayedAgent string
+	Plan, PatchAsked            []string
+	PatchStatus                 string
+	Diffs                       []struct {
+		Path             string
+		OldText, NewText *string
+	}
+	RejectAsked    int
+	RejectStatuses []string
+}
+
+// checkACPReport checks what the ACP client library saw.
+func checkACPReport(t *testing.T, got acpReport, work string) {
+	t.Helper()
 	if got.Answer != "hello from agent" || got.Chunks != 2 {
 		t.Errorf("the first answer = %q in %d chunks; want \"hello from agent\" in 2 (streamed, once)", got.Answer, got.Chunks)
 	}
@@ -107,6 +147,25 @@ func TestACPClientLibrary(t *testing.T) {
 	if got.Answer2 != "the command ran" {
 		t.Errorf("the second answer = %q", got.Answer2)
 	}
+	if want := []string{"write hello:in_progress", "check it:pending"}; !slices.Equal(got.Plan, want) {
+		t.Errorf("the plan = %q; want %q", got.Plan, want)
+	}
+	if !slices.Equal(got.PatchAsked, []string{"edit"}) || got.PatchStatus != "completed" {
+		t.Errorf("the patch: asked %q, status %q; want asked once as an edit, completed", got.PatchAsked, got.PatchStatus)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "<none>"
+		}
+		return *p
+	}
+	if len(got.Diffs) != 2 || got.Diffs[0].Path != filepath.Join(work, "hello.txt") || got.Diffs[0].OldText != nil || str(got.Diffs[0].NewText) != "hi there\n" ||
+		got.Diffs[1].Path != filepath.Join(work, "old.txt") || str(got.Diffs[1].OldText) != "before\n" || str(got.Diffs[1].NewText) != "after\n" {
+		t.Errorf("the patch's diffs = %+v; want hello.txt added and old.txt before -> after", got.Diffs)
+	}
+	if got.RejectAsked != 1 || !slices.Equal(got.RejectStatuses, []string{"failed", "failed"}) {
+		t.Errorf("a command rejected always: asked %d times, statuses %q; want asked once, both failed", got.RejectAsked, got.RejectStatuses)
+	}
 	if got.Cancelled != "cancelled" {
 		t.Errorf("the cancelled prompt's stop reason = %q; want cancelled", got.Cancelled)
 	}
@@ -120,17 +179,6 @@ func TestACPClientLibrary(t *testing.T) {
 	}
 	if !strings.Contains(got.ReplayedAgent, "hello from agent") || !strings.Contains(got.ReplayedAgent, "the command ran") {
 		t.Errorf("session/load replayed agent messages %q", got.ReplayedAgent)
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d model requests; want 5", len(reqs))
-	}
-	// The loaded session's turn carries the history, the cancelled turn
-	// included.
-	for _, w := range []string{"say hello", "hello from agent", "run it", "take your time", "and after loading"} {
-		if !strings.Contains(string(reqs[4].Body), w) {
-			t.Errorf("the loaded session's request lacks %q", w)
-		}
 	}
 }
 

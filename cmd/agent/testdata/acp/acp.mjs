@@ -49,8 +49,10 @@ function connection(permission) {
   return { child, stream, seen, app };
 }
 
+// allow allows every call once, except "echo no", rejected always.
 function allow(params) {
-  const o = params.options.find((o) => o.kind === "allow_once");
+  const kind = (params.toolCall.title || "").includes("echo no") ? "reject_always" : "allow_once";
+  const o = params.options.find((o) => o.kind === kind);
   check(o, "an allow_once option");
   return { outcome: { outcome: "selected", optionId: o.optionId } };
 }
@@ -100,7 +102,35 @@ await first.app.connectWith(first.stream, async (cx) => {
   report.toolOutput = (done.update.content || []).map((c) => c.content && c.content.text).join("");
   report.answer2 = text(u2, "agent_message_chunk");
 
-  // 3. A prompt cancelled mid-answer.
+  // 3. A plan and a patch, approved: its diff.
+  n = first.seen.updates.length;
+  let asked = first.seen.permissions.length;
+  const r4 = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "plan and patch" }] });
+  check(r4.stopReason === "end_turn", "prompt 3 stop reason " + r4.stopReason);
+  const u4 = first.seen.updates.slice(n);
+  const plan = u4.find((u) => u.update.sessionUpdate === "plan");
+  check(plan, "a plan update");
+  report.plan = plan.update.entries.map((e) => e.content + ":" + e.status);
+  const edit = u4.find((u) => u.update.sessionUpdate === "tool_call" && u.update.kind === "edit");
+  check(edit, "a tool_call of kind edit: " + JSON.stringify(u4));
+  report.patchAsked = first.seen.permissions.slice(asked).map((p) => p.toolCall.kind);
+  const edited = u4.find((u) => u.update.sessionUpdate === "tool_call_update" && u.update.toolCallId === edit.update.toolCallId && u.update.status);
+  check(edited, "the patch's tool_call_update");
+  report.patchStatus = edited.update.status;
+  report.diffs = (edited.update.content || []).filter((c) => c.type === "diff").map((c) => ({ path: c.path, oldText: c.oldText ?? null, newText: c.newText }));
+
+  // 4. A command rejected always: asked once, refused the second time without asking.
+  asked = first.seen.permissions.length;
+  n = first.seen.updates.length;
+  const r5 = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "say no twice" }] });
+  check(r5.stopReason === "end_turn", "prompt 4 stop reason " + r5.stopReason);
+  report.rejectAsked = first.seen.permissions.length - asked;
+  report.rejectStatuses = first.seen.updates
+    .slice(n)
+    .filter((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status)
+    .map((u) => u.update.status);
+
+  // 5. A prompt cancelled mid-answer.
   n = first.seen.updates.length;
   const p3 = cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take your time" }] });
   while (!first.seen.updates.slice(n).some((u) => u.update.sessionUpdate === "agent_message_chunk")) {
