@@ -47,6 +47,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	s.warnMCP(p.McpServers)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: se.modes()}, nil
 }
 
@@ -72,6 +73,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
+	s.warnMCP(p.McpServers)
 	if err := se.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -156,4 +158,12 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 // SetSessionConfigOption is not offered: agent advertises no config options.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// warnMCP names the MCP servers a client asked for, which agent does not
+// connect (its own come from its config).
+func (s *Server) warnMCP(servers []sdk.McpServer) {
+	if len(servers) > 0 {
+		s.opts.Log.Warn(fmt.Sprintf("the client's %d MCP servers are not connected: agent uses the MCP servers of its config", len(servers)))
+	}
 }
