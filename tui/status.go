@@ -102,10 +102,14 @@ func (m *Model) tokens() string {
 	if used == 0 {
 		return ""
 	}
-	if m.opts.ContextWindow <= 0 {
-		return compact(used) + " tokens"
+	s := compact(used) + " tokens"
+	if m.opts.ContextWindow > 0 {
+		s = compact(used) + " / " + compact(m.opts.ContextWindow) + " tokens"
 	}
-	return compact(used) + " / " + compact(m.opts.ContextWindow) + " tokens"
+	if a := m.opts.AutoCompact; a > 0 {
+		s += fmt.Sprintf(" (%d%% of auto-compact)", min(used*100/a, 100))
+	}
+	return s
 }
 
 // countdown formats the time left before a retry, rounded up to seconds.

@@ -52,6 +52,9 @@ type Options struct {
 	// ContextWindow is the model's context window in tokens; 0 hides the
 	// "used / window" figure.
 	ContextWindow int64
+	// AutoCompact is where automatic compaction starts, in tokens; the
+	// status line shows how close the context is to it. 0: none.
+	AutoCompact int64
 	// HistoryPath is the composer history file (JSON lines, appended with
 	// O_APPEND, created 0600); empty keeps history in memory only.
 	HistoryPath string

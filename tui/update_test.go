@@ -652,3 +652,13 @@ func TestPatchRowNamesFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusShowsAutoCompact: the status line says how close the context
+// is to automatic compaction.
+func TestStatusShowsAutoCompact(t *testing.T) {
+	m, _ := newTestModel(t, Options{ContextWindow: 272000, AutoCompact: 244800})
+	m.last = transport.Usage{TotalTokens: 122400}
+	if got := m.tokens(); got != "122k / 272k tokens (50% of auto-compact)" {
+		t.Errorf("status tokens = %q; want the share of auto-compact", got)
+	}
+}

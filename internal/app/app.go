@@ -387,7 +387,7 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		AskUser:                    o.AskUser,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
-		AutoCompactTokens:    autoCompactTokens(cfg),
+		AutoCompactTokens:    AutoCompactTokens(cfg),
 		CompactKeepToolCalls: keepToolCalls(cfg),
 		HideReasoning:        cfg.HideAgentReasoning,
 		Health:               a.health,
@@ -412,10 +412,10 @@ func OpenGate(env Env, home, id string, n int, log *slog.Logger) *gate.Gate {
 	return g
 }
 
-// autoCompactTokens is min(model_auto_compact_token_limit, 90% of the
+// AutoCompactTokens is where automatic compaction starts: min(model_auto_compact_token_limit, 90% of the
 // context window), from whichever of the two is known: the window is
 // model_context_window, else the model's own (knownContextWindow).
-func autoCompactTokens(cfg config.Config) int64 {
+func AutoCompactTokens(cfg config.Config) int64 {
 	limit := cfg.ModelAutoCompactTokenLimit
 	window := cfg.ModelContextWindow
 	if window == 0 {

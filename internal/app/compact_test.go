@@ -35,7 +35,7 @@ func TestAutoCompactTokens(t *testing.T) {
 		{config.Config{Model: "llama3"}, 0},
 		{config.Config{Model: "llama3", ModelAutoCompactTokenLimit: 7000}, 7000},
 	} {
-		if got := autoCompactTokens(tt.cfg); got != tt.want {
+		if got := AutoCompactTokens(tt.cfg); got != tt.want {
 			t.Errorf("%s (window %d, limit %d): compacts at %d; want %d", tt.cfg.Model, tt.cfg.ModelContextWindow, tt.cfg.ModelAutoCompactTokenLimit, got, tt.want)
 		}
 	}
