@@ -96,21 +96,6 @@ func TestPreToolUseHookRewritesTheCommand(t *testing.T) {
 	}
 }
 
-// developerTexts are the developer messages of a request.
-func developerTexts(r rt.Request) []string {
-	var out []string
-	for _, it := range r.JSON["input"].([]any) {
-		m := it.(map[string]any)
-		if m["role"] != "developer" {
-			continue
-		}
-		for _, c := range m["content"].([]any) {
-			out = append(out, c.(map[string]any)["text"].(string))
-		}
-	}
-	return out
-}
-
 func TestUserPromptSubmitHookAddsContext(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, rt.Script{rt.Reply("r1", "m1", "ok")},

@@ -9,12 +9,6 @@ import (
 	"time"
 )
 
-// renameApp is an app on a fake provider in a home of its own.
-func renameApp(t *testing.T, ephemeral bool) (*App, string) {
-	t.Helper()
-	return testApp(t, "model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:9\"\n", ephemeral)
-}
-
 // testApp is an app whose home holds config.toml cfg, working in a
 // directory of its own; it returns the home.
 func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
