@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -171,8 +170,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, dir string, stdin []byte) (Ru
 	// The hook and whatever it starts are one process group, killed
 	// together at the timeout; a grandchild holding the pipes open does not
 	// keep the session waiting past WaitDelay.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	ans := answer{exit: -1, stdout: stdout.String(), stderr: stderr.String()}
