@@ -236,6 +236,10 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.WireAPI == provider.WireAPIChat && a.cfg.WebSearch != "disabled" {
+		// Chat Completions has no form of the Responses API's own tools.
+		a.notices = append(a.notices, fmt.Sprintf("web_search = %q is not offered: provider %s speaks wire_api = \"chat\", which has no web search tool", a.cfg.WebSearch, p.ID))
+	}
 	a.startTelemetry(ctx, o, creds)
 	a.clientOpts = a.clientOptions(o, p, creds, httpClient)
 	a.sampling = modelclient.Settings{Model: a.cfg.Model, ReasoningEffort: a.cfg.ModelReasoningEffort,

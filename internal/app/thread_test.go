@@ -255,3 +255,17 @@ func TestEmptySessionLeavesNothing(t *testing.T) {
 		t.Errorf("the empty session is still found in %s", home)
 	}
 }
+
+// TestChatWireSaysWebSearchIsNotOffered: a setting the chat wire cannot
+// carry is named, not dropped silently.
+func TestChatWireSaysWebSearchIsNotOffered(t *testing.T) {
+	cfg := "model = \"m\"\nmodel_provider = \"c\"\nweb_search = \"live\"\n[model_providers.c]\nbase_url = \"http://127.0.0.1:9/v1\"\nwire_api = \"chat\"\n"
+	a, _ := testApp(t, cfg, true)
+	if n := strings.Join(a.Notices(), "\n"); !strings.Contains(n, `web_search = "live" is not offered`) {
+		t.Errorf("notices %q do not name web_search", n)
+	}
+	b, _ := testApp(t, fakeConfig("http://127.0.0.1:9/v1", false), true)
+	if n := strings.Join(b.Notices(), "\n"); strings.Contains(n, "web_search") {
+		t.Errorf("a Responses provider's notices name web_search: %q", n)
+	}
+}
