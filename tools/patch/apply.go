@@ -43,10 +43,11 @@ func Apply(ctx context.Context, root string, p *Patch, opts Options) (*Result, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := pl.commit(); err != nil {
+	unlinked, err := pl.commit()
+	if err != nil {
 		return nil, err
 	}
-	return &Result{Changes: pl.changes}, nil
+	return &Result{Changes: pl.changes, Unlinked: unlinked}, nil
 }
 
 // Preview is [Apply] without the writes: it verifies p against the tree
@@ -69,6 +70,9 @@ type fileState struct {
 	exists     bool
 	data       string
 	mode       fs.FileMode // 0 for a new file: default permissions
+	// linked says the file had other hard links when it was read: it is
+	// written as a new file, and the other links keep the old content.
+	linked bool
 }
 
 // planner applies a patch in memory, over the tree it reads lazily.

@@ -315,25 +315,37 @@ func TestApplyReadOnlyFileIsAnError(t *testing.T) {
 	}
 }
 
-// TestApplyKeepsHardLinks: a file with another hard link is edited in
-// place, so both names still share the new content.
-func TestApplyKeepsHardLinks(t *testing.T) {
+// TestApplyDoesNotWriteThroughHardLinks: a file in the workspace that is
+// a hard link to a file elsewhere (planted to the agent's hidden home's
+// config.toml) is replaced by the patch, never written through: the other
+// file keeps its content, and the result says so.
+func TestApplyDoesNotWriteThroughHardLinks(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.txt": "one\n"})
-	if err := os.Link(filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")); err != nil {
+	root, home := t.TempDir(), t.TempDir()
+	secret := filepath.Join(home, "config.toml")
+	if err := os.WriteFile(secret, []byte("one\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(secret, filepath.Join(root, "a.txt")); err != nil {
 		t.Fatal(err)
 	}
 	body := "*** Update File: a.txt\n@@\n-one\n+two\n"
-	if _, err := patch.Apply(t.Context(), root, mustParse(t, wrap(body)), patch.Options{}); err != nil {
+	res, err := patch.Apply(t.Context(), root, mustParse(t, wrap(body)), patch.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(map[string]string{"a.txt": "two\n", "b.txt": "two\n"}, readTree(t, root)); d != "" {
+	if d := cmp.Diff(map[string]string{"a.txt": "two\n"}, readTree(t, root)); d != "" {
 		t.Errorf("tree (-want +got):\n%s", d)
 	}
+	if got, _ := os.ReadFile(secret); string(got) != "one\n" {
+		t.Errorf("the linked file outside the root = %q; want it unchanged", got)
+	}
 	a, _ := os.Stat(filepath.Join(root, "a.txt"))
-	b, _ := os.Stat(filepath.Join(root, "b.txt"))
-	if !os.SameFile(a, b) {
-		t.Error("a.txt and b.txt are no longer the same file")
+	h, _ := os.Stat(secret)
+	if os.SameFile(a, h) {
+		t.Error("a.txt is still a link to the file outside the root")
+	}
+	if !strings.Contains(res.String(), "Note: a.txt had other hard links") {
+		t.Errorf("result text does not name the link it broke:\n%s", res)
 	}
 }

@@ -41,14 +41,11 @@ func (f rootFS) Close() error                           { return f.r.Close() }
 
 // WriteFile writes data to a temporary file next to name, syncs it, gives
 // it mode and renames it over name, then syncs the directory. A file with
-// other hard links is rewritten in place instead, so the links keep
-// sharing it (as the reference, which always writes in place).
+// other hard links is replaced too, never written through (the reference
+// writes in place): a link planted in the workspace to a file elsewhere,
+// such as the agent's hidden home, would otherwise let a patch change that
+// file. Its other links keep the old content; [Result.Unlinked] names it.
 func (f rootFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
-	if info, err := f.r.Lstat(name); err == nil && info.Mode().IsRegular() {
-		if hardLinked(info) {
-			return f.writeInPlace(name, data, mode)
-		}
-	}
 	dir := filepath.Dir(name)
 	tmp := filepath.Join(dir, ".apply_patch-"+rand.Text()[:12]+".tmp")
 	file, err := f.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
@@ -79,26 +76,11 @@ func (f rootFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// writeInPlace truncates name and writes data into it, then syncs it.
-func (f rootFS) writeInPlace(name string, data []byte, mode fs.FileMode) error {
-	file, err := f.r.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
-	}
-	_, err = file.Write(data)
-	if err == nil && mode != 0 {
-		err = file.Chmod(mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
-	}
-	if err == nil {
-		err = file.Sync()
-	}
-	return errors.Join(err, file.Close())
-}
-
 // commit writes the planned tree: every created or modified file first, in
-// first-touch order, then every removal. On a failure it restores what it
-// already did and returns a [*WriteError].
-func (pl *planner) commit() error {
+// first-touch order, then every removal. It returns the files written that
+// had other hard links (now separate files). On a failure it restores what
+// it already did and returns a [*WriteError].
+func (pl *planner) commit() ([]string, error) {
 	var writes, removes []string
 	for _, key := range pl.order {
 		st := pl.files[key]
@@ -110,6 +92,7 @@ func (pl *planner) commit() error {
 		}
 	}
 	var done, dirs []string // files changed and directories created so far
+	var unlinked []string
 	fail := func(key string, err error) error {
 		return &WriteError{Path: filepath.ToSlash(key), Err: err, Rollback: pl.rollback(done, dirs)}
 	}
@@ -117,21 +100,24 @@ func (pl *planner) commit() error {
 		made, err := pl.mkdirs(filepath.Dir(key))
 		dirs = append(dirs, made...)
 		if err != nil {
-			return fail(key, err)
+			return nil, fail(key, err)
 		}
 		st := pl.files[key]
 		if err := pl.fsys.WriteFile(key, []byte(st.data), st.mode); err != nil {
-			return fail(key, err)
+			return nil, fail(key, err)
 		}
 		done = append(done, key)
+		if st.linked {
+			unlinked = append(unlinked, filepath.ToSlash(key))
+		}
 	}
 	for _, key := range removes {
 		if err := pl.fsys.Remove(key); err != nil {
-			return fail(key, err)
+			return nil, fail(key, err)
 		}
 		done = append(done, key)
 	}
-	return nil
+	return unlinked, nil
 }
 
 // mkdirs creates dir and its missing parents, returning those it created,

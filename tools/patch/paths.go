@@ -152,6 +152,7 @@ func (pl *planner) load(key string) (*fileState, error) {
 			return nil, err
 		}
 		st.origExists, st.orig, st.origMode = true, string(data), info.Mode()
+		st.linked = hardLinked(info)
 	}
 	st.exists, st.data, st.mode = st.origExists, st.orig, st.origMode
 	pl.files[key] = st

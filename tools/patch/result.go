@@ -9,6 +9,10 @@ import (
 type Result struct {
 	// Changes has one entry per file section of the patch, in patch order.
 	Changes []Change
+	// Unlinked names the files (slash-separated, relative to the root)
+	// that had other hard links: each was written as a new file, so the
+	// other links kept the old content.
+	Unlinked []string
 }
 
 // Change is one file section as applied.
@@ -54,6 +58,9 @@ func (r *Result) String() string {
 	b.WriteString("Success. Updated the following files:\n")
 	for _, f := range r.Files() {
 		b.WriteString(f + "\n")
+	}
+	for _, f := range r.Unlinked {
+		b.WriteString("Note: " + f + " had other hard links; it was written as a new file, so the other links keep the old content.\n")
 	}
 	return b.String()
 }
