@@ -98,7 +98,9 @@ func (c *Chat) Review(ctx context.Context, target, request string, emit func(ses
 func (c *Chat) New(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t, err := c.a.Open(ctx, c.spec)
+	sp := c.spec
+	sp.Clear = true // SessionStart's source is "clear", as Codex's /new
+	t, err := c.a.Open(ctx, sp)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -320,5 +321,60 @@ func TestChatCompactTooShort(t *testing.T) {
 	line, err = chat.Compact(t.Context())
 	if err != nil || line != fmt.Sprintf("history summarised locally: %d items → %d", before, before-1) {
 		t.Errorf("/compact = %q, %v; want %d items → %d", line, err, before, before-1)
+	}
+}
+
+// TestNewSendsSessionStartClear: the SessionStart hook of the chat's first
+// session hears source "startup"; the session /new (and /clear) opens
+// hears "clear", as Codex sends it.
+func TestNewSendsSessionStartClear(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
+	home := t.TempDir()
+	log := filepath.Join(t.TempDir(), "starts")
+	hooksJSON := fmt.Sprintf(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"cat >> %s; echo >> %s","timeout":20}]}]}}`, log, log)
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), []byte(hooksJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fakeConfig(srv.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := app.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
+		if k == "AGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
+	a, err := app.New(t.Context(), app.Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Flags: app.Flags{BypassHookTrust: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	first, err := a.Open(t.Context(), app.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := NewChat(a, first)
+	defer chat.End()
+	runTurn(t, chat, "one")
+	if err := chat.New(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	runTurn(t, chat, "two")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var in struct {
+			Source string `json:"source"`
+		}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("hook stdin %q: %v", line, err)
+		}
+		sources = append(sources, in.Source)
+	}
+	if strings.Join(sources, ",") != "startup,clear" {
+		t.Fatalf("SessionStart sources %q, want startup then clear", sources)
 	}
 }

@@ -40,6 +40,10 @@ type Spec struct {
 	// BaseInstructions replaces the instructions; DeveloperInstructions
 	// replaces config's developer_instructions of a new session.
 	BaseInstructions, DeveloperInstructions string
+	// Clear says the new session replaces one the user cleared (the
+	// chat's /new and /clear): its SessionStart hooks get source "clear",
+	// as Codex sends it, instead of "startup".
+	Clear bool
 }
 
 // Thread is a session opened on the app ([App.Open]): the engine's
@@ -196,6 +200,8 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	}
 	source := "startup"
 	switch {
+	case sp.Clear && sp.From == "":
+		source = "clear"
 	case sp.Fork:
 		source = "fork"
 	case sp.From != "":
