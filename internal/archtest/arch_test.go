@@ -60,6 +60,7 @@ func allowedImports() map[string][]string {
 		"retry/gate":                     {"internal/atomicfile", "internal/filelock", "retry"},
 		"session/failover":               {"retry/gate", "transport"},
 		"session/hooks":                  {},
+		"session/checkpoint":             {"internal/filelock"},
 		"internal/skills":                {},
 		"transport":                      {"internal/jsonstring", "internal/readonly"},
 		"provider":                       {},
