@@ -273,6 +273,9 @@ func Decode(typ string, data []byte) (Event, error) {
 func decodeGeneral(typ string, data []byte, owned bool, delivered map[string]bool) (Event, error) {
 	var h wireHead
 	if err := json.Unmarshal(data, &h); err != nil {
+		if m, ok := unreadableItem(typ, data, err); ok {
+			return m, nil
+		}
 		return nil, &DecodeError{Type: typ, Err: err}
 	}
 	t := string(h.Type)

@@ -1,9 +1,13 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/agentcli/agent/internal/readonly"
 )
 
 // Malformed is what of a server event agent could not read as the
@@ -167,4 +171,38 @@ func contentProblem(raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// unreadableItem is the [Malformed] of a response.output_item.done that
+// encoding/json refused as a whole (err): an item nested deeper than it
+// reads (10,000 levels), or not JSON. The event's type (its leading
+// "type" member, else typ) and its item are found by matching quotes and
+// brackets, at any depth, so the item is named like any other unreadable
+// one instead of being skipped as an undecodable event. ok is false when
+// the payload is not such an event.
+func unreadableItem(typ string, data []byte, err error) (Malformed, bool) {
+	s := readonly.String(data)
+	p := flatParser{b: s}
+	if p.next('{') {
+		p.ws()
+		if key, ok := p.rawString(); ok && key == "type" && p.next(':') {
+			p.ws()
+			if t, ok := p.rawString(); ok {
+				typ = t
+			}
+		}
+	}
+	if typ != "response.output_item.done" {
+		return Malformed{}, false
+	}
+	start, end, ok := memberSpan(s, "item")
+	if !ok || first(data[start:end]) != '{' {
+		return Malformed{}, false
+	}
+	problem := "the item is not JSON: " + err.Error()
+	if strings.Contains(err.Error(), "exceeded max depth") {
+		problem = "the item is nested deeper than the 10000 levels a JSON reader takes"
+	}
+	id, _ := leadingIDIn(s[start:end])
+	return Malformed{Type: typ, ItemID: strings.Clone(id), Problem: problem, Raw: bytes.Clone(data)}, true
 }

@@ -49,3 +49,41 @@ func TestMalformedContentKeptInRollout(t *testing.T) {
 		t.Errorf("rollout: last turn %q, warnings %v", ro.LastTurn, ro.Warnings)
 	}
 }
+
+// TestMalformedTooDeepItemNamed: an output item nested 11,000 deep (past
+// what a JSON decoder reads) is named on stderr like any other item agent
+// cannot read, and kept in the rollout, which still loads; the answer
+// stands.
+func TestMalformedTooDeepItemNamed(t *testing.T) {
+	t.Parallel()
+	const depth = 11000
+	deep := `{"type":"response.output_item.done","output_index":0,"item":{"type":"message","id":"deep1","role":"assistant","content":` +
+		strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}`
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.EventData(deep), rt.MessageDone("m", "answer"), rt.Completed("r"))})
+	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
+	r := runCLI(t, srv, runOpts{config: cfg}, "exec", "hi")
+	if r.code != 0 || r.stdout != "answer\n" {
+		t.Fatalf("exit %d, stdout %q; want 0 and the answer\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	want := "the server sent response.output_item.done (item deep1) that agent could not read: "
+	if n := strings.Count(r.stderr, want); n != 1 || !strings.Contains(r.stderr, "nested") {
+		t.Errorf("stderr names the deep item %d times (want once, saying it is too deeply nested):\n%s", n, r.stderr)
+	}
+	ent, err := rollout.Latest(t.Context(), r.home, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := rollout.Load(ent.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for _, ev := range ro.Events {
+		if ev.Type == rollout.EventMalformed && strings.Contains(ev.Message, "item deep1") {
+			kept++
+		}
+	}
+	if kept != 1 || ro.LastTurn != rollout.TurnCompleted {
+		t.Errorf("rollout: %d malformed events for the deep item (want 1), last turn %q", kept, ro.LastTurn)
+	}
+}
