@@ -171,11 +171,14 @@ const closeMessageTooBig = 1009
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
 	var (
-		re *transport.ReadError
-		op *net.OpError
-		ce *transport.ConnectError
+		re    *transport.ReadError
+		op    *net.OpError
+		ce    *transport.ConnectError
+		early *transport.ClosedEarlyError
 	)
 	switch {
+	case errors.As(f.Err, &early):
+		return "stream closed before " + early.End
 	case errors.Is(f.Err, transport.ErrIncomplete):
 		return "stream closed before response.completed"
 	case errors.Is(f.Err, transport.ErrStreamIdle):

@@ -181,3 +181,33 @@ func (e *CloseError) Error() string {
 	}
 	return s + ")"
 }
+
+// An Ender is a [StreamDecoder] whose wire names the event that ends its
+// streams successfully ("[DONE]", "message_stop"), for the error of a
+// stream that ended without it. A decoder that is not one ends with
+// response.completed, the Responses API's.
+type Ender interface {
+	End() string
+}
+
+// ClosedEarlyError is a stream that ended before its wire's end: it is
+// [ErrIncomplete] (errors.Is), naming the end it lacked.
+type ClosedEarlyError struct {
+	// End is the event the stream lacked.
+	End string
+}
+
+func (e *ClosedEarlyError) Error() string { return "transport: stream closed before " + e.End }
+
+// Is makes the error [ErrIncomplete].
+func (e *ClosedEarlyError) Is(target error) bool { return target == ErrIncomplete }
+
+// Incomplete is the error of a stream decoded by d that ended before its
+// wire's end: a [*ClosedEarlyError] naming it when d is an [Ender], else
+// [ErrIncomplete].
+func Incomplete(d StreamDecoder) error {
+	if e, ok := d.(Ender); ok {
+		return &ClosedEarlyError{End: e.End()}
+	}
+	return ErrIncomplete
+}

@@ -81,7 +81,7 @@ func TestExecChatWireFaults(t *testing.T) {
 	}{
 		{"500 then ok", rt.Status(500), []time.Duration{200 * ms}, "500"},
 		{"cut mid-stream", rt.Stream(rt.ChatDelta("FRAGMENT "), rt.ChatDelta("of a failed try"), rt.Drop()), []time.Duration{200 * ms}, "Reconnecting... 1/5"},
-		{"no [DONE]", rt.Stream(rt.ChatDelta("FRAGMENT"), rt.End()), []time.Duration{200 * ms}, "stream closed before response.completed"},
+		{"no [DONE]", rt.Stream(rt.ChatDelta("FRAGMENT"), rt.End()), []time.Duration{200 * ms}, "stream closed before [DONE]"},
 		{"429 with Retry-After", rt.StatusBody(429, `{"error":{"code":429,"message":"Rate limit exceeded: free-models-per-min.","metadata":{}}}`, "Retry-After", "2"), []time.Duration{2 * time.Second}, "Rate limit exceeded"},
 	}
 	for _, tt := range tests {

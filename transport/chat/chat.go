@@ -98,6 +98,10 @@ func (u *wireUsage) usage() *transport.Usage {
 	return out
 }
 
+// End names the marker that ends a stream successfully, for the notice of
+// a stream cut before it.
+func (*stream) End() string { return "[DONE]" }
+
 // Ignored never drops a frame: Chat Completions streams name none.
 func (*stream) Ignored(string, []byte) bool { return false }
 

@@ -220,7 +220,7 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 		default:
 			// The input ended (an unterminated last event is discarded)
 			// before response.completed.
-			s.finish(transport.ErrIncomplete)
+			s.finish(transport.Incomplete(s.dec))
 		}
 	}
 }
