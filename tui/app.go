@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
@@ -183,23 +182,19 @@ func pickerHooks(a *app.App, chat *Chat, o *Options) {
 func modelChoices(names []string) []ModelChoice {
 	var out []ModelChoice
 	for _, n := range names {
-		c := ModelChoice{Name: n}
-		if strings.HasPrefix(n, "gpt-5") || strings.HasPrefix(n, "o3") || strings.HasPrefix(n, "o4") {
-			c.Efforts = []string{"low", "medium", "high"}
-		}
-		out = append(out, c)
+		out = append(out, ModelChoice{Name: n, Efforts: app.ModelEfforts(n)})
 	}
 	return out
 }
 
 // preset is the /permissions preset called name.
-func preset(name string) (Preset, bool) {
-	for _, p := range Presets() {
-		if p.Name == name {
+func preset(name string) (tools.ApprovalPreset, bool) {
+	for _, p := range tools.ApprovalPresets() {
+		if p.ID == name {
 			return p, true
 		}
 	}
-	return Preset{}, false
+	return tools.ApprovalPreset{}, false
 }
 
 // warningLines are the configuration's warnings as the chat lists them.

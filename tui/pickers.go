@@ -7,6 +7,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentcli/agent/tools"
 )
 
 // openModelPicker is /model: the models the provider offers, the current
@@ -82,10 +84,10 @@ func (m *Model) openPermissionsPicker() tea.Cmd {
 	if f := m.opts.Commands.Permissions; f != nil {
 		sandbox, policy = f()
 	}
-	for _, pr := range Presets() {
+	for _, pr := range tools.ApprovalPresets() {
 		cur := pr.Sandbox == sandbox && pr.Policy == policy
-		p.items = append(p.items, pickItem{listRow: listRow{label: pr.Label, detail: pr.Allows, mark: cur}, value: pr.Name,
-			search: pr.Label + " " + pr.Name})
+		p.items = append(p.items, pickItem{listRow: listRow{label: pr.Label, detail: pr.Allows, mark: cur}, value: pr.ID,
+			search: pr.Label + " " + pr.ID})
 	}
 	m.openPicker(p)
 	return nil

@@ -148,7 +148,7 @@ type Commands struct {
 	Resume func(ctx context.Context, id string) (Resumed, error)
 	// Approvals shows (policy "") or changes the approval policy, or
 	// applies a permission preset (/permissions [PRESET|POLICY], alias
-	// /approvals; the presets are [Presets]' names) and returns the line
+	// /approvals; the presets are [tools.ApprovalPresets]' ids) and returns the line
 	// to show.
 	Approvals func(ctx context.Context, policy string) (string, error)
 	// Permissions returns the sandbox mode and approval policy in force,
@@ -202,28 +202,6 @@ type SessionInfo struct {
 	Cwd string
 	// Updated is when it was last used.
 	Updated time.Time
-}
-
-// Preset is one choice of /permissions: a sandbox and an approval policy.
-type Preset struct {
-	// Name is what /permissions NAME takes.
-	Name string
-	// Label and Allows describe it in the picker.
-	Label, Allows string
-	// Sandbox and Policy are what it sets.
-	Sandbox, Policy string
-}
-
-// Presets are the /permissions presets, in the picker's order.
-func Presets() []Preset {
-	return []Preset{
-		{Name: "read-only", Label: "Read only", Sandbox: "read-only", Policy: "on-request",
-			Allows: "reads files and runs read-only commands; asks before anything else"},
-		{Name: "auto", Label: "Auto", Sandbox: "workspace-write", Policy: "on-request",
-			Allows: "edits files and runs commands in the workspace; asks to go beyond it or use the network"},
-		{Name: "full-access", Label: "Full access", Sandbox: "danger-full-access", Policy: "never",
-			Allows: "edits anything and runs any command, network included, without asking"},
-	}
 }
 
 // Resumed is a conversation loaded by [Commands.Resume].

@@ -98,6 +98,19 @@ func TestACPClientLibrary(t *testing.T) {
 	if len(reqs) != 10 {
 		t.Fatalf("%d model requests; want 10", len(reqs))
 	}
+	// The model chosen before the first prompt is the session's from it
+	// on, with its reasoning effort; the second connection's session/load
+	// opens the session with the config's model again.
+	for i, r := range reqs[:9] {
+		var body struct {
+			Model     string
+			Reasoning struct{ Effort string }
+		}
+		json.Unmarshal(r.Body, &body)
+		if body.Model != "gpt-5.4" || body.Reasoning.Effort != "high" {
+			t.Errorf("request %d: model %q, effort %q; want the chosen gpt-5.4, high", i+1, body.Model, body.Reasoning.Effort)
+		}
+	}
 	// The loaded session's turn carries the history, the cancelled turn
 	// included.
 	for _, w := range []string{"say hello", "hello from agent", "run it", "take your time", "and after loading"} {
@@ -124,11 +137,27 @@ type acpReport struct {
 	}
 	RejectAsked    int
 	RejectStatuses []string
+	// The model's config option, its choice and a bad one.
+	Models                                     []string
+	CurrentModel, ModeOption, Chosen, BadModel string
+	Efforts                                    []string
 }
 
 // checkACPReport checks what the ACP client library saw.
 func checkACPReport(t *testing.T, got acpReport, work string) {
 	t.Helper()
+	if got.CurrentModel != "test-model" || len(got.Models) < 2 || got.Models[0] != "test-model" || !slices.Contains(got.Models, "gpt-5.4") {
+		t.Errorf("the model option: current %q of %q; want the config's test-model (the provider's /models) and the presets", got.CurrentModel, got.Models)
+	}
+	if got.ModeOption != "config" {
+		t.Errorf("the mode option = %q; want config", got.ModeOption)
+	}
+	if !slices.Equal(got.Efforts, []string{"default", "low", "medium", "high"}) || got.Chosen != "gpt-5.4/high" {
+		t.Errorf("efforts %q, chosen %q; want default, low, medium, high and gpt-5.4/high", got.Efforts, got.Chosen)
+	}
+	if !strings.Contains(got.BadModel, "-32602") || !strings.Contains(got.BadModel, "no-such-model") {
+		t.Errorf("an unknown model: %s; want -32602 naming it", got.BadModel)
+	}
 	if got.Answer != "hello from agent" || got.Chunks != 2 {
 		t.Errorf("the first answer = %q in %d chunks; want \"hello from agent\" in 2 (streamed, once)", got.Answer, got.Chunks)
 	}
@@ -386,4 +415,69 @@ func sleepers() []int {
 		}
 	}
 	return out
+}
+
+// TestACPSetModelAndMode: the unstable session/set_model older clients
+// send ("NAME/EFFORT" as codex-acp spells it) and session/set_mode change
+// the session from its next turn, each followed by a config_option_update
+// with the new values; a model the catalogue lacks is refused.
+func TestACPSetModelAndMode(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "on the new model")})
+	home := writeConfig(t, srv.URL, "")
+	work := t.TempDir()
+	p := startACP(t, bin, home, work, "-a", "never", "-s", "workspace-write")
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	p.response(t, 1)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":`+strconv.Quote(work)+`,"mcpServers":[]}}`)
+	res, _ := p.response(t, 2)["result"].(map[string]any)
+	sid, _ := res["sessionId"].(string)
+	models, _ := res["models"].(map[string]any)
+	if models["currentModelId"] != "test-model" || !strings.Contains(fmt.Sprint(models["availableModels"]), "gpt-5.5") {
+		t.Fatalf("session/new's models = %v; want test-model current and the presets", models)
+	}
+	// The update comes before the response.
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"session/set_model","params":{"sessionId":"`+sid+`","modelId":"gpt-5.5/low"}}`)
+	upd := p.next(t, "a config_option_update", func(m map[string]any) bool {
+		u, _ := m["params"].(map[string]any)["update"].(map[string]any)
+		return u["sessionUpdate"] == "config_option_update"
+	})
+	if r := p.response(t, 3); r["error"] != nil {
+		t.Fatalf("session/set_model: %v", r)
+	}
+	opts := fmt.Sprint(upd["params"].(map[string]any)["update"].(map[string]any)["configOptions"])
+	if !strings.Contains(opts, "currentValue:gpt-5.5") || !strings.Contains(opts, "currentValue:low") {
+		t.Errorf("the config options after set_model: %s", opts)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"session/set_model","params":{"sessionId":"`+sid+`","modelId":"gpt-0"}}`)
+	if r := p.response(t, 4); errorCode(r) != -32602 || !strings.Contains(fmt.Sprint(r["error"]), "gpt-0") {
+		t.Errorf("an unknown model got %v; want -32602 naming it", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":5,"method":"session/set_mode","params":{"sessionId":"`+sid+`","modeId":"read-only"}}`)
+	upd = p.next(t, "a config_option_update", func(m map[string]any) bool {
+		u, _ := m["params"].(map[string]any)["update"].(map[string]any)
+		return u["sessionUpdate"] == "config_option_update"
+	})
+	if r := p.response(t, 5); r["error"] != nil {
+		t.Fatalf("session/set_mode: %v", r)
+	}
+	if opts := fmt.Sprint(upd["params"].(map[string]any)["update"].(map[string]any)["configOptions"]); !strings.Contains(opts, "currentValue:read-only") {
+		t.Errorf("the config options after set_mode: %s", opts)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"hi"}]}}`)
+	if r := p.response(t, 6); r["error"] != nil {
+		t.Fatalf("the prompt: %v", r)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests; want 1", len(reqs))
+	}
+	var body struct {
+		Model     string
+		Reasoning struct{ Effort string }
+	}
+	json.Unmarshal(reqs[0].Body, &body)
+	if body.Model != "gpt-5.5" || body.Reasoning.Effort != "low" {
+		t.Errorf("the turn ran on %q with effort %q; want gpt-5.5, low", body.Model, body.Reasoning.Effort)
+	}
 }

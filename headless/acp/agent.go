@@ -48,7 +48,7 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 		return sdk.NewSessionResponse{}, err
 	}
 	s.warnMCP(p.McpServers)
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: se.modes()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: se.modes(), Models: se.modelState(ctx), ConfigOptions: se.configOptions(ctx)}, nil
 }
 
 // LoadSession opens a recorded session by id, sends its history as
@@ -77,7 +77,7 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if err := se.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	return sdk.LoadSessionResponse{Modes: se.modes()}, nil
+	return sdk.LoadSessionResponse{Modes: se.modes(), Models: se.modelState(ctx), ConfigOptions: se.configOptions(ctx)}, nil
 }
 
 // open opens a session on the app and registers it.
@@ -130,13 +130,33 @@ func (s *Server) Cancel(ctx context.Context, p sdk.CancelNotification) error {
 	return nil
 }
 
-// SetSessionMode sets the session's approval preset.
+// SetSessionMode sets the session's approval preset; current_mode_update
+// and config_option_update follow.
 func (s *Server) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
 	se, err := s.session(p.SessionId)
 	if err != nil {
 		return sdk.SetSessionModeResponse{}, err
 	}
-	return sdk.SetSessionModeResponse{}, se.setMode(ctx, string(p.ModeId))
+	if err := se.setMode(string(p.ModeId)); err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	se.changed(ctx)
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+// UnstableSetSessionModel sets the session's model (session/set_model,
+// the unstable way older clients choose one); config_option_update
+// follows.
+func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
+	se, err := s.session(sdk.SessionId(p.SessionId))
+	if err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	if err := se.setModel(ctx, string(p.ModelId)); err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	se.changed(ctx)
+	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
 // CloseSession is not offered (no sessionCapabilities.close).
@@ -155,9 +175,26 @@ func (s *Server) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) 
 	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionResume)
 }
 
-// SetSessionConfigOption is not offered: agent advertises no config options.
+// SetSessionConfigOption sets one of the session's config options (mode,
+// model, reasoning_effort) from its next turn on and answers all of them.
+// A change of mode is also told as current_mode_update.
 func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "agent's config options are selects: the value is an option's id"})
+	}
+	se, err := s.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	mode := se.currentMode()
+	if err := se.setOption(ctx, string(v.ConfigId), string(v.Value)); err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if m := se.currentMode(); m != mode {
+		se.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m), SessionUpdate: "current_mode_update"}})
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions(ctx)}, nil
 }
 
 // warnMCP names the MCP servers a client asked for, which agent does not

@@ -42,6 +42,10 @@ type Server struct {
 	closed   bool
 	// client is what the client said it can do in initialize.
 	client sdk.ClientCapabilities
+	// catalogue is the provider's models, asked once per connection
+	// (under catMu: the question may take seconds).
+	catMu     sync.Mutex
+	catalogue []string
 }
 
 // New returns a server for one connection.
@@ -70,6 +74,17 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	pr.Close()
 	s.closeAll()
 	return nil
+}
+
+// models are the models sessions may choose, as the chat's /model lists
+// them ([app.App.Models]): asked of the provider on the first call.
+func (s *Server) models(ctx context.Context) []string {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if s.catalogue == nil {
+		s.catalogue = s.opts.App.Models(ctx)
+	}
+	return s.catalogue
 }
 
 // closeAll interrupts every running turn, waits for it and closes every

@@ -18,12 +18,45 @@ function check(cond, msg) {
 }
 
 // validate parses v with the SDK's schema of name; a mismatch throws with
-// zod's account of it.
-function validate(name, v) {
+// zod's account of it. The SDK's schemas forgive: a malformed optional
+// field becomes undefined, a bad list element is skipped, an unknown key
+// is dropped. So what the schema read must also hold v itself: any field
+// it dropped or changed throws (the defaults it adds are its own). extra names the top-level keys
+// of unstable ACP the schema does not know (the model state of older
+// clients).
+function validate(name, v, extra = []) {
   const r = z[name].safeParse(v);
   if (!r.success) {
     throw new Error(`${name} does not validate: ${JSON.stringify(r.error.issues)}\n${JSON.stringify(v)}`);
   }
+  const d = difference(v, r.data, name, extra);
+  if (d) {
+    throw new Error(`${name}: ${d}\n${JSON.stringify(v)}`);
+  }
+}
+
+// difference names the first place where what the schema read (b) is not
+// what was sent (a), or returns "".
+function difference(a, b, path, extra = []) {
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return `${path} has ${a.length} elements, the schema kept ${Array.isArray(b) ? b.length : "none"}`;
+    for (let i = 0; i < a.length; i++) {
+      const d = difference(a[i], b[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return "";
+  }
+  if (a !== null && typeof a === "object") {
+    if (b === null || typeof b !== "object") return `${path} is not read as an object`;
+    for (const k of Object.keys(a)) {
+      if (extra.includes(k)) continue;
+      if (!(k in b) || b[k] === undefined) return `${path}.${k} is not in the schema (or not valid there)`;
+      const d = difference(a[k], b[k], `${path}.${k}`);
+      if (d) return d;
+    }
+    return "";
+  }
+  return a === b ? "" : `${path} is ${JSON.stringify(a)}, read as ${JSON.stringify(b)}`;
 }
 
 // connection starts agent acp and a client recording what it gets.
@@ -74,9 +107,32 @@ await first.app.connectWith(first.stream, async (cx) => {
   check(init.agentCapabilities.promptCapabilities.embeddedContext === true, "embeddedContext capability");
 
   const s = await cx.request(methods.agent.session.new, { cwd: work, mcpServers: [] });
-  validate("zNewSessionResponse", s);
+  validate("zNewSessionResponse", s, ["models"]);
   sessionId = s.sessionId;
   check(s.modes && s.modes.currentModeId === "config", "modes with the config's current: " + JSON.stringify(s.modes));
+
+  // 0. The model: listed as a config option and chosen, with its
+  // reasoning effort, for the next turns.
+  const option = (opts, id) => (opts || []).find((o) => o.id === id);
+  const model = option(s.configOptions, "model");
+  check(model && model.category === "model", "a model config option: " + JSON.stringify(s.configOptions));
+  report.models = model.options.map((o) => o.value);
+  report.currentModel = model.currentValue;
+  report.modeOption = (option(s.configOptions, "mode") || {}).currentValue;
+  const setModel = await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "gpt-5.4" });
+  validate("zSetSessionConfigOptionResponse", setModel);
+  const effort = option(setModel.configOptions, "reasoning_effort");
+  check(effort && effort.category === "thought_level", "a reasoning effort option for gpt-5.4: " + JSON.stringify(setModel.configOptions));
+  report.efforts = effort.options.map((o) => o.value);
+  const setEffort = await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "reasoning_effort", value: "high" });
+  validate("zSetSessionConfigOptionResponse", setEffort);
+  report.chosen = option(setEffort.configOptions, "model").currentValue + "/" + option(setEffort.configOptions, "reasoning_effort").currentValue;
+  try {
+    await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "no-such-model" });
+    report.badModel = "accepted";
+  } catch (e) {
+    report.badModel = JSON.stringify({ code: e.code, message: e.message, data: e.data });
+  }
 
   // 1. A prompt answered with streamed chunks.
   let n = first.seen.updates.length;
@@ -149,7 +205,7 @@ const second = connection(allow);
 await second.app.connectWith(second.stream, async (cx) => {
   await cx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   const l = await cx.request(methods.agent.session.load, { sessionId, cwd: work, mcpServers: [] });
-  validate("zLoadSessionResponse", l);
+  validate("zLoadSessionResponse", l, ["models"]);
   report.replayedUser = text(second.seen.updates, "user_message_chunk");
   report.replayedAgent = text(second.seen.updates, "agent_message_chunk");
   const r = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and after loading" }] });
