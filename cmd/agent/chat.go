@@ -24,6 +24,8 @@ type chatFlags struct {
 	pickResume            bool   // open the /resume picker at start
 	search                bool   // --search: web_search = "live"
 	inline                bool   // --no-alt-screen
+	remote                string // --remote ws://...: the chat runs on that app-server
+	remoteTokenEnv        string // --remote-auth-token-env VAR
 	codex                 codexFlags
 }
 
@@ -35,6 +37,8 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 	fs.StringArrayVarP(&cf.images, "image", "i", nil, "attach an image FILE to the first prompt (repeatable, or comma-separated)")
 	fs.BoolVar(&cf.search, "search", false, `offer the model live web search (web_search = "live")`)
 	fs.BoolVar(&cf.inline, "no-alt-screen", false, `run the chat inline, keeping the terminal's scrollback ([tui] alternate_screen = "never")`)
+	fs.StringVar(&cf.remote, "remote", "", "run the chat on the app-server at ws://HOST:PORT (agent app-server, codex app-server)")
+	fs.StringVar(&cf.remoteTokenEnv, "remote-auth-token-env", "", "send the bearer token in this environment variable to the --remote app-server")
 	cf.codex.add(fs)
 	addIgnoredFlags(fs, ignoredCommonFlags)
 	addIgnoredFlags(fs, ignoredChatFlags)
@@ -42,6 +46,9 @@ func addChatFlags(fs *pflag.FlagSet, cf *chatFlags) {
 
 // runChat opens the interactive chat on a new session.
 func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
+	if f.remote != "" && !f.pickResume {
+		return runChatRemote(ctx, env, g, f)
+	}
 	return runChatOn(ctx, env, g, f, func(a *app.App) (*app.Thread, []tui.Message, error) {
 		s, err := a.Open(ctx, app.Spec{})
 		return s, nil, err
@@ -52,6 +59,12 @@ func runChat(ctx context.Context, env Env, g *globalFlags, f *chatFlags) error {
 // the messages to show first (for a resumed one).
 func runChatOn(ctx context.Context, env Env, g *globalFlags, f *chatFlags,
 	start func(*app.App) (*app.Thread, []tui.Message, error)) error {
+	if f.remote != "" {
+		return usageError(errors.New("--remote opens a new thread: resume or fork one with /resume ID or /fork inside `agent --remote URL`"))
+	}
+	if f.remoteTokenEnv != "" {
+		return usageError(errors.New("--remote-auth-token-env goes with --remote"))
+	}
 	if !env.StdinTTY || !env.StdoutTTY {
 		return usageError(errors.New("the interactive chat needs a terminal; for scripts use `agent exec PROMPT`"))
 	}

@@ -133,8 +133,6 @@ var (
 		{name: "ignore-rules", why: "agent has no execpolicy .rules files"},
 	}
 	ignoredChatFlags = []ignoredFlag{
-		{name: "remote", value: true, why: "the chat does not attach to an app-server yet (agent exec --remote does)"},
-		{name: "remote-auth-token-env", value: true, why: "the chat does not attach to an app-server yet (agent exec --remote does)"},
 		{name: "no-daemon", why: "agent has no background server"},
 		{name: "include-non-interactive", why: "agent's session picker lists every session"},
 	}
