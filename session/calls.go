@@ -115,6 +115,11 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 		call.Input = c.Input
 	}
 	emit(ToolCallBegin{Call: call})
+	if res, refused := s.planRefusal(call); refused {
+		_ = s.ledger.set(c.CallID, c.Name, CallDeclined)
+		emit(ToolCallEnd{Call: call, Result: res})
+		return res
+	}
 	watch := s.watchCall(ctx, call)
 	run, blocked := s.preToolUse(ctx, s.turnID, call, emit)
 	if blocked != nil {
@@ -129,7 +134,10 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 		Policy:  s.opts.ApprovalPolicy,
 		AskUser: s.opts.AskUser,
 		Approve: func(ctx context.Context, req tools.ApprovalRequest) tools.Decision {
-			d, ok := s.permissionRequest(ctx, s.turnID, run, emit)
+			d, ok := s.planApproval(ctx, req)
+			if !ok {
+				d, ok = s.permissionRequest(ctx, s.turnID, run, emit)
+			}
 			if !ok {
 				d = s.approve(ctx, req)
 			}

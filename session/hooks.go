@@ -84,7 +84,10 @@ func (s *Session) hookInput(turnID string) hooks.Input {
 	h := s.opts.Hooks
 	in := hooks.Input{"session_id": h.SessionID, "cwd": h.Cwd, "model": s.sampling().Model,
 		"permission_mode": h.PermissionMode, "transcript_path": nil}
-	if h.PermissionMode == "" {
+	switch {
+	case s.mode == ModePlan:
+		in["permission_mode"] = "plan"
+	case h.PermissionMode == "":
 		in["permission_mode"] = "default"
 	}
 	if h.TranscriptPath != "" {

@@ -165,6 +165,12 @@ type Session struct {
 	hookMu                 sync.Mutex
 	pendingContexts        []string // hook contexts to record after the calls' outputs
 
+	// mode is the collaboration mode the running turn works in; only the
+	// turn's goroutine writes it, at a turn boundary. modeSwitched says
+	// the last boundary changed it ([ModeChanged] is due).
+	mode         Mode
+	modeSwitched bool
+
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
 	saveWarned bool  // the user was told about saveErr
@@ -192,6 +198,10 @@ type Settings struct {
 	// boundary the change applies at: what the model is told of it, such
 	// as a new environment context.
 	Context []transport.Item
+	// Mode is the collaboration mode of the next turns ("" keeps it);
+	// the model is told of a change in a developer message recorded at
+	// the boundary ([Mode]).
+	Mode Mode
 }
 
 // AttachImages adds images (https: or data: URLs) to the user message of
@@ -218,6 +228,7 @@ func New(opts Options) *Session {
 		// Taken as it is: a 100,000-item history is not copied (rollout.Load
 		// leaves room after it for the next items).
 		s.history = opts.Resumed
+		s.mode = modeOf(s.history) // a resumed plan mode goes on
 	} else {
 		ctx := make([]transport.Item, len(opts.Context))
 		for i, it := range opts.Context {
@@ -226,6 +237,10 @@ func New(opts Options) *Session {
 		}
 		s.appendItems(ctx...)
 	}
+	if s.mode == "" {
+		s.mode = ModeDefault
+	}
+	s.settings.Mode = s.mode
 	return s
 }
 
@@ -375,6 +390,10 @@ func (s *Session) applySettings() {
 		ctx[i].Origin = transport.OriginContext
 	}
 	s.appendItems(ctx...)
+	if m := s.settings.Mode; m != "" && m != s.mode {
+		s.mode, s.modeSwitched = m, true
+		s.appendItems(modeMessage(m))
+	}
 }
 
 // Ledger returns the session's tool-call ledger.
@@ -406,6 +425,10 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	s.applySettings() // a turn boundary
 	emit = s.observeRetries(ctx, s.armRetryNow(s.tap(emit)))
 	emit(TurnStarted{Input: input})
+	if s.modeSwitched {
+		s.modeSwitched = false
+		emit(ModeChanged{Mode: s.mode})
+	}
 	if o := s.opts.Observer; o != nil {
 		o.UserPrompt(ctx, input, len(s.images))
 	}
@@ -838,6 +861,9 @@ func (s *Session) take(a *streamed, it transport.Item, emit func(Event)) {
 		a.answered = true
 		a.items = append(a.items, it)
 		emit(MessageDone{ItemID: it.ID, Text: text, Refused: refused})
+		if plan, ok := proposedPlan(text); ok && s.mode == ModePlan {
+			emit(PlanProposed{ItemID: it.ID, Plan: plan})
+		}
 		return
 	case it.Type == "reasoning":
 		emit(ReasoningDone{ItemID: it.ID, Text: reasoningText(it)})

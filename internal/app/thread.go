@@ -11,6 +11,7 @@ import (
 	"github.com/agentcli/agent/rollout/recording"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/sandbox"
 )
 
 // AllTurns is [Spec].ForkTurns keeping every turn of the session forked.
@@ -72,6 +73,9 @@ type Thread struct {
 	name    string
 	retired []*tools.Set
 	closers []func()
+	// planFrom is the sandbox mode plan mode replaced with read-only, to
+	// return to when it ends; "" outside plan mode ([Thread.SetMode]).
+	planFrom sandbox.Mode
 	// main is the session's client of its configured provider.
 	main *modelclient.Client
 	// telemetry reports the session's events ([otel]); nil: none.
@@ -210,6 +214,12 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	a.withHooks(&opts, t, source)
 	a.withSkills(&opts, t)
 	t.Session = session.New(opts)
+	if t.Session.Mode() == session.ModePlan {
+		// A session resumed in plan mode goes on under its read-only sandbox.
+		if err := t.modeSandbox(session.ModePlan); err != nil {
+			return nil, err
+		}
+	}
 	t.closers = append(t.closers, func() { t.Session.End(context.Background(), nil) })
 	return t, nil
 }

@@ -68,15 +68,34 @@ func (t *Thread) SetPermissions(policy, mode string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.ws.Sandbox.Mode
+	if t.planFrom != "" {
+		m = t.planFrom
+	}
 	if mode != "" {
 		if m, err = sandbox.ParseMode(mode); err != nil {
 			return "", err
 		}
 	}
+	inForce := m
+	if t.planFrom != "" {
+		// Plan mode keeps the read-only sandbox; m is what it returns to.
+		t.planFrom, inForce = m, sandbox.ReadOnly
+	}
+	ended, err := t.useSandbox(policy, inForce)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("approval policy: %s · sandbox: %s, from the next turn%s", policy, m, ended), nil
+}
+
+// useSandbox makes the approval policy and sandbox mode m the session's
+// from its next turn on; t.mu is held. A sandbox other than the one in
+// force means new tools (see [Thread.SetPermissions]); it returns what
+// that ends, for the line saying so.
+func (t *Thread) useSandbox(policy string, m sandbox.Mode) (ended string, err error) {
 	ws := t.ws
 	ws.Policy, ws.Sandbox.Mode = policy, m
 	set := t.tools
-	ended := ""
 	if m != t.ws.Sandbox.Mode {
 		if set, err = ws.tools(); err != nil {
 			return "", err
@@ -97,7 +116,57 @@ func (t *Thread) SetPermissions(policy, mode string) (string, error) {
 		st.ApprovalPolicy, st.Tools = policy, set
 		st.Context = append(st.Context[:0:0], env)
 	})
-	return fmt.Sprintf("approval policy: %s · sandbox: %s, from the next turn%s", policy, m, ended), nil
+	return ended, nil
+}
+
+// SetMode makes mode (Codex's collaboration mode: "plan" or "default")
+// the session's from its next turn on, and returns the line that says so.
+// Plan mode runs the model's commands under a read-only sandbox (the
+// session refuses patches and escalations itself, [session.ModePlan]);
+// leaving it restores the sandbox in force before. The same mode again
+// changes nothing.
+func (t *Thread) SetMode(mode string) (string, error) {
+	m, ok := session.ParseMode(mode)
+	if !ok {
+		return "", fmt.Errorf("collaboration mode %q: want plan or default", mode)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m == t.Session.Mode() {
+		if m == session.ModePlan {
+			return "Plan mode is on already.", nil
+		}
+		return "Plan mode is off already.", nil
+	}
+	if err := t.modeSandbox(m); err != nil {
+		return "", err
+	}
+	t.Configure(func(st *session.Settings) { st.Mode = m })
+	if m == session.ModePlan {
+		return "Plan mode on: the next turns plan without changing anything (read-only sandbox, patches refused).", nil
+	}
+	return fmt.Sprintf("Plan mode off: the next turns may change files again (sandbox: %s).", t.ws.Sandbox.Mode), nil
+}
+
+// modeSandbox puts the sandbox of collaboration mode m in force: read-only
+// for plan mode (the one in force kept to return to), the one kept for
+// the default mode; t.mu is held.
+func (t *Thread) modeSandbox(m session.Mode) error {
+	policy := t.ws.Policy
+	switch {
+	case m == session.ModePlan && t.planFrom == "":
+		from := t.ws.Sandbox.Mode
+		if _, err := t.useSandbox(policy, sandbox.ReadOnly); err != nil {
+			return err
+		}
+		t.planFrom = from
+	case m != session.ModePlan && t.planFrom != "":
+		if _, err := t.useSandbox(policy, t.planFrom); err != nil {
+			return err
+		}
+		t.planFrom = ""
+	}
+	return nil
 }
 
 // Rename names the session name (trimmed), recorded at once, so `agent
