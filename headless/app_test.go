@@ -11,6 +11,7 @@ import (
 	"github.com/agentcli/agent/headless"
 	"github.com/agentcli/agent/headless/execprint"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/setup"
 )
 
 // TestAppHeaderAndTools: the header exec prints and the tools its
@@ -24,7 +25,7 @@ func TestAppHeaderAndTools(t *testing.T) {
 	}
 	vars := map[string]string{"AGENT_HOME": home, "SHELL": "/bin/zsh", "AGENT_API_KEY": "test-key"}
 	a, err := app.New(t.Context(), app.Options{
-		Env:        app.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string { return vars[k] }},
+		Env:        setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string { return vars[k] }},
 		Originator: "agent_exec", Cd: cwd, Sandbox: "workspace-write", Approval: "never",
 	})
 	if err != nil {

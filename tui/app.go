@@ -28,7 +28,7 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Provider:      a.Provider().Name,
 		Transport:     chat.Current().Transport(),
 		ContextWindow: cfg.ModelContextWindow,
-		AutoCompact:   app.AutoCompactTokens(cfg),
+		AutoCompact:   cfg.AutoCompactTokens(),
 		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
 		// [history]: persistence = "none" writes nothing; max_bytes trims.
 		HistoryNoSave:   cfg.History.Persistence == "none",

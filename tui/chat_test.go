@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentcli/agent/internal/app"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -32,7 +33,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*app.App, string) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := app.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
+	env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}

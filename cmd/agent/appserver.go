@@ -12,6 +12,7 @@ import (
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/headless/appserver"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/internal/syncbuf"
 )
 
@@ -121,7 +122,7 @@ func account(env Env, a *app.App) map[string]any {
 	if !a.Provider().RequiresOpenAIAuth {
 		return nil
 	}
-	st, err := app.OpenStore(env.app(), a.Config(), a.Home(), &auth.StoreOptions{Notice: func(string) {}})
+	st, err := setup.OpenStore(env.app(), a.Config(), a.Home(), &auth.StoreOptions{Notice: func(string) {}})
 	if err != nil {
 		return nil
 	}

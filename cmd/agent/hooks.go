@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session/hooks"
 )
 
@@ -27,7 +27,7 @@ func newHooksCmd(_ context.Context, env Env, g *globalFlags) *cobra.Command {
 		if err != nil {
 			return "", nil, err
 		}
-		cfg, err := app.LoadConfig(env.Stderr, home, g.flags())
+		cfg, err := setup.LoadConfig(env.Stderr, home, g.flags())
 		if err != nil {
 			return "", nil, err
 		}
@@ -36,7 +36,7 @@ func newHooksCmd(_ context.Context, env Env, g *globalFlags) *cobra.Command {
 				return "", nil, err
 			}
 		}
-		set := hooks.Discover(app.HookSources(cfg, home, cd, false))
+		set := hooks.Discover(setup.HookSources(cfg, home, cd, false))
 		for _, w := range set.Warnings {
 			fmt.Fprintln(env.Stderr, "warning: hooks: "+w)
 		}

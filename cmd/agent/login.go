@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/modelclient"
 )
 
@@ -77,13 +77,13 @@ func login(ctx context.Context, env Env, g *globalFlags, withAPIKey, deviceAuth 
 	if cfg.ForcedLoginMethod == "api" {
 		return usageError(errors.New("forced_login_method = \"api\": log in with `agent login --with-api-key`"))
 	}
-	httpClient, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
+	httpClient, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)
 	}
 	opts := auth.LoginOptions{
 		Store:             store,
-		Endpoints:         app.AuthEndpoints(env.app(), cfg),
+		Endpoints:         setup.AuthEndpoints(env.app(), cfg),
 		HTTPClient:        httpClient,
 		Originator:        "agent_cli",
 		ForcedWorkspaceID: cfg.ForcedChatGPTWorkspaceID,
@@ -195,7 +195,7 @@ func loginStore(env Env, g *globalFlags) (config.Config, *auth.Store, error) {
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	store, err := app.OpenStore(env.app(), cfg, home, nil)
+	store, err := setup.OpenStore(env.app(), cfg, home, nil)
 	if err != nil {
 		return config.Config{}, nil, &exitcode.Error{Code: exitcode.Auth, Err: err}
 	}

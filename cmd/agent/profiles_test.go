@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentcli/agent/internal/app"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 )
 
@@ -25,7 +26,7 @@ func TestProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr := &strings.Builder{}
-	env := app.Env{Stderr: stderr, Getenv: func(k string) string {
+	env := setup.Env{Stderr: stderr, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/proxy"
 )
@@ -82,12 +82,12 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 		return usageError(err)
 	}
 	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query}
-	httpClient, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
+	httpClient, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)
 	}
 	// The key added upstream and those clients send are masked in the log.
-	opts.Transport = app.ProxySecrets(env.app(), home, cfg, httpClient).Transport
+	opts.Transport = setup.ProxySecrets(env.app(), home, cfg, httpClient).Transport
 	opts.MaxRetries = pc.MaxRetries
 	if pc.MaxRetries == 0 {
 		opts.MaxRetries = -1 // proxy.Options: zero means the default
@@ -98,9 +98,9 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	opts.WebSocket = pc.WebSocket
 	opts.Keywords = modelclient.Keywords{NonRetryable: pc.NonRetryableKeywords, Retryable: pc.RetryableKeywords}
 	opts.Sleep, opts.Rand, opts.Now = env.Sleep, env.Rand, env.Now
-	opts.Logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: app.LogLevel(env.app(), g.logLevel)}))
+	opts.Logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: setup.LogLevel(env.app(), g.logLevel)}))
 	// The proxy shares the machine's retry gate of what it forwards to.
-	opts.Gate = app.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
+	opts.Gate = setup.OpenGate(env.app(), home, route.GateID, pc.MaxConcurrentRetries, opts.Logger)
 	p, err := proxy.New(opts)
 	if err != nil {
 		return usageError(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/retry"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -175,8 +176,8 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 }
 
 // app is what the engine takes of env.
-func (env Env) app() app.Env {
-	return app.Env{
+func (env Env) app() setup.Env {
+	return setup.Env{
 		Getenv: env.Getenv, Environ: env.Environ, Stderr: env.Stderr, StderrTTY: env.StderrTTY, Keyring: env.Keyring,
 		Sleep: env.Sleep, Rand: env.Rand, Now: env.Now, Secrets: env.Secrets,
 	}
@@ -189,8 +190,8 @@ func (g *globalFlags) appOptions(env Env, o app.Options) app.Options {
 }
 
 // flags are the global flags as the app takes them.
-func (g *globalFlags) flags() app.Flags {
-	return app.Flags{Model: g.model, Profile: g.profile, Overrides: g.overrides, LogLevel: g.logLevel, Transport: g.transport,
+func (g *globalFlags) flags() setup.Flags {
+	return setup.Flags{Model: g.model, Profile: g.profile, Overrides: g.overrides, LogLevel: g.logLevel, Transport: g.transport,
 		IgnoreUserConfig: g.ignoreUserConfig, BypassHookTrust: g.bypassHookTrust}
 }
 
@@ -204,13 +205,13 @@ func (env Env) home() (string, error) {
 }
 
 // loadConfig loads the configuration of the agent home with the global
-// flags, printing its warnings (app.LoadConfig); its errors are usage
+// flags, printing its warnings (setup.LoadConfig); its errors are usage
 // errors.
 func (env Env) loadConfig(g *globalFlags) (string, config.Config, error) {
 	home, err := env.home()
 	if err != nil {
 		return "", config.Config{}, err
 	}
-	cfg, err := app.LoadConfig(env.Stderr, home, g.flags())
+	cfg, err := setup.LoadConfig(env.Stderr, home, g.flags())
 	return home, cfg, err
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/transport"
@@ -157,7 +157,7 @@ func (th *thread) startTurn(input string) (*turn, error) {
 	}
 	th.n++
 	ctx, cancel := context.WithCancel(context.Background())
-	tu := &turn{th: th, id: app.NewSessionID(), cancel: cancel, done: make(chan struct{}), input: input,
+	tu := &turn{th: th, id: rollout.NewID(), cancel: cancel, done: make(chan struct{}), input: input,
 		started: th.s.now(), status: "inProgress", open: map[string]*openItem{}, retracted: map[string]int{},
 		calls: map[string]*callItem{}, usage: th.t.Usage()}
 	th.turn = tu

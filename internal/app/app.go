@@ -13,12 +13,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,11 +24,10 @@ import (
 	"github.com/agentcli/agent/internal/demo"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/redact"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/internal/telemetry"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
-	"github.com/agentcli/agent/retry"
-	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/tools"
@@ -47,78 +43,10 @@ import (
 // waking it for every event (BENCHMARKS.md).
 const streamReadBatch = time.Millisecond
 
-// Env is what the app takes from the process, so tests can build it with
-// fakes.
-type Env struct {
-	Getenv func(string) string
-	// Environ lists the whole environment, as os.Environ; nil means
-	// os.Environ. Commands the model runs get it filtered through
-	// [shell_environment_policy].
-	Environ func() []string
-	// Stderr receives warnings and notices; StderrTTY says it is a
-	// terminal (the demo then streams at a visible pace).
-	Stderr    io.Writer
-	StderrTTY bool
-	// Keyring replaces the OS keyring of cli_auth_credentials_store
-	// (tests); nil is the OS keyring.
-	Keyring auth.Keyring
-	// Sleep and Rand replace the real clock and jitter source (tests).
-	Sleep retry.Sleeper
-	Rand  func() float64
-	// Now reads the wall clock: sessions are dated by it, and the
-	// machine-wide retry gate measures cooldowns on it; it must agree with
-	// Sleep. A test that replaces Sleep but not Now gets a retry gate of
-	// its own process only. nil is the real clock.
-	Now func() time.Time
-	// Secrets are the credentials this process holds, masked in
-	// everything it logs and records; nil: a new set.
-	Secrets *redact.Set
-}
-
-// now reads the clock Env.Now gives, else the real one.
-func (e Env) now() time.Time {
-	if e.Now != nil {
-		return e.Now()
-	}
-	return time.Now()
-}
-
-// environ returns e.Environ(), or os.Environ() if it is nil.
-func (e Env) environ() []string {
-	if e.Environ == nil {
-		return os.Environ()
-	}
-	return e.Environ()
-}
-
-// Flags are the global flags every command shares.
-type Flags struct {
-	Model     string   // -m
-	Profile   string   // -p
-	Overrides []string // -c key=value
-	LogLevel  string   // --log-level
-	Transport string   // --transport
-	// IgnoreUserConfig is exec's --ignore-user-config: the home's
-	// config.toml (and profile files) are not read; credentials still are.
-	IgnoreUserConfig bool
-	// BypassHookTrust is --dangerously-bypass-hook-trust: enabled hooks
-	// run whether or not their hash was trusted.
-	BypassHookTrust bool
-}
-
-// ConfigOptions are the options config.Load gets for home under f.
-func (f Flags) ConfigOptions(home string) config.Options {
-	o := config.Options{Home: home, Profile: f.Profile, Overrides: f.Overrides, Model: f.Model}
-	if f.IgnoreUserConfig {
-		o.Home = ""
-	}
-	return o
-}
-
 // Options are what differs between the front ends building an app.
 type Options struct {
-	Env   Env
-	Flags Flags
+	Env   setup.Env
+	Flags setup.Flags
 	// Version is agent's version, for the User-Agent and the recordings.
 	Version     string
 	Originator  string // "agent_exec", "agent_cli"
@@ -154,7 +82,7 @@ type Options struct {
 // config, home, log, HTTP pool and credentials, MCP servers, retry gate,
 // failover health, secrets, telemetry. It holds no session.
 type App struct {
-	env     Env
+	env     setup.Env
 	version string
 	cfg     config.Config
 	home    string
@@ -226,11 +154,11 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if h.Codex() {
 		a.notices = append(a.notices, h.Describe())
 	}
-	if a.cfg, err = LoadConfig(o.Env.Stderr, a.home, o.Flags); err != nil {
+	if a.cfg, err = setup.LoadConfig(o.Env.Stderr, a.home, o.Flags); err != nil {
 		return nil, err
 	}
 	var closeLog func()
-	a.logger, closeLog = openLog(a.home, o.Flags.LogLevel, o.Env)
+	a.logger, closeLog = setup.OpenLog(a.home, o.Flags.LogLevel, o.Env)
 	a.closers = append(a.closers, closeLog)
 	p, httpClient, creds, err := a.provider(ctx, o)
 	if err != nil {
@@ -267,14 +195,14 @@ func (a *App) provider(ctx context.Context, o Options) (provider.Info, *http.Cli
 	default:
 		return p, nil, credentials{}, usageError(fmt.Errorf("--transport %q: want auto, websocket or https", t))
 	}
-	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, p)
-	addAuthFileSecrets(env.Secrets, a.home, env.Stderr)
-	httpClient, err := modelclient.NewHTTPClient(CAFile(cfg, env.Getenv))
+	setup.AddEnvSecrets(env.Secrets, env.Environment(), env.Getenv, cfg, p)
+	setup.AddAuthFileSecrets(env.Secrets, a.home, env.Stderr)
+	httpClient, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return p, nil, credentials{}, usageError(err)
 	}
 	var creds credentials
-	httpClient = withSecrets(httpClient, env.Secrets, func() []string { return managerSecrets(creds.auth) })
+	httpClient = setup.WithSecrets(httpClient, env.Secrets, func() []string { return managerSecrets(creds.auth) })
 	if p.Demo {
 		base, stop, err := demo.Start(ctx, demo.Options{Faults: true, Pace: demoPace(env)})
 		if err != nil {
@@ -318,7 +246,7 @@ func (a *App) clientOptions(o Options, p provider.Info, creds credentials, hc *h
 	cfg, env := a.cfg, o.Env
 	// One retry gate per provider and machine: every agent process of this
 	// AGENT_HOME (chats, exec, batch jobs, agent proxy) shares it.
-	g := OpenGate(env, a.home, p.ID, cmp.Or(o.MaxResends, cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), a.logger)
+	g := setup.OpenGate(env, a.home, p.ID, cmp.Or(o.MaxResends, cfg.MaxConcurrentResends, config.DefaultMaxConcurrentResends), a.logger)
 	return modelclient.Options{
 		Provider:         p,
 		Auth:             creds.auth,
@@ -343,7 +271,7 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 		if dir == "" {
 			dir = o.Cd
 		}
-		ws, err := newWorkspace(cfg, dir, cmp.Or(sandbox, o.Sandbox), cmp.Or(approval, o.Approval), env.Getenv, env.environ())
+		ws, err := newWorkspace(cfg, dir, cmp.Or(sandbox, o.Sandbox), cmp.Or(approval, o.Approval), env.Getenv, env.Environment())
 		if err != nil {
 			return Workspace{}, err
 		}
@@ -391,67 +319,13 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		AskUser:                    o.AskUser,
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
-		AutoCompactTokens:    AutoCompactTokens(cfg),
+		AutoCompactTokens:    cfg.AutoCompactTokens(),
 		CompactKeepToolCalls: keepToolCalls(cfg),
 		HideReasoning:        cfg.HideAgentReasoning,
 		Health:               a.health,
 		Now:                  a.env.Now,
 	}
 	return nil
-}
-
-// OpenGate opens the retry gate every agent process sharing home uses for
-// provider id: one cooldown (a 429 or overload delay one process is given
-// holds back all) and at most n re-sends in flight, machine-wide. Where the
-// directory cannot be used, the gate is this process's alone (logged).
-func OpenGate(env Env, home, id string, n int, log *slog.Logger) *gate.Gate {
-	if env.Sleep != nil && env.Now == nil {
-		return gate.New(n) // an injected sleep without its clock: stay in-process
-	}
-	g, err := gate.Open(gate.Options{MaxResends: n, Dir: gate.DirFor(home, id), Now: env.Now, Sleep: env.Sleep})
-	if err != nil {
-		log.Warn("retry gate not shared with other processes", "err", err)
-		return gate.New(n)
-	}
-	return g
-}
-
-// AutoCompactTokens is where automatic compaction starts: min(model_auto_compact_token_limit, 90% of the
-// context window), from whichever of the two is known: the window is
-// model_context_window, else the model's own (knownContextWindow).
-func AutoCompactTokens(cfg config.Config) int64 {
-	limit := cfg.ModelAutoCompactTokenLimit
-	window := cfg.ModelContextWindow
-	if window == 0 {
-		window = knownContextWindow(cfg.Model)
-	}
-	if w := window * 9 / 10; w > 0 && (limit <= 0 || w < limit) {
-		limit = w
-	}
-	return limit
-}
-
-// knownContextWindow is the context window of an OpenAI model, by name
-// prefix (codex-rs's model families), 0 when unknown (then only a full
-// window, reported by the server, compacts): the default of automatic
-// compaction when model_context_window is unset.
-func knownContextWindow(model string) int64 {
-	for _, w := range []struct {
-		prefix string
-		tokens int64
-	}{
-		{"gpt-4.1", 1_047_576},
-		{"gpt-4o", 128_000},
-		{"gpt-5", 272_000},
-		{"codex-", 272_000},
-		{"o3", 200_000},
-		{"o4-mini", 200_000},
-	} {
-		if strings.HasPrefix(model, w.prefix) {
-			return w.tokens
-		}
-	}
-	return 0
 }
 
 // keepToolCalls is compact_keep_tool_calls as the session takes it: 0
@@ -502,11 +376,3 @@ func (a *App) MCP() *mcp.Manager { return a.mcpServers }
 // ContinuePrompt is the prompt that continues an interrupted or paused
 // turn, as auto-continue sends it.
 func (a *App) ContinuePrompt() string { return a.opts.Continue.Snapshot().Prompt }
-
-// CAFile is the PEM file of extra roots model connections trust:
-// ca_certificate from config, else CODEX_CA_CERTIFICATE as the reference
-// client reads it (SSL_CERT_FILE, which replaces the system's roots, the
-// Go runtime reads itself).
-func CAFile(cfg config.Config, getenv func(string) string) string {
-	return cmp.Or(cfg.CACertificate, getenv("CODEX_CA_CERTIFICATE"))
-}

@@ -19,24 +19,3 @@ func TestKeepToolCalls(t *testing.T) {
 		}
 	}
 }
-
-// TestAutoCompactTokens: automatic compaction starts at 90% of the
-// context window, the model's own when model_context_window is unset, or
-// at model_auto_compact_token_limit when lower; an unknown model without
-// either compacts only when the server says the window is full.
-func TestAutoCompactTokens(t *testing.T) {
-	for _, tt := range []struct {
-		cfg  config.Config
-		want int64
-	}{
-		{config.Config{Model: "gpt-5.1-codex"}, 244_800},
-		{config.Config{Model: "gpt-5.1-codex", ModelContextWindow: 100_000}, 90_000},
-		{config.Config{Model: "gpt-5.1-codex", ModelAutoCompactTokenLimit: 50_000}, 50_000},
-		{config.Config{Model: "llama3"}, 0},
-		{config.Config{Model: "llama3", ModelAutoCompactTokenLimit: 7000}, 7000},
-	} {
-		if got := AutoCompactTokens(tt.cfg); got != tt.want {
-			t.Errorf("%s (window %d, limit %d): compacts at %d; want %d", tt.cfg.Model, tt.cfg.ModelContextWindow, tt.cfg.ModelAutoCompactTokenLimit, got, tt.want)
-		}
-	}
-}

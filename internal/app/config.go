@@ -2,12 +2,9 @@ package app
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/google/uuid"
 
 	"github.com/agentcli/agent/config"
 )
@@ -43,27 +40,4 @@ func instructions(cfg config.Config, home string) (base, compact string, err err
 		}
 	}
 	return base, compact, nil
-}
-
-// LoadConfig loads the configuration of home with the global flags and
-// prints its warnings (the Codex keys agent ignores) on stderr, one line
-// each. Its error is a usage error.
-func LoadConfig(stderr io.Writer, home string, f Flags) (config.Config, error) {
-	cfg, err := config.Load(f.ConfigOptions(home))
-	if err != nil {
-		return config.Config{}, usageError(err)
-	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "agent: warning: %s\n", w)
-	}
-	return cfg, nil
-}
-
-// NewSessionID returns a new session id (a UUIDv7: ids sort by time).
-func NewSessionID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 )
 
@@ -43,7 +44,7 @@ func TestCredentialSourceNamesWhatWasUsed(t *testing.T) {
 			for k, v := range tt.env {
 				vars[k] = v
 			}
-			env := Env{Stderr: &strings.Builder{}, Getenv: func(k string) string { return vars[k] },
+			env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string { return vars[k] },
 				Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
 			a, err := New(t.Context(), Options{Env: env, Originator: "agent_exec", Cd: t.TempDir(), Ephemeral: true})
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session/failover"
 )
 
@@ -31,7 +32,7 @@ func (a *App) buildFallbacks(hc *http.Client, notice func(string)) {
 		p.BaseURL = p.APIRoot()
 		opts := a.clientOpts
 		opts.Provider, opts.Auth, opts.CredentialSource = p, creds, src
-		opts.Gate = OpenGate(a.env, a.home, p.ID, max(cfg.MaxConcurrentResends, 1), a.logger)
+		opts.Gate = setup.OpenGate(a.env, a.home, p.ID, max(cfg.MaxConcurrentResends, 1), a.logger)
 		a.fallbackClients = append(a.fallbackClients, opts)
 		a.fallbacks = append(a.fallbacks, failover.Candidate{Provider: p.ID, Model: fb.Model})
 	}

@@ -2,62 +2,15 @@ package app
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/hooks"
 )
-
-// HookSources are where the hooks of a session working in cwd are
-// declared: the home's hooks.json, the [hooks] tables of config.toml, the
-// profile file and -c, and, in a trusted project only, the .codex
-// directories from the project's root down to cwd.
-func HookSources(cfg config.Config, home, cwd string, bypass bool) hooks.Sources {
-	src := hooks.Sources{Home: home, BypassTrust: bypass}
-	for _, t := range cfg.Hooks {
-		s := hooks.SourceUser
-		if t.Path == config.SessionFlagsPath {
-			s = hooks.SourceFlags
-		}
-		src.Config = append(src.Config, hooks.Layer{Path: t.Path, Source: s, Table: t.Table})
-	}
-	if cwd == "" || cfg.ProjectTrust(cwd) != config.TrustTrusted {
-		return src
-	}
-	src.ProjectDirs = projectDirs(home, cwd)
-	return src
-}
-
-// projectDirs are the .codex directories from the project's root (the
-// nearest directory above cwd holding .git, else cwd) down to cwd, the
-// home excepted.
-func projectDirs(home, cwd string) []string {
-	var dirs []string
-	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
-		dot := filepath.Join(d, ".codex")
-		if st, err := os.Stat(dot); err == nil && st.IsDir() && !sameDir(dot, home) {
-			dirs = append([]string{dot}, dirs...)
-		}
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
-			return dirs
-		}
-	}
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-func sameDir(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
 
 // hookSet discovers the hooks of a session in cwd, and says once per
 // process what it could not read and which hooks wait for the user's
@@ -67,7 +20,7 @@ func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
 	if a.ignoreUserConfig {
 		home = ""
 	}
-	set := hooks.Discover(HookSources(a.cfg, home, cwd, a.bypassHookTrust))
+	set := hooks.Discover(setup.HookSources(a.cfg, home, cwd, a.bypassHookTrust))
 	a.hooksMu.Lock()
 	defer a.hooksMu.Unlock()
 	if a.hooksTold == nil {
@@ -84,8 +37,8 @@ func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
 		say("hooks: " + w)
 	}
 	if cwd != "" && a.cfg.ProjectTrust(cwd) != config.TrustTrusted {
-		for _, dir := range projectDirs(a.home, cwd) {
-			if f := filepath.Join(dir, "hooks.json"); fileExists(f) {
+		for _, dir := range setup.ProjectDirs(a.home, cwd) {
+			if f := filepath.Join(dir, "hooks.json"); setup.FileExists(f) {
 				say(fmt.Sprintf("hooks: the project's %s is not loaded: the project is not trusted (trust it as Codex does: [projects.%q] trust_level = \"trusted\")",
 					f, filepath.Dir(dir)))
 			}
@@ -134,7 +87,7 @@ func (a *App) HookLines(cwd, arg string) (title string, body []string, err error
 	if a.ignoreUserConfig {
 		home = ""
 	}
-	set := hooks.Discover(HookSources(a.cfg, home, cwd, false))
+	set := hooks.Discover(setup.HookSources(a.cfg, home, cwd, false))
 	fields := strings.Fields(arg)
 	if len(fields) > 0 {
 		if fields[0] != "trust" || len(fields) < 2 {
@@ -154,7 +107,7 @@ func (a *App) HookLines(cwd, arg string) (title string, body []string, err error
 		if n == 0 {
 			return "", nil, fmt.Errorf("no untrusted hook has the key %s (/hooks lists them)", strings.Join(fields[1:], " "))
 		}
-		set = hooks.Discover(HookSources(a.cfg, home, cwd, false))
+		set = hooks.Discover(setup.HookSources(a.cfg, home, cwd, false))
 		body = append(body, "")
 	}
 	if len(set.All) == 0 {

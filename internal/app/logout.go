@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/setup"
 )
 
 // Logout is the chat's /logout: it removes the saved login as `agent
@@ -14,7 +15,7 @@ import (
 // environment or an auth command are not the login's: hint is "" and the
 // line says they stay in use.
 func (a *App) Logout(ctx context.Context) (line, hint string, err error) {
-	store, err := OpenStore(a.env, a.cfg, a.home, nil)
+	store, err := setup.OpenStore(a.env, a.cfg, a.home, nil)
 	if err != nil {
 		return "", "", err
 	}
@@ -31,7 +32,7 @@ func (a *App) Logout(ctx context.Context) (line, hint string, err error) {
 	if k := a.clientOpts.Provider.EnvKey; k != "" {
 		hint += ", or export " + k
 	} else {
-		hint += ", or export " + apiKeyVar(a.env.Getenv)
+		hint += ", or export " + setup.APIKeyVar(a.env.Getenv)
 	}
 	return line, hint, nil
 }

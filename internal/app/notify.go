@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 )
 
@@ -68,7 +69,7 @@ func (n *notifier) observe(ev session.Event) {
 		text := ev.Text
 		n.last = &text
 	case session.TurnCompleted:
-		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread, TurnID: NewSessionID(),
+		n.fire(turnComplete{Type: "agent-turn-complete", ThreadID: n.thread, TurnID: rollout.NewID(),
 			Cwd: n.cwd, InputMessages: n.input, LastAssistantMessage: n.last})
 	}
 }

@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +9,7 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/config"
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/retry/gate"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/transport"
@@ -152,57 +147,5 @@ func TestAppLogout(t *testing.T) {
 	line, hint, err = env.Logout(t.Context())
 	if err != nil || hint != "" || line != "Not logged in: nothing to remove; this chat's credentials come from environment variable AGENT_API_KEY, which /logout does not touch" {
 		t.Errorf("Logout with the environment's key = %q, %q, %v", line, hint, err)
-	}
-}
-
-// TestMCPServerConfigs: the enabled [mcp_servers], by name, with their
-// settings; disabled ones are not started.
-func TestMCPServerConfigs(t *testing.T) {
-	cfg := config.Default()
-	on := config.DefaultMCPServer()
-	on.Command, on.Args, on.Env, on.EnabledTools = "docs-mcp", []string{"--stdio"}, map[string]string{"K": "v"}, []string{"search"}
-	web := config.DefaultMCPServer()
-	web.URL, web.BearerTokenEnvVar = "https://mcp.example/mcp", "MCP_TOKEN"
-	off := config.DefaultMCPServer()
-	off.Command, off.Enabled = "off-mcp", false
-	cfg.MCPServers = map[string]config.MCPServer{"zeta": on, "alpha": web, "off": off}
-	got := MCPServerConfigs(cfg)
-	if len(got) != 2 || got[0].Name != "alpha" || got[1].Name != "zeta" {
-		t.Fatalf("servers %+v; want alpha, zeta", got)
-	}
-	if got[0].URL != web.URL || got[0].BearerTokenEnvVar != "MCP_TOKEN" || got[1].Command != "docs-mcp" || got[1].Args[0] != "--stdio" ||
-		got[1].Env["K"] != "v" || got[1].EnabledTools[0] != "search" || got[1].StartupTimeout != on.StartupTimeout {
-		t.Errorf("settings lost: %+v", got)
-	}
-}
-
-// TestOpenGate: the retry gate is the machine's (a directory under the
-// home) when the clock is real or injected with its sleep; an injected
-// sleep without its clock, or a home where the directory cannot be made,
-// gets a gate of this process alone (said in the log).
-func TestOpenGate(t *testing.T) {
-	home := t.TempDir()
-	var log bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(&log, nil))
-	noSleep := Env{Sleep: func(context.Context, time.Duration) error { return nil }}
-	if g := OpenGate(noSleep, home, "acme", 2, logger); g == nil {
-		t.Fatal("no gate")
-	}
-	if _, err := os.Stat(gate.DirFor(home, "acme")); !os.IsNotExist(err) {
-		t.Errorf("a sleep without its clock shared the machine's gate: %v", err)
-	}
-	if g := OpenGate(Env{}, home, "acme", 2, logger); g == nil {
-		t.Fatal("no gate")
-	}
-	if fi, err := os.Stat(gate.DirFor(home, "acme")); err != nil || !fi.IsDir() {
-		t.Errorf("the machine's gate directory: %v", err)
-	}
-	file := filepath.Join(t.TempDir(), "not-a-dir")
-	os.WriteFile(file, nil, 0o600)
-	if g := OpenGate(Env{}, file, "acme", 2, logger); g == nil {
-		t.Fatal("no gate")
-	}
-	if !strings.Contains(log.String(), "retry gate not shared with other processes") {
-		t.Errorf("log %q lacks the unshared gate", log.String())
 	}
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/redact"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 )
 
@@ -38,8 +36,8 @@ func appWith(t *testing.T, cfg string, vars map[string]string) (*App, *strings.B
 	return a, stderr
 }
 
-func testEnv(home string, vars map[string]string, stderr *strings.Builder) Env {
-	return Env{Stderr: stderr, Getenv: func(k string) string {
+func testEnv(home string, vars map[string]string, stderr *strings.Builder) setup.Env {
+	return setup.Env{Stderr: stderr, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}
@@ -211,56 +209,6 @@ func TestFallbackNotices(t *testing.T) {
 	}
 	if len(a.fallbacks) != 1 || a.fallbacks[0].Provider != "other" || a.fallbacks[0].Model != "o" || len(a.fallbackClients) != 1 {
 		t.Errorf("fallback chain %+v; want other/o alone", a.fallbacks)
-	}
-}
-
-// TestProxySecrets: agent proxy masks the credentials of its environment,
-// of config and of auth.json before it forwards anything, and those of
-// every request it forwards from then on.
-func TestProxySecrets(t *testing.T) {
-	home := t.TempDir()
-	if err := auth.NewStore(home, nil).SaveAPIKey(t.Context(), "sk-saved-login-0000"); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	defer srv.Close()
-	cfg := config.Default()
-	cfg.Provider.EnvKey = "ACME_KEY"
-	env := testEnv(home, map[string]string{"ACME_KEY": "sk-acme-env-0000"}, &strings.Builder{})
-	env.Environ = func() []string { return []string{"GITHUB_TOKEN=ghp-environ-0000", "PLAIN=visible-0000"} }
-	env.Secrets = redact.New()
-	hc := ProxySecrets(env, home, cfg, srv.Client())
-	req, _ := http.NewRequest("POST", srv.URL, nil)
-	req.Header.Set("Authorization", "Bearer sk-client-sent-0000")
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	got := env.Secrets.String("sk-saved-login-0000 sk-acme-env-0000 ghp-environ-0000 sk-client-sent-0000 visible-0000")
-	if want := "[REDACTED] [REDACTED] [REDACTED] [REDACTED] visible-0000"; got != want {
-		t.Errorf("masked %q; want %q", got, want)
-	}
-}
-
-// TestLogLevel: --log-level over $AGENT_LOG over info; a name that is no
-// level is said once and info used.
-func TestLogLevel(t *testing.T) {
-	for _, c := range []struct {
-		flag, envVar string
-		want         slog.Level
-		warn         string
-	}{
-		{"", "", slog.LevelInfo, ""},
-		{"debug", "error", slog.LevelDebug, ""},
-		{"", "WARN", slog.LevelWarn, ""},
-		{"loud", "debug", slog.LevelInfo, "agent: ignoring log level \"loud\" (want debug, info, warn or error)\n"},
-	} {
-		var stderr strings.Builder
-		env := testEnv(t.TempDir(), map[string]string{"AGENT_LOG": c.envVar}, &stderr)
-		if got := LogLevel(env, c.flag); got != c.want || stderr.String() != c.warn {
-			t.Errorf("LogLevel(%q, AGENT_LOG=%q) = %v, said %q; want %v, %q", c.flag, c.envVar, got, stderr.String(), c.want, c.warn)
-		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentcli/agent/internal/setup"
 )
 
 // testApp is an app whose home holds config.toml cfg, working in a
@@ -17,7 +19,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
+	env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}

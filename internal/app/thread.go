@@ -137,7 +137,7 @@ func (t *Thread) closeRetired() {
 // Many may be open at once and run turns concurrently. The caller must
 // Close it.
 func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
-	t := &Thread{ID: NewSessionID(), a: a}
+	t := &Thread{ID: rollout.NewID(), a: a}
 	defer func() {
 		if err != nil {
 			t.Close()
@@ -239,7 +239,7 @@ func (a *App) recorded(ctx context.Context, sp Spec, id string) (*rollout.Rollou
 			return nil, err
 		}
 	}
-	r, err := rollout.Fork(ctx, a.home, ro, id, a.env.now())
+	r, err := rollout.Fork(ctx, a.home, ro, id, a.env.Time())
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func (a *App) startInto(ctx context.Context, opts *session.Options, t *Thread, s
 	if sp.DeveloperInstructions != "" {
 		cfg.DeveloperInstructions = sp.DeveloperInstructions
 	}
-	initial, err := t.ws.context(cfg, a.home, a.env.now())
+	initial, err := t.ws.context(cfg, a.home, a.env.Time())
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (a *App) startInto(ctx context.Context, opts *session.Options, t *Thread, s
 	r, err := rollout.Create(ctx, a.home, rollout.SessionMeta{
 		ID: t.ID, Cwd: t.ws.Cwd, Originator: a.originator, CLIVersion: a.version,
 		ModelProvider: a.clientOpts.Provider.ID, Model: opts.Sampling.Model, Instructions: instructions,
-	}, a.env.now())
+	}, a.env.Time())
 	if err != nil {
 		return fmt.Errorf("record the session: %w", err)
 	}

@@ -111,7 +111,7 @@ func (t *Thread) useSandbox(policy string, m sandbox.Mode) (ended string, err er
 		t.closers = append(t.closers, func() { set.Close() })
 	}
 	t.ws, t.tools = ws, set
-	env := ws.environment(t.a.env.now())
+	env := ws.environment(t.a.env.Time())
 	t.Configure(func(st *session.Settings) {
 		st.ApprovalPolicy, st.Tools = policy, set
 		st.Context = append(st.Context[:0:0], env)

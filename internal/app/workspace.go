@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/agentsmd"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -76,7 +77,7 @@ func newWorkspace(cfg config.Config, cwd, sandboxMode, approval string, getenv f
 		Cwd:    cwd,
 		Policy: approval,
 		Shell:  shell,
-		Env:    commandEnvPolicy(cfg).Build(environ),
+		Env:    setup.CommandEnvPolicy(cfg).Build(environ),
 		// tool_output_token_limit, capped to fit an int anywhere.
 		OutputTokenLimit: int(min(cfg.ToolOutputTokenLimit, 1<<30)),
 		WebSearch:        cfg.WebSearch,

@@ -25,9 +25,9 @@ import (
 
 	"github.com/agentcli/agent/auth"
 	"github.com/agentcli/agent/config"
-	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/exitcode"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/internal/termtext"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
@@ -70,12 +70,12 @@ type doctorReport struct {
 type Options struct {
 	// Env is the process's environment; its Stderr gets the notices of
 	// opening the credential store.
-	Env app.Env
+	Env setup.Env
 	// Stdout receives the report; StdoutTTY says it is a terminal (text
 	// from outside is then sanitized).
 	Stdout    io.Writer
 	StdoutTTY bool
-	Flags     app.Flags
+	Flags     setup.Flags
 	// Probes replace the checks of the kernel (tests simulate other
 	// kernels); zero runs the real ones.
 	Probes sandbox.Probes
@@ -206,7 +206,7 @@ func hookChecks(cfg config.Config, home, cwd string) []check {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	set := hooks.Discover(app.HookSources(cfg, home, cwd, false))
+	set := hooks.Discover(setup.HookSources(cfg, home, cwd, false))
 	var out []check
 	for _, w := range set.Warnings {
 		out = append(out, check{Name: "hooks", Status: checkFailed, Detail: w, Fix: "correct the file named (docs/codex-compat.md, Hooks)"})
@@ -258,15 +258,15 @@ func companionChecks(self string, cfg config.Config) []check {
 
 // fallbackChecks checks that each fallback entry has its credentials, and
 // says which are in a cooldown another run gave them.
-func fallbackChecks(env app.Env, cfg config.Config, home string) []check {
+func fallbackChecks(env setup.Env, cfg config.Config, home string) []check {
 	var out []check
 	health := failover.NewHealth(home, nil)
 	for _, fb := range cfg.Fallback {
 		c := check{Name: "fallback " + fb.Provider + "/" + fb.Model, Status: checkOK}
 		p := cfg.Providers[fb.Provider]
-		hc, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
+		hc, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 		if err == nil {
-			_, _, err = app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+			_, _, err = setup.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 		}
 		switch {
 		case p.Demo:
@@ -323,17 +323,17 @@ func homeCheck(home string) check {
 // networkChecks finds the credential and asks the provider whether it is
 // accepted (GET /models, which also shows HTTPS works through the proxy
 // and CA), then opens a WebSocket when the provider speaks it.
-func networkChecks(ctx context.Context, env app.Env, cfg config.Config, p provider.Info, home string, offline bool) []check {
+func networkChecks(ctx context.Context, env setup.Env, cfg config.Config, p provider.Info, home string, offline bool) []check {
 	if p.Demo {
 		return []check{{Name: "credential", Status: checkSkipped, Detail: "the demo provider needs none"},
 			{Name: "https", Status: checkSkipped, Detail: "the demo provider is local"}}
 	}
-	hc, err := modelclient.NewHTTPClient(app.CAFile(cfg, env.Getenv))
+	hc, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return []check{{Name: "ca certificate", Status: checkFailed, Detail: err.Error(), Fix: "point ca_certificate at a PEM file"}}
 	}
 	var out []check
-	creds, src, err := app.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
+	creds, src, err := setup.ResolveCredentials(env, cfg, &p, home, hc, slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: err.Error(),
 			Fix: credentialFix(p) + `; meanwhile agent exec -c model_provider=demo "..." works offline`})
@@ -571,7 +571,7 @@ func sandboxChecks(ctx context.Context, probes sandbox.Probes, cfg config.Config
 // mcpChecks starts each enabled MCP server the way a session does and
 // reports whether it came up, with its tools.
 func mcpChecks(ctx context.Context, o Options, cfg config.Config, offline bool) []check {
-	servers := app.MCPServerConfigs(cfg)
+	servers := setup.MCPServerConfigs(cfg)
 	if len(servers) == 0 {
 		return []check{{Name: "mcp", Status: checkOK, Detail: "no MCP servers configured"}}
 	}

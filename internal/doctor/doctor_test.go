@@ -20,11 +20,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentcli/agent/auth"
-	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
@@ -52,7 +52,7 @@ func doctorRun(t *testing.T, cfg string, env map[string]string, probes sandbox.P
 	}
 	var stdout, stderr bytes.Buffer
 	err := Run(t.Context(), Options{
-		Env:    app.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
+		Env:    setup.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
 		Stdout: &stdout, Probes: probes, Version: "test", JSON: true, Offline: slices.Contains(args, "--offline"),
 		Self: installed(t, companion.Highlight, companion.Man, companion.Otel),
 	})
@@ -339,7 +339,7 @@ func TestDoctorFreshInstall(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		vars := map[string]string{"HOME": user}
 		err := Run(t.Context(), Options{
-			Env:    app.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
+			Env:    setup.Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr},
 			Stdout: &stdout, Probes: goodKernel, Version: "test", JSON: true, Offline: true,
 		})
 		var rep doctorReport
@@ -411,7 +411,7 @@ func TestDoctorCompanions(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stdout, text bytes.Buffer
-		o := Options{Env: app.Env{Getenv: func(k string) string { return map[string]string{"AGENT_HOME": home}[k] }, Stderr: io.Discard},
+		o := Options{Env: setup.Env{Getenv: func(k string) string { return map[string]string{"AGENT_HOME": home}[k] }, Stderr: io.Discard},
 			Stdout: &stdout, Probes: goodKernel, Version: "test", JSON: true, Offline: true, Self: self}
 		err := Run(t.Context(), o)
 		var rep doctorReport

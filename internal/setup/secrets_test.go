@@ -1,4 +1,4 @@
-package app
+package setup
 
 import (
 	"net/http"
@@ -19,7 +19,7 @@ func TestSecretsTransportLearnsCredentials(t *testing.T) {
 	defer srv.Close()
 	s := redact.New()
 	more := []string{"refresh-test-0000-rotated"}
-	hc := withSecrets(srv.Client(), s, func() []string { return more })
+	hc := WithSecrets(srv.Client(), s, func() []string { return more })
 	req, _ := http.NewRequest("POST", srv.URL, nil)
 	req.Header.Set("Authorization", "Bearer tok-from-command-0000")
 	req.Header.Set("api-key", "azure-key-test-0000")
@@ -48,7 +48,7 @@ func TestAddEnvSecrets(t *testing.T) {
 		BearerTokenEnvVar: "MCP_BEARER", Env: map[string]string{"SERVICE_TOKEN": "mcp-env-token-0000", "MODE": "verbose-mode"},
 	}}
 	s := redact.New()
-	addEnvSecrets(s, environ, func(k string) string { return env[k] }, cfg, provider.Info{})
+	AddEnvSecrets(s, environ, func(k string) string { return env[k] }, cfg, provider.Info{})
 	for _, v := range []string{"acme-cred-0000-0000", "mcp-bearer-0000-0000", "header-val-0000", "ghp-test-0000-0000", "mcp-env-token-0000"} {
 		if s.String(v) != redact.Mask {
 			t.Errorf("%q is not masked", v)
@@ -62,13 +62,13 @@ func TestAddEnvSecrets(t *testing.T) {
 	if got, want := credentialVars(cfg), []string{"ACME_CRED", "HDR_VAR", "MCP_BEARER"}; !slices.Equal(got, want) {
 		t.Errorf("credentialVars = %q, want %q", got, want)
 	}
-	pol := commandEnvPolicy(cfg)
+	pol := CommandEnvPolicy(cfg)
 	built := pol.Build([]string{"ACME_CRED=x", "MCP_BEARER=y", "HDR_VAR=z", "PATH=/bin"})
 	if !slices.Equal(built, []string{"PATH=/bin"}) {
 		t.Errorf("commands get %q; want only PATH", built)
 	}
 	cfg.ShellEnvironmentPolicy.IgnoreDefaultExcludes = true
-	if built := commandEnvPolicy(cfg).Build([]string{"MCP_BEARER=y"}); !slices.Equal(built, []string{"MCP_BEARER=y"}) {
+	if built := CommandEnvPolicy(cfg).Build([]string{"MCP_BEARER=y"}); !slices.Equal(built, []string{"MCP_BEARER=y"}) {
 		t.Errorf("with ignore_default_excludes commands get %q", built)
 	}
 }

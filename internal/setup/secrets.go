@@ -1,4 +1,4 @@
-package app
+package setup
 
 import (
 	"fmt"
@@ -21,13 +21,13 @@ func credentialHeaders() []string {
 	return []string{"Authorization", "Api-Key", "X-Api-Key", "Proxy-Authorization"}
 }
 
-// addEnvSecrets adds to s the credentials agent may take from its
+// AddEnvSecrets adds to s the credentials agent may take from its
 // environment: every variable whose name matches *KEY*, *SECRET* or *TOKEN*
 // (the names shell_environment_policy keeps from commands by default); the
 // env_key and env_http_headers variables of p and of every configured
 // provider; the MCP servers' bearer and header variables, credential
 // headers, and env values of such names.
-func addEnvSecrets(s *redact.Set, environ []string, getenv func(string) string, cfg config.Config, p provider.Info) {
+func AddEnvSecrets(s *redact.Set, environ []string, getenv func(string) string, cfg config.Config, p provider.Info) {
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && shellenv.Match(shellenv.DefaultExcludes(), k) {
 			s.Add(v)
@@ -85,11 +85,11 @@ func credentialVars(cfg config.Config) []string {
 	return slices.Compact(names)
 }
 
-// commandEnvPolicy is [shell_environment_policy] with, unless
+// CommandEnvPolicy is [shell_environment_policy] with, unless
 // ignore_default_excludes, the variables of [credentialVars] excluded
 // too: they are agent's credentials whatever their names, which the
 // default *KEY*/*SECRET*/*TOKEN* patterns may miss (MCP_BEARER, ACME_CRED).
-func commandEnvPolicy(cfg config.Config) shellenv.Policy {
+func CommandEnvPolicy(cfg config.Config) shellenv.Policy {
 	p := cfg.ShellEnvironmentPolicy
 	if !p.IgnoreDefaultExcludes {
 		p.Exclude = append(slices.Clone(p.Exclude), credentialVars(cfg)...)
@@ -108,10 +108,10 @@ func addFileSecrets(s *redact.Set, f *auth.File) {
 	}
 }
 
-// addAuthFileSecrets adds the credentials of $AGENT_HOME/auth.json, if it
+// AddAuthFileSecrets adds the credentials of $AGENT_HOME/auth.json, if it
 // can be read: they are credentials agent holds even when this provider
 // does not use them. Reading it may tighten its mode; stderr is told so.
-func addAuthFileSecrets(s *redact.Set, home string, stderr io.Writer) {
+func AddAuthFileSecrets(s *redact.Set, home string, stderr io.Writer) {
 	st := auth.NewStore(home, &auth.StoreOptions{Notice: stderrNotice(stderr)})
 	if _, err := os.Stat(st.Path()); err != nil {
 		return
@@ -169,9 +169,9 @@ func (t *secretsTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// withSecrets returns a copy of hc whose requests add their credentials
+// WithSecrets returns a copy of hc whose requests add their credentials
 // to s.
-func withSecrets(hc *http.Client, s *redact.Set, more func() []string) *http.Client {
+func WithSecrets(hc *http.Client, s *redact.Set, more func() []string) *http.Client {
 	c := *hc
 	base := c.Transport
 	if base == nil {
@@ -186,7 +186,7 @@ func withSecrets(hc *http.Client, s *redact.Set, more func() []string) *http.Cli
 // hc with the credentials of every request it forwards learnt too: the
 // key added upstream and those clients send are masked in its log.
 func ProxySecrets(env Env, home string, cfg config.Config, hc *http.Client) *http.Client {
-	addEnvSecrets(env.Secrets, env.environ(), env.Getenv, cfg, cfg.Provider)
-	addAuthFileSecrets(env.Secrets, home, env.Stderr)
-	return withSecrets(hc, env.Secrets, nil)
+	AddEnvSecrets(env.Secrets, env.Environment(), env.Getenv, cfg, cfg.Provider)
+	AddAuthFileSecrets(env.Secrets, home, env.Stderr)
+	return WithSecrets(hc, env.Secrets, nil)
 }
