@@ -339,13 +339,13 @@ func TestNewSendsSessionStartClear(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fakeConfig(srv.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := app.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
+	env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
 		if k == "AGENT_HOME" {
 			return home
 		}
 		return ""
 	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
-	a, err := app.New(t.Context(), app.Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Flags: app.Flags{BypassHookTrust: true}})
+	a, err := app.New(t.Context(), app.Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Flags: setup.Flags{BypassHookTrust: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
