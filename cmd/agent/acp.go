@@ -17,6 +17,7 @@ type acpFlags struct {
 	sandbox  string
 	approval string
 	cd       string
+	max      int
 }
 
 func newACPCmd(ctx context.Context, env Env, g *globalFlags) *cobra.Command {
@@ -31,7 +32,8 @@ it (config, retries, the machine-wide retry gate, the sandbox, recorded so
 that agent resume and session/load continue it). Commands and patches the
 approval policy does not allow by itself are asked of the editor
 (session/request_permission); the session modes are the /permissions
-presets. Logs go to standard error. docs/editors.md shows the editors'
+presets. At most --max-sessions sessions are open at once on the
+connection; session/close closes one. Logs go to standard error. docs/editors.md shows the editors'
 configuration.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,10 +45,14 @@ configuration.`,
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox for commands: read-only (default), workspace-write or danger-full-access")
 	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-request, on-failure or never")
 	fl.StringVarP(&f.cd, "cd", "C", "", "the directory of sessions opened without one")
+	fl.IntVar(&f.max, "max-sessions", acp.DefaultMaxSessions, "sessions open at once on the connection; more are refused until session/close")
 	return cmd
 }
 
 func runACP(ctx context.Context, env Env, g *globalFlags, f *acpFlags) error {
+	if f.max < 1 {
+		return usageError(fmt.Errorf("--max-sessions must be at least 1, not %d", f.max))
+	}
 	env.Stderr = &syncbuf.Writer{W: env.Stderr}
 	o := g.appOptions(env, app.Options{Originator: "agent_acp", WaitMCP: true, MCPNotice: printMCPNotice(env),
 		Cd: f.cd, Sandbox: f.sandbox, Approval: f.approval})
@@ -59,6 +65,6 @@ func runACP(ctx context.Context, env Env, g *globalFlags, f *acpFlags) error {
 		fmt.Fprintln(env.Stderr, "agent: "+n)
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := acp.New(acp.Options{App: a, Version: version, Log: log})
+	srv := acp.New(acp.Options{App: a, Version: version, Log: log, MaxSessions: f.max})
 	return srv.Serve(ctx, env.Stdin, env.Stdout)
 }

@@ -481,3 +481,63 @@ func TestACPSetModelAndMode(t *testing.T) {
 		t.Errorf("the turn ran on %q with effort %q; want gpt-5.5, low", body.Model, body.Reasoning.Effort)
 	}
 }
+
+// TestACPSessionCap: past --max-sessions a session/new or session/load
+// gets an error saying so (-32001) and opens nothing; session/close frees
+// a place; the sessions open go on.
+func TestACPSessionCap(t *testing.T) {
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
+	home := writeConfig(t, srv.URL, "")
+	work := t.TempDir()
+	p := startACP(t, bin, home, work, "--max-sessions", "2")
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	if caps := fmt.Sprint(p.response(t, 1)["result"]); !strings.Contains(caps, "close:map[]") {
+		t.Errorf("initialize does not offer session/close: %s", caps)
+	}
+	newSession := func(id int) map[string]any {
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%s,"mcpServers":[]}}`, id, strconv.Quote(work)))
+		return p.response(t, float64(id))
+	}
+	var ids []string
+	for i := 2; i <= 3; i++ {
+		r := newSession(i)
+		sid, _ := r["result"].(map[string]any)["sessionId"].(string)
+		if sid == "" {
+			t.Fatalf("session %d: %v", i-1, r)
+		}
+		ids = append(ids, sid)
+	}
+	if r := newSession(4); errorCode(r) != -32001 || !strings.Contains(fmt.Sprint(r["error"]), "too many sessions") || !strings.Contains(fmt.Sprint(r["error"]), "--max-sessions") {
+		t.Errorf("a third session got %v; want -32001 saying too many sessions and naming --max-sessions", r)
+	}
+	// The prompt goes on on an open session; the first session is then
+	// closed and recorded, and loading it takes the freed place.
+	p.send(t, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"`+ids[0]+`","prompt":[{"type":"text","text":"are you there"}]}}`)
+	if r := p.response(t, 5); r["result"] == nil {
+		t.Fatalf("a prompt past the refusal: %v", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":6,"method":"session/close","params":{"sessionId":"`+ids[0]+`"}}`)
+	if r := p.response(t, 6); r["error"] != nil {
+		t.Fatalf("session/close: %v", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"`+ids[0]+`","prompt":[{"type":"text","text":"hi"}]}}`)
+	if r := p.response(t, 7); errorCode(r) != -32602 {
+		t.Errorf("a prompt on a closed session got %v; want -32602", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":8,"method":"session/load","params":{"sessionId":"`+ids[0]+`","cwd":`+strconv.Quote(work)+`,"mcpServers":[]}}`)
+	if r := p.response(t, 8); r["error"] != nil {
+		t.Fatalf("session/load in the freed place: %v", r)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"`+ids[0]+`","cwd":`+strconv.Quote(work)+`,"mcpServers":[]}}`)
+	if r := p.response(t, 9); errorCode(r) != -32001 && errorCode(r) != -32602 {
+		t.Errorf("a load past the cap got %v; want refused", r)
+	}
+	if r := newSession(10); errorCode(r) != -32001 {
+		t.Errorf("a session past the cap after the load got %v; want -32001", r)
+	}
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("agent acp after its input ended: %v; stderr:\n%s", err, p.stderr)
+	}
+}

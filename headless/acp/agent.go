@@ -25,8 +25,9 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "agent", Version: s.opts.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -80,17 +81,27 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	return sdk.LoadSessionResponse{Modes: se.modes(), Models: se.modelState(ctx), ConfigOptions: se.configOptions(ctx)}, nil
 }
 
-// open opens a session on the app and registers it.
+// open opens a session on the app and registers it; past the cap it
+// opens none.
 func (s *Server) open(ctx context.Context, sp app.Spec) (*session, error) {
+	s.mu.Lock()
+	if n := len(s.sessions) + s.opening; n >= s.opts.MaxSessions {
+		s.mu.Unlock()
+		return nil, &sdk.RequestError{Code: ErrTooManySessions, Message: fmt.Sprintf(
+			"too many sessions: this connection holds %d open, its maximum (agent acp --max-sessions); close one with session/close first", n)}
+	}
+	s.opening++
+	s.mu.Unlock()
 	se := &session{s: s, rejected: map[string]bool{}}
 	sp.Approve = se.approve
 	t, err := s.opts.App.Open(ctx, sp)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opening--
 	if err != nil {
 		return nil, err
 	}
 	se.t, se.id = t, t.ID
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
 		go se.close()
 		return nil, fmt.Errorf("the connection is closing")
@@ -159,9 +170,18 @@ func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetS
 	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
-// CloseSession is not offered (no sessionCapabilities.close).
+// CloseSession closes a session: its running turn interrupted (recorded
+// so), its place under the cap freed. session/load opens it again.
 func (s *Server) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
-	return sdk.CloseSessionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionClose)
+	se, err := s.session(p.SessionId)
+	if err != nil {
+		return sdk.CloseSessionResponse{}, err
+	}
+	s.mu.Lock()
+	delete(s.sessions, se.id)
+	s.mu.Unlock()
+	se.close()
+	return sdk.CloseSessionResponse{}, nil
 }
 
 // ListSessions is not offered (no sessionCapabilities.list).

@@ -22,6 +22,15 @@ import (
 	"github.com/agentcli/agent/internal/app"
 )
 
+// DefaultMaxSessions is how many sessions one connection holds open at
+// once by default; a session/new or session/load past it is refused.
+const DefaultMaxSessions = 16
+
+// ErrTooManySessions is the JSON-RPC code of a session/new or
+// session/load refused because the connection holds its maximum of
+// sessions (a server error of JSON-RPC's range).
+const ErrTooManySessions = -32001
+
 // Options configure a [Server].
 type Options struct {
 	// App opens the sessions.
@@ -30,6 +39,9 @@ type Options struct {
 	Version string
 	// Log receives what the connection could not do (a write that failed).
 	Log *slog.Logger
+	// MaxSessions caps the sessions open at once on the connection (0:
+	// [DefaultMaxSessions]).
+	MaxSessions int
 }
 
 // Server is one ACP connection's agent: its sessions.
@@ -39,7 +51,10 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	closed   bool
+	// opening counts the sessions being opened: they hold a place under
+	// the cap.
+	opening int
+	closed  bool
 	// client is what the client said it can do in initialize.
 	client sdk.ClientCapabilities
 	// catalogue is the provider's models, asked once per connection
@@ -52,6 +67,9 @@ type Server struct {
 func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
 	}
 	return &Server{opts: opts, sessions: map[string]*session{}}
 }
