@@ -107,6 +107,7 @@ func List(ctx context.Context, home, cwd string, all bool, limit int) ([]Entry, 
 	if err != nil {
 		return nil, err
 	}
+	ix.scanChanged(ctx)
 	match := func(r *indexRecord) bool { return all || sameDir(r.Cwd, cwd) }
 	es := ix.entries(match, limit)
 	if len(es) == 0 && ix.scanMissing(ctx) {

@@ -47,14 +47,18 @@ var (
 type SessionMeta struct {
 	ID string `json:"id"`
 	// ForkedFromID is the session this one was forked from, if any.
-	ForkedFromID  string    `json:"forked_from_id,omitempty"`
-	Timestamp     time.Time `json:"timestamp"`
-	Cwd           string    `json:"cwd"`
-	Originator    string    `json:"originator"`
-	CLIVersion    string    `json:"cli_version"`
-	ModelProvider string    `json:"model_provider"`
-	Model         string    `json:"model"`
-	Instructions  string    `json:"instructions"`
+	ForkedFromID string    `json:"forked_from_id,omitempty"`
+	Timestamp    time.Time `json:"timestamp"`
+	Cwd          string    `json:"cwd"`
+	Originator   string    `json:"originator"`
+	CLIVersion   string    `json:"cli_version"`
+	// Source is Codex's name for the kind of front end that started the
+	// session ("cli", "exec", "mcp", "vscode"): Codex's pickers show
+	// only the interactive ones unless asked.
+	Source        string `json:"source,omitempty"`
+	ModelProvider string `json:"model_provider"`
+	Model         string `json:"model"`
+	Instructions  string `json:"instructions"`
 }
 
 // EventType is the kind of a persisted [EventMsg].

@@ -229,7 +229,7 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 		if err := json.Unmarshal(l.Payload, &ev); err != nil {
 			return err
 		}
-		ro.event(ev)
+		ro.recordEvent(ev, l.Payload)
 	case LineTurnContext:
 		var tc TurnContext
 		if err := json.Unmarshal(l.Payload, &tc); err != nil {
@@ -277,7 +277,7 @@ func (ro *Rollout) applyFast(l wireLine) error {
 		if err := json.Unmarshal(l.Payload, &ev); err != nil {
 			return err
 		}
-		ro.event(ev)
+		ro.recordEvent(ev, l.Payload)
 		return nil
 	}
 	return errors.New("not a line for the fast path")
@@ -335,6 +335,24 @@ func plain(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// recordEvent folds the event whose payload is raw into ro as agent
+// reads it ([normalizeEvent]): a message Codex recorded both ways (a
+// user_message event and the same text as an item) is kept once.
+func (ro *Rollout) recordEvent(ev EventMsg, raw []byte) {
+	fromItem := ev.Type == eventItemCompleted
+	ev, ok := normalizeEvent(ev, raw)
+	if !ok {
+		return
+	}
+	if fromItem && len(ro.Events) > 0 {
+		last := ro.Events[len(ro.Events)-1]
+		if last.Type == ev.Type && last.Message == ev.Message {
+			return
+		}
+	}
+	ro.event(ev)
 }
 
 // event folds one persisted event into ro.

@@ -46,6 +46,11 @@ type Recorder struct {
 	title      string
 	name       string
 	indexDirty bool // an index record is due at the next durable flush
+	// codex is the session's row in Codex's state database, written with
+	// the index record once the session has a title; codexErr is the
+	// first failure to write it ([Recorder.CodexStateError]).
+	codex    codexThread
+	codexErr error
 	// blank: made by Create and no event appended since (no message,
 	// turn or name: nothing to resume); [Recorder.Discard] removes it.
 	blank  bool
@@ -81,6 +86,9 @@ func create(ctx context.Context, home string, meta SessionMeta, now time.Time, t
 		meta.Timestamp = now
 	}
 	meta.Timestamp = meta.Timestamp.UTC().Truncate(time.Millisecond)
+	if meta.Source == "" {
+		meta.Source = codexSource(meta.Originator)
+	}
 	payload, err := json.Marshal(meta)
 	if err != nil {
 		return nil, fmt.Errorf("rollout: encode session_meta: %w", err)
@@ -119,7 +127,8 @@ func create(ctx context.Context, home string, meta SessionMeta, now time.Time, t
 	r := &Recorder{
 		path: path, sessions: sessions, id: meta.ID, cwd: meta.Cwd,
 		created: meta.Timestamp, f: f, title: title, unsynced: true, newDirs: newDirs, blank: true,
-		now: func() time.Time { return now.Add(time.Since(start)) },
+		now:   func() time.Time { return now.Add(time.Since(start)) },
+		codex: codexThreadOf(meta, path),
 	}
 	_ = r.updateIndex(ctx, now) // a failure stays due for the next Sync
 	return r, nil
@@ -152,7 +161,7 @@ func Open(ctx context.Context, path string) (*Recorder, error) {
 	}
 	r := &Recorder{
 		path: path, sessions: sessionsDirOf(path), id: meta.ID, cwd: meta.Cwd,
-		created: meta.Timestamp, now: time.Now, f: f, title: title,
+		created: meta.Timestamp, now: time.Now, f: f, title: title, codex: codexThreadOf(meta, path),
 	}
 	_ = r.updateIndex(ctx, r.now()) // a failure stays due for the next Sync
 	return r, nil
@@ -421,6 +430,10 @@ func (r *Recorder) updateIndex(ctx context.Context, now time.Time) error {
 		ID: r.id, Path: relPath(r.sessions, r.path), Cwd: r.cwd,
 		Created: formatTime(r.created), Updated: formatTime(now), Title: title, Name: name,
 	}
+	if title != "" && r.codexErr == nil { // Codex lists no session without a first prompt
+		// Guarded by wmu (every caller holds it, or owns r alone).
+		r.codexErr = upsertCodexThread(ctx, filepath.Dir(r.sessions), r.codex, title, name, now)
+	}
 	if err := appendIndex(ctx, r.sessions, rec); err != nil {
 		r.mu.Lock()
 		r.indexDirty = true
@@ -428,6 +441,16 @@ func (r *Recorder) updateIndex(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("%w: %w", ErrIndex, err)
 	}
 	return nil
+}
+
+// CodexStateError returns the first failure to list the session in Codex's
+// state database ([codexStateDB]) of a home shared with Codex, nil while
+// there was none (or there is no such database). Codex's pickers then do
+// not list the session; agent's do.
+func (r *Recorder) CodexStateError() error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return r.codexErr
 }
 
 // Close flushes and syncs what is buffered, then closes the file and lets

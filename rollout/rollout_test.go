@@ -145,6 +145,7 @@ func TestRoundTrip(t *testing.T) {
 	ro := load(t, r.Path())
 	wantMeta := meta("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "/work/p")
 	wantMeta.Timestamp = t0.UTC().Truncate(time.Millisecond)
+	wantMeta.Source = "vscode" // Codex's source for a front end it has no other name for
 	if diff := cmp.Diff(wantMeta, ro.Meta); diff != "" {
 		t.Errorf("Meta (-want +got):\n%s", diff)
 	}

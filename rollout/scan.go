@@ -27,6 +27,7 @@ const smallRollout = 256 << 10
 // rebuild fills the index from every rollout file under the sessions
 // directory. Unreadable files and files that are not rollouts are skipped.
 func (ix *index) rebuild() error {
+	defer setScanMark(ix.sessions, time.Now())
 	var paths []string
 	err := ix.walk(func(path string, _ fs.DirEntry) {
 		paths = append(paths, path)
@@ -89,6 +90,86 @@ func (ix *index) scanMissing(ctx context.Context) bool {
 		_ = appendIndex(ctx, ix.sessions, found...)
 	}
 	return len(found) > 0
+}
+
+// scanMark is the file in the sessions directory whose modification time
+// is when the last look for rollouts the index does not list began.
+const scanMark = "index.scanned"
+
+// scanChanged adds to the index, in memory and on disk, the rollout files
+// it does not list in the day directories changed since the last look
+// (the scan mark): the sessions another program wrote there (Codex, in a
+// shared home) or a process that died before its index write left. Only
+// changed day directories are read, so a home of 100,000 sessions costs
+// a stat per day. Without a mark (a home the index never looked at this
+// way) every directory is read once. It reports whether it found any.
+func (ix *index) scanChanged(ctx context.Context) bool {
+	mark := filepath.Join(ix.sessions, scanMark)
+	var since time.Time // zero: read every day
+	if fi, err := os.Stat(mark); err == nil {
+		since = fi.ModTime()
+	}
+	start := time.Now()
+	known := make(map[string]bool, len(ix.recs))
+	for _, r := range ix.recs {
+		known[r.Path] = true
+	}
+	var paths []string
+	ix.walkChanged(ix.sessions, 0, since, func(path string) {
+		if !known[relPath(ix.sessions, path)] {
+			paths = append(paths, path)
+		}
+	})
+	found := ix.records(paths)
+	for _, r := range found {
+		ix.merge(r)
+	}
+	if len(found) > 0 {
+		_ = appendIndex(ctx, ix.sessions, found...)
+	}
+	setScanMark(ix.sessions, start)
+	return len(found) > 0
+}
+
+// setScanMark records t as the start of the last look at the sessions
+// directory. A home it cannot write is looked at whole each time.
+func setScanMark(sessions string, t time.Time) {
+	mark := filepath.Join(sessions, scanMark)
+	if err := os.Chtimes(mark, t, t); errors.Is(err, fs.ErrNotExist) {
+		if f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
+			_ = f.Close()
+			_ = os.Chtimes(mark, t, t)
+		}
+	}
+}
+
+// walkChanged calls fn for each rollout file under dir (depth 0 is the
+// sessions directory, 3 a day's: YYYY/MM/DD) whose day directory was
+// modified at or after since. A file created in a directory changes its
+// modification time; appending to a file does not, and needs no look.
+func (ix *index) walkChanged(dir string, depth int, since time.Time, fn func(path string)) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			if idFromName(e.Name()) != "" {
+				fn(path)
+			}
+			continue
+		}
+		if depth == 3 {
+			continue
+		}
+		if depth == 2 { // a day: read only when it changed
+			if fi, err := e.Info(); err != nil || fi.ModTime().Before(since) {
+				continue
+			}
+		}
+		ix.walkChanged(path, depth+1, since, fn)
+	}
 }
 
 // walk calls fn for every rollout file name under the sessions directory.
@@ -186,19 +267,22 @@ func readHeadFrom(r io.Reader, path string) (SessionMeta, string, error) {
 	if !ok {
 		return SessionMeta{}, "", noMeta(path)
 	}
-	userMessage := []byte(`"user_message"`)
+	// agent's user_message event, or Codex 0.169+'s UserMessage item.
+	userMessage, codexUser := []byte(`"user_message"`), []byte(`"UserMessage"`)
 	for range headLines {
 		line, _, err := lr.next()
 		if err != nil {
 			break
 		}
-		if !bytes.Contains(line, userMessage) {
+		if !bytes.Contains(line, userMessage) && !bytes.Contains(line, codexUser) {
 			continue
 		}
 		var l wireLine
 		var ev EventMsg
-		if json.Unmarshal(line, &l) == nil && l.Type == LineEventMsg &&
-			json.Unmarshal(l.Payload, &ev) == nil && ev.Type == EventUserMessage {
+		if json.Unmarshal(line, &l) != nil || l.Type != LineEventMsg || json.Unmarshal(l.Payload, &ev) != nil {
+			continue
+		}
+		if ev, ok := normalizeEvent(ev, l.Payload); ok && ev.Type == EventUserMessage && ev.Message != "" {
 			return meta, truncateTitle(ev.Message), nil
 		}
 	}
@@ -266,15 +350,25 @@ func parseMetaHead(line []byte) (SessionMeta, bool) {
 	var l struct {
 		Type    LineType `json:"type"`
 		Payload *struct {
-			ID        string    `json:"id"`
-			Timestamp time.Time `json:"timestamp"`
-			Cwd       string    `json:"cwd"`
+			ID            string    `json:"id"`
+			Timestamp     time.Time `json:"timestamp"`
+			Cwd           string    `json:"cwd"`
+			Originator    string    `json:"originator"`
+			CLIVersion    string    `json:"cli_version"`
+			Source        any       `json:"source"` // Codex's subagent sources are objects
+			ModelProvider string    `json:"model_provider"`
+			Model         string    `json:"model"`
 		} `json:"payload"`
 	}
 	if json.Unmarshal(line, &l) != nil || l.Type != LineSessionMeta || l.Payload == nil {
 		return SessionMeta{}, false
 	}
-	return SessionMeta{ID: l.Payload.ID, Timestamp: l.Payload.Timestamp, Cwd: l.Payload.Cwd}, true
+	p := l.Payload
+	src, _ := p.Source.(string)
+	return SessionMeta{
+		ID: p.ID, Timestamp: p.Timestamp, Cwd: p.Cwd, Originator: p.Originator, CLIVersion: p.CLIVersion,
+		Source: src, ModelProvider: p.ModelProvider, Model: p.Model,
+	}, true
 }
 
 // parseMeta decodes a session_meta line.

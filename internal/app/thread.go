@@ -281,11 +281,20 @@ func (a *App) startInto(ctx context.Context, opts *session.Options, t *Thread, s
 	if err != nil {
 		return fmt.Errorf("record the session: %w", err)
 	}
-	t.closers = append(t.closers, func() { r.Close() })
+	t.closers = append(t.closers, func() { a.closeRecorder(r) })
 	t.rec = r
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	return nil
+}
+
+// closeRecorder closes a session's recording and logs a failure to list
+// it in Codex's state database (a home shared with Codex).
+func (a *App) closeRecorder(r *rollout.Recorder) {
+	r.Close()
+	if err := r.CodexStateError(); err != nil {
+		a.logger.Warn("the session is not listed in Codex's pickers", "session", r.ID(), "err", err)
+	}
 }
 
 // resumeInto sets opts to continue the thread's recording, appending to
@@ -296,7 +305,7 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	if err != nil {
 		return err
 	}
-	t.closers = append(t.closers, func() { r.Close() })
+	t.closers = append(t.closers, func() { a.closeRecorder(r) })
 	t.rec, t.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Resumed, opts.Usage = ro.History, ro.Total
