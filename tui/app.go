@@ -98,6 +98,8 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 			return a.HookLines(chat.Current().Workspace().Cwd, arg)
 		},
 		Skills: func() ([]string, []string) { return a.SkillLines(chat.Current().Workspace().Cwd) },
+		SetMode: func(_ context.Context, mode string) (string, error) { return chat.Current().SetMode(mode) },
+		Mode:    func() string { return string(chat.Current().Mode()) },
 	}
 }
 

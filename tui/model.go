@@ -48,6 +48,9 @@ type Model struct {
 	now      func() time.Time
 	// lastAnswer is the model's last finished message (/copy).
 	lastAnswer string
+	// proposed is the plan the model proposed in plan mode and the user
+	// has not yet carried out or left ([Model.offerPlan]).
+	proposed string
 	// initConfirmed: /init was told AGENTS.md exists; the next goes ahead.
 	initConfirmed bool
 	look          *look

@@ -44,6 +44,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, "Paused until "+m.resumeAt.Local().Format("15:04:05")+", continuing in "+countdown(m.resumeAt.Sub(now)),
 			"ctrl+r to continue now", "esc to stop waiting")
 	}
+	if m.planMode() {
+		parts = append(parts, "plan mode (/plan to leave)")
+	}
 	if m.unsaved {
 		parts = append(parts, "session not saved")
 	}

@@ -179,6 +179,12 @@ type Commands struct {
 	// (/stop). Both may be called during a turn.
 	Background func() []tools.Background
 	Stop       func(id int) int
+	// SetMode switches the session's collaboration mode ("plan" or
+	// "default", /plan) from its next turn on and returns the line to
+	// show; Mode is the mode in force, for the status line (it may be
+	// called during a turn). Nil: no plan mode.
+	SetMode func(ctx context.Context, mode string) (string, error)
+	Mode    func() string
 }
 
 // ModelChoice is one model /model offers.

@@ -130,6 +130,8 @@ func (m *Model) apply(ev session.Event) {
 			lv = levelWarn
 		}
 		m.tr.add(&notice{level: lv, text: clean(ev.Notice())})
+	case session.PlanProposed:
+		m.proposed = ev.Plan
 	case session.HookStopped:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
 	case session.ToolCallBegin:
@@ -176,7 +178,7 @@ func (m *Model) applyText(ev session.Event) {
 	case session.MessageDone:
 		m.lastAnswer = ev.Text
 		b := m.item(ev.ItemID, func() component { return &agentMsg{} })
-		b.c = &agentMsg{done: true, text: clean(ev.Text)}
+		b.c = &agentMsg{done: true, text: clean(showPlan(ev.Text))}
 		m.tr.touch(b)
 		delete(m.items, ev.ItemID)
 	case session.ReasoningDone:
@@ -355,6 +357,9 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 	if canceled && len(m.queue) > 0 {
 		m.restoreQueue()
 		return cmd
+	}
+	if msg.err == nil && m.proposed != "" && len(m.queue) == 0 && m.planMode() {
+		return tea.Batch(cmd, m.offerPlan()) // as Codex: carry the plan out?
 	}
 	if !m.resumeAt.IsZero() && len(m.queue) == 0 {
 		return tea.Batch(cmd, m.startTicking()) // count down to the reset
