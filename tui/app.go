@@ -97,7 +97,7 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		Hooks: func(arg string) (string, []string, error) {
 			return a.HookLines(chat.Current().Workspace().Cwd, arg)
 		},
-		Skills: func() ([]string, []string) { return a.SkillLines(chat.Current().Workspace().Cwd) },
+		Skills:  func() ([]string, []string) { return a.SkillLines(chat.Current().Workspace().Cwd) },
 		SetMode: func(_ context.Context, mode string) (string, error) { return chat.Current().SetMode(mode) },
 		Mode:    func() string { return string(chat.Current().Mode()) },
 	}
