@@ -158,6 +158,7 @@ type Session struct {
 	wentOn     int             // responses in a row followed up for end_turn false
 	chain      *chain          // the fallback chain; nil: none
 	wake       *retry.Waker    // ends the running turn's retry wait ([Session.RetryNow])
+	steer      steering        // input added to the running turn ([Session.Steer])
 
 	hookStarted, hookEnded bool   // SessionStart and SessionEnd ran
 	noticed                bool   // Options.Notices were said
@@ -424,6 +425,7 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	s.applySettings() // a turn boundary
 	emit = s.observeRetries(ctx, s.armRetryNow(s.tap(emit)))
+	s.openSteer() // from TurnStarted on, the turn takes input
 	emit(TurnStarted{Input: input})
 	if s.modeSwitched {
 		s.modeSwitched = false
@@ -443,6 +445,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	contexts, blocked := s.userPromptSubmit(ctx, s.turnID, input, emit)
 	if blocked != "" {
 		s.images = nil
+		s.dropSteered(emit)
 		emit(HookStopped{Event: hooks.UserPromptSubmit, Reason: blocked})
 		emit(TurnCompleted{Total: s.total, Provider: s.Provider()})
 		return nil
@@ -461,8 +464,10 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 			break
 		}
 		r.rounds, r.continued = 0, false
+		s.openSteer()
 		err = s.coordinator(ctx, policy, r).Run(ctx, goOn, r.round)
 	}
+	s.dropSteered(emit)
 	if err != nil {
 		te := &TurnError{Outcome: *modelclient.OutcomeOf(err), Retries: r.retries, Requests: r.requests()}
 		emit(TurnFailed{Err: te, Requests: te.Requests})
@@ -578,6 +583,7 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 	// the call runs, and the turn's end waits for it.
 	defer s.syncBehind()()
 	for {
+		s.takeSteered()
 		u, ran, err := s.sample(ctx, r.mc, r.emit, &r.retries)
 		if err != nil {
 			if r.recover(ctx, err) {
@@ -587,7 +593,7 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 		}
 		s.answered()
 		r.last = u
-		if ran == 0 {
+		if ran == 0 && s.closeSteer() {
 			return nil
 		}
 		// Tool outputs are recorded: sample again so the model sees

@@ -575,9 +575,46 @@ func (c *client) turnInterrupt(params json.RawMessage) (any, func(), error) {
 	return map[string]any{}, nil, nil
 }
 
+// turnSteer adds input to the running turn (as Codex: sent with the
+// turn's next model request); the errors are Codex's.
 func (c *client) turnSteer(params json.RawMessage) (any, func(), error) {
-	return nil, nil, &rpcError{Code: codeInvalidRequest, Message: "turn/steer is not supported by agent: it cannot add input to a turn in progress; " +
-		"interrupt the turn (turn/interrupt) and start another with the input"}
+	var p struct {
+		ThreadID       string            `json:"threadId"`
+		ExpectedTurnID string            `json:"expectedTurnId"`
+		Input          []json.RawMessage `json:"input"`
+	}
+	if err := decode("turn/steer", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th, err := c.subscribedThread("turn/steer", p.ThreadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, images, err := userInput("turn/steer", p.Input)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(images) > 0 {
+		return nil, nil, invalidParams("turn/steer: agent adds text to a running turn, not images")
+	}
+	th.mu.Lock()
+	tu := th.turn
+	th.mu.Unlock()
+	if tu == nil {
+		return nil, nil, &rpcError{Code: codeInvalidRequest, Message: "no active turn to steer"}
+	}
+	if tu.id != p.ExpectedTurnID {
+		return nil, nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("expected active turn id `%s` but found `%s`", p.ExpectedTurnID, tu.id)}
+	}
+	if err := tu.steer(text); err != nil {
+		return nil, nil, &rpcError{Code: codeInvalidRequest, Message: err.Error()}
+	}
+	return map[string]any{"turnId": tu.id}, func() {
+		user := userMessageItem(app.NewSessionID(), text)
+		now := tu.now()
+		tu.notifyItem("item/started", user, now)
+		tu.complete(user, now)
+	}, nil
 }
 
 func (c *client) modelList(params json.RawMessage) (any, func(), error) {

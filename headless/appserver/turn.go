@@ -46,6 +46,22 @@ type turn struct {
 	calls map[string]*callItem
 	// usage is the thread's usage before the turn plus the turn's.
 	usage transport.Usage
+	// begun says the session's turn has started (it takes input); early
+	// is the input steered before, given to it then.
+	begun bool
+	early []string
+}
+
+// steer adds input to the turn ([session.Session.Steer]): kept until the
+// session's turn has begun.
+func (tu *turn) steer(text string) error {
+	tu.mu.Lock()
+	defer tu.mu.Unlock()
+	if !tu.begun {
+		tu.early = append(tu.early, text)
+		return nil
+	}
+	return tu.th.t.Steer(text)
 }
 
 // entry is an item of a turn as thread/items/list gives it.
@@ -270,6 +286,14 @@ func (tu *turn) closeStream(id string) *openItem {
 func (tu *turn) handle(ev session.Event) {
 	th := tu.th
 	switch ev := ev.(type) {
+	case session.TurnStarted:
+		tu.mu.Lock()
+		tu.begun = true
+		for _, text := range tu.early {
+			_ = tu.th.t.Steer(text) // the turn takes input from TurnStarted on
+		}
+		tu.early = nil
+		tu.mu.Unlock()
 	case session.TextDelta:
 		o := tu.openStream(ev.ItemID, "agentMessage")
 		tu.mu.Lock()
