@@ -610,7 +610,7 @@ func (c *client) turnSteer(params json.RawMessage) (any, func(), error) {
 		return nil, nil, &rpcError{Code: codeInvalidRequest, Message: err.Error()}
 	}
 	return map[string]any{"turnId": tu.id}, func() {
-		user := userMessageItem(app.NewSessionID(), text)
+		user := userMessageItem(rollout.NewID(), text)
 		now := tu.now()
 		tu.notifyItem("item/started", user, now)
 		tu.complete(user, now)
