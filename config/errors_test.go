@@ -58,7 +58,6 @@ func TestFileErrors(t *testing.T) {
 		{"quoted key", "[projects.\"/src/app\"]\ntrust_level = \"yes\"\n", 2, `projects."/src/app".trust_level`, `invalid value "yes"`},
 		{"syntax error", "model = \"x\"\nmodel_provider = \"unterminated\n", 2, "model_provider", "syntax error"},
 		{"duplicate key", "model = \"x\"\nmodel = \"y\"\n", 2, "model", "syntax error"},
-		{"wire_api anthropic", "[model_providers.x]\nbase_url = \"http://h/v1\"\nwire_api = \"anthropic\"\n", 3, "model_providers.x.wire_api", `unknown wire_api "anthropic"; use "responses" or "chat"`},
 		{"wire_api other", "[model_providers.x]\nwire_api = \"grpc\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.wire_api", `unknown wire_api "grpc"`},
 		{"negative retries", "[model_providers.x]\nstream_max_retries = -1\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_max_retries", "must not be negative"},
 		{"zero timeout", "[model_providers.x]\nstream_idle_timeout_ms = 0\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_idle_timeout_ms", "positive number of milliseconds"},

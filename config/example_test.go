@@ -45,5 +45,5 @@ model = "gpt-5.4-mini"
 	fmt.Println(err)
 	// Output:
 	// gpt-5.4-mini low corp https://llm.corp.example/v1 100
-	// -c model_providers.corp.wire_api=grpc: model_providers.corp.wire_api: unknown wire_api "grpc"; use "responses" or "chat"
+	// -c model_providers.corp.wire_api=grpc: model_providers.corp.wire_api: unknown wire_api "grpc"; use "responses", "chat" or "anthropic"
 }

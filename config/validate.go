@@ -223,8 +223,9 @@ func (c checker) approval(path []string, v any) *string {
 
 // provider checks one [model_providers.<id>] table at path.
 func (c checker) provider(path []string, p *providerFile) {
-	check(c, at(path, "wire_api"), &p.WireAPI, func(s string) bool { return s == provider.WireAPIResponses || s == provider.WireAPIChat },
-		`unknown wire_api %q; use "responses" or "chat"`)
+	check(c, at(path, "wire_api"), &p.WireAPI, func(s string) bool {
+		return s == provider.WireAPIResponses || s == provider.WireAPIChat || s == provider.WireAPIAnthropic
+	}, `unknown wire_api %q; use "responses", "chat" or "anthropic"`)
 	if p.BaseURL != nil && *p.BaseURL != "" {
 		c.httpURL(at(path, "base_url"), &p.BaseURL)
 	}

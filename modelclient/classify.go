@@ -397,6 +397,8 @@ func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failu
 	f := Failure{Status: e.StatusCode, Code: code, Message: msg, RequestID: e.RequestID(), Err: err}
 	if d, ok := headerDelay(e.Header, now()); ok {
 		f.Delay = d
+	} else if d, ok := rateLimitReset(e.Header, now()); ok && e.StatusCode == http.StatusTooManyRequests {
+		f.Delay = d
 	} else if d, ok := bodyDelay(msg); ok {
 		f.Delay = d
 	}
@@ -596,6 +598,7 @@ const (
 	advicePolicy    = "the provider's usage policy refused the request: rephrase it; sending it again gets the same answer"
 	adviceResidency = "the project's data residency does not allow this endpoint: use the base_url of the project's region"
 	adviceFilter    = "the provider's content filter stopped the response: rephrase the request"
+	adviceTooLarge  = "the request is larger than the API takes: attach fewer or smaller images, or /compact the conversation"
 	adviceMaxTokens = "the response reached the server's output token limit before it answered: ask for less at a time"
 )
 
@@ -625,6 +628,13 @@ func CodeRules() []CodeRule {
 		rule("failed_to_download_image", inv, adviceImageURL),
 		rule("invalid_image_url", inv, adviceImageURL),
 		rule("image_file_not_found", inv, adviceImageURL),
+		// Anthropic's error types, its errors' only code.
+		rule("overloaded_error", KindOverloaded, ""),
+		rule("rate_limit_error", KindRateLimited, ""),
+		rule("api_error", KindServerError, ""),
+		rule("timeout_error", KindServerError, ""),
+		rule("billing_error", KindQuota, ""),
+		rule("request_too_large", KindPermanent, adviceTooLarge),
 		rule("content_filter", KindPermanent, adviceFilter),
 		rule("max_output_tokens", KindPermanent, adviceMaxTokens),
 	}
@@ -685,14 +695,15 @@ func notListening(addr string) string {
 
 // isContextWindow reports whether an error says the prompt is larger
 // than the model's context, as servers without OpenAI's
-// context_length_exceeded code say it: llama.cpp's type, vLLM's and
-// LiteLLM's message.
+// context_length_exceeded code say it: llama.cpp's type, vLLM's,
+// LiteLLM's and Anthropic's message.
 func isContextWindow(typ, msg string) bool {
 	if typ == "exceed_context_size_error" {
 		return true
 	}
 	m := strings.ToLower(msg)
 	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") ||
+		strings.Contains(m, "prompt is too long") || strings.Contains(m, "exceed context limit") ||
 		strings.Contains(m, "context length exceeded") || strings.Contains(m, "context_length_exceeded")
 }
 
@@ -726,6 +737,26 @@ func headerDelay(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// rateLimitReset reads the anthropic-ratelimit-*-reset headers (RFC 3339
+// times) of the limits a 429 found spent (their -remaining is 0), for an
+// answer without Retry-After: the wait until the last of them resets.
+func rateLimitReset(h http.Header, now time.Time) (time.Duration, bool) {
+	var until time.Time
+	for _, l := range [...]string{"requests", "tokens", "input-tokens", "output-tokens"} {
+		if strings.TrimSpace(h.Get("anthropic-ratelimit-"+l+"-remaining")) != "0" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(h.Get("anthropic-ratelimit-"+l+"-reset")))
+		if err == nil && t.After(until) {
+			until = t
+		}
+	}
+	if until.IsZero() {
+		return 0, false
+	}
+	return max(until.Sub(now), 0), true
 }
 
 var tryAgainRE = regexp.MustCompile(`(?i)try again in\s*(\d+(?:\.\d+)?)\s*(ms|s|seconds?)\b`)

@@ -16,8 +16,8 @@ import (
 // credential, 401 or 403 with a refused one, and no model runs.
 const probeBody = `{"model":"","input":0}`
 
-// chatProbeBody is [probeBody] for a Chat Completions endpoint: messages
-// that are not a list.
+// chatProbeBody is [probeBody] for a Chat Completions or Messages
+// endpoint: messages that are not a list.
 const chatProbeBody = `{"model":"","messages":0}`
 
 // Probe is what [ProbeResponses] found.
@@ -43,12 +43,17 @@ func ProbeResponses(ctx context.Context, hc *http.Client, baseURL string, h http
 }
 
 // ProbeWire is [ProbeResponses] for the sampling endpoint of wire_api
-// api: POST baseURL/chat/completions, with messages that are not a list,
-// for "chat".
+// api: POST baseURL/chat/completions for "chat", POST baseURL/messages
+// (the key as x-api-key, with anthropic-version) for "anthropic", each
+// with messages that are not a list.
 func ProbeWire(ctx context.Context, hc *http.Client, api, baseURL string, h http.Header) (Probe, error) {
 	path, body := "/responses", probeBody
-	if api == provider.WireAPIChat {
+	switch api {
+	case provider.WireAPIChat:
 		path, body = "/chat/completions", chatProbeBody
+	case provider.WireAPIAnthropic:
+		path, body = "/messages", chatProbeBody
+		h = AnthropicHeader(h)
 	}
 	p := Probe{URL: strings.TrimSuffix(baseURL, "/") + path}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(body))

@@ -11,8 +11,8 @@ import (
 // A Wire is a wire format, the API a provider speaks (its wire_api): the
 // [Encoder] that writes each sampling request and the [transport.Decoder]
 // that reads its stream. The transports carry bytes; a [Client] speaks
-// its provider's wire ([WireFor]): the Responses API ([Responses]) or
-// Chat Completions ([Chat]).
+// its provider's wire ([WireFor]): the Responses API ([Responses]), Chat
+// Completions ([Chat]) or Anthropic's Messages API ([Anthropic]).
 type Wire struct {
 	// API is the wire_api value that chooses it.
 	API string
@@ -77,6 +77,8 @@ func WireFor(api string) (Wire, error) {
 		return Responses(), nil
 	case provider.WireAPIChat:
 		return Chat(), nil
+	case provider.WireAPIAnthropic:
+		return Anthropic(), nil
 	}
 	return Wire{}, &WireError{API: api}
 }
@@ -89,5 +91,5 @@ type WireError struct {
 }
 
 func (e *WireError) Error() string {
-	return fmt.Sprintf("wire_api %q is not supported; use %q or %q", e.API, provider.WireAPIResponses, provider.WireAPIChat)
+	return fmt.Sprintf("wire_api %q is not supported; use %q, %q or %q", e.API, provider.WireAPIResponses, provider.WireAPIChat, provider.WireAPIAnthropic)
 }

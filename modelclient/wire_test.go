@@ -44,14 +44,22 @@ func TestWireChosenByWireAPI(t *testing.T) {
 		t.Errorf("Chat URL = %q", u)
 	}
 
-	_, err = modelclient.WireFor("anthropic")
+	w, err = modelclient.WireFor(provider.WireAPIAnthropic)
+	if err != nil || w.API != provider.WireAPIAnthropic || w.WebSocket {
+		t.Errorf("WireFor(anthropic) = %+v, %v; want the Messages wire, without WebSocket", w, err)
+	}
+	if u := w.Encoder.URL(provider.Info{BaseURL: "http://h/v1/"}); u != "http://h/v1/messages" {
+		t.Errorf("Anthropic URL = %q", u)
+	}
+
+	_, err = modelclient.WireFor("grpc")
 	var we *modelclient.WireError
-	if !errors.As(err, &we) || we.API != "anthropic" || !strings.Contains(err.Error(), `"anthropic"`) {
-		t.Errorf("WireFor(anthropic) = %v; want a WireError naming it", err)
+	if !errors.As(err, &we) || we.API != "grpc" || !strings.Contains(err.Error(), `"grpc"`) {
+		t.Errorf("WireFor(grpc) = %v; want a WireError naming it", err)
 	}
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "never")})
 	p := provider.Custom("test")
-	p.BaseURL, p.WireAPI = srv.URL, "anthropic"
+	p.BaseURL, p.WireAPI = srv.URL, "grpc"
 	c := modelclient.New(modelclient.Options{Provider: p, HTTPClient: srv.Client()})
 	defer c.Close()
 	o := c.NewTurn(modelclient.TurnOptions{}).Sample(t.Context(), modelclient.Sampling{

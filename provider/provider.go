@@ -47,6 +47,9 @@ const (
 	WireAPIResponses = "responses"
 	// WireAPIChat is Chat Completions (POST {base_url}/chat/completions).
 	WireAPIChat = "chat"
+	// WireAPIAnthropic is the Anthropic Messages API (POST
+	// {base_url}/messages).
+	WireAPIAnthropic = "anthropic"
 )
 
 // DemoID is the id of the built-in offline demo provider. Its BaseURL is
@@ -69,7 +72,8 @@ type Info struct {
 	EnvKey string
 	// EnvKeyInstructions is shown when EnvKey is unset.
 	EnvKeyInstructions string
-	// WireAPI is [WireAPIResponses] or [WireAPIChat] after validation.
+	// WireAPI is [WireAPIResponses], [WireAPIChat] or [WireAPIAnthropic]
+	// after validation.
 	WireAPI string
 	// QueryParams are appended to every request URL.
 	QueryParams map[string]string

@@ -164,9 +164,10 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.WireAPI == provider.WireAPIChat && a.cfg.WebSearch != "disabled" {
-		// Chat Completions has no form of the Responses API's own tools.
-		a.notices = append(a.notices, fmt.Sprintf("web_search = %q is not offered: provider %s speaks wire_api = \"chat\", which has no web search tool", a.cfg.WebSearch, p.ID))
+	if p.WireAPI != provider.WireAPIResponses && a.cfg.WebSearch != "disabled" {
+		// Chat Completions and Messages have no form of the Responses
+		// API's own tools.
+		a.notices = append(a.notices, fmt.Sprintf("web_search = %q is not offered: provider %s speaks wire_api = %q, which has no web search tool", a.cfg.WebSearch, p.ID, p.WireAPI))
 	}
 	a.startTelemetry(ctx, o, creds)
 	a.clientOpts = a.clientOptions(o, p, creds, httpClient)
@@ -276,8 +277,9 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 			return Workspace{}, err
 		}
 		ws.Sandbox.WritableRoots = slices.Concat(ws.Sandbox.WritableRoots, o.AddDirs)
-		// Chat Completions has no custom tools: apply_patch is a function.
-		ws.FreeformPatch = p.CustomTools && p.WireAPI != provider.WireAPIChat
+		// Chat Completions and Messages have no custom tools: apply_patch
+		// is a function.
+		ws.FreeformPatch = p.CustomTools && p.WireAPI == provider.WireAPIResponses
 		ws.Headless = headless
 		// The agent's home stays read-only to the model's commands and
 		// patches, even inside a writable root: a config written there

@@ -343,7 +343,15 @@ func networkChecks(ctx context.Context, env setup.Env, cfg config.Config, p prov
 	if err := creds.Apply(ctx, h); err != nil {
 		return append(out, check{Name: "credential", Status: checkFailed, Detail: src + ": " + err.Error(), Fix: credentialFix(p)})
 	}
-	cred := check{Name: "credential", Detail: src + " (" + maskAuth(h.Get("Authorization")) + ")"}
+	shown := maskAuth(h.Get("Authorization"))
+	if p.WireAPI == provider.WireAPIAnthropic {
+		// The Messages API reads the key from x-api-key, with its version.
+		h = modelclient.AnthropicHeader(h)
+		if k := h.Get("X-Api-Key"); k != "" {
+			shown = "x-api-key " + auth.Mask(k)
+		}
+	}
+	cred := check{Name: "credential", Detail: src + " (" + shown + ")"}
 	if offline {
 		cred.Status, cred.Detail = checkSkipped, cred.Detail+"; not checked (--offline)"
 		return append(out, cred,
@@ -417,8 +425,8 @@ func probeCredential(ctx context.Context, hc *http.Client, p provider.Info, h ht
 func wsCheck(ctx context.Context, p provider.Info, hc *http.Client, h http.Header, route, ca string) check {
 	c := check{Name: "websocket"}
 	switch {
-	case p.WireAPI == provider.WireAPIChat:
-		c.Status, c.Detail = checkSkipped, `wire_api = "chat" has no WebSocket form`
+	case p.WireAPI == provider.WireAPIChat || p.WireAPI == provider.WireAPIAnthropic:
+		c.Status, c.Detail = checkSkipped, fmt.Sprintf("wire_api = %q has no WebSocket form", p.WireAPI)
 		return c
 	case !p.SupportsWebSockets:
 		c.Status, c.Detail = checkSkipped, "the provider does not speak Responses over WebSocket"

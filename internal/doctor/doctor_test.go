@@ -482,3 +482,31 @@ func TestDoctorProbesChatWire(t *testing.T) {
 		t.Errorf("%d WebSocket handshakes on the chat wire", len(hs))
 	}
 }
+
+// TestDoctorProbesAnthropicWire: for a provider with wire_api =
+// "anthropic", the credential goes as the Messages API reads it (x-api-key
+// with anthropic-version, no bearer token), masked in the report, and the
+// probe is an invalid POST /messages; no WebSocket is opened.
+func TestDoctorProbesAnthropicWire(t *testing.T) {
+	srv := rt.New(rt.Script{rt.StatusBody(400, rt.ClaudeErrorBody("invalid_request_error", "messages: Input should be a valid list"))},
+		rt.Options{ModelsStatus: 404, OnUnexpected: func(m string) { t.Errorf("%s", m) }})
+	srv.Start()
+	defer srv.Close()
+	code, rep, out := doctorRun(t, doctorProvider(srv.URL, "")+"wire_api = \"anthropic\"\n", nil, goodKernel)
+	cred := checkOf(t, rep, "credential")
+	if code != 0 || cred.Status != checkOK || !strings.Contains(cred.Detail, "/messages was refused as invalid") ||
+		!strings.Contains(cred.Detail, "x-api-key ") || strings.Contains(out, fakeKey) {
+		t.Errorf("exit %d, credential %+v; want the Messages endpoint's probe accepted, the key masked", code, cred)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !strings.HasSuffix(reqs[0].Path, "/messages") || reqs[0].JSON["messages"] == nil {
+		t.Fatalf("probes %+v; want one invalid POST /messages", reqs)
+	}
+	if h := reqs[0].Header; h.Get("X-Api-Key") != fakeKey || h.Get("Anthropic-Version") != "2023-06-01" || h.Get("Authorization") != "" {
+		t.Errorf("probe headers x-api-key %q anthropic-version %q authorization %q; want the key as x-api-key alone",
+			h.Get("X-Api-Key"), h.Get("Anthropic-Version"), h.Get("Authorization"))
+	}
+	if ws := checkOf(t, rep, "websocket"); ws.Status != checkSkipped || !strings.Contains(ws.Detail, "anthropic") {
+		t.Errorf("websocket check %+v; want skipped for the Messages wire", ws)
+	}
+}

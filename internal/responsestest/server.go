@@ -389,7 +389,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost || !(strings.HasSuffix(r.URL.Path, "/responses") || strings.HasSuffix(r.URL.Path, "/responses/compact") ||
-		strings.HasSuffix(r.URL.Path, "/chat/completions")) {
+		strings.HasSuffix(r.URL.Path, "/chat/completions") || strings.HasSuffix(r.URL.Path, "/messages")) {
 		msg := fmt.Sprintf("responsestest: no route for %s %s", r.Method, r.URL.Path)
 		s.unexpected(msg)
 		http.Error(w, msg, http.StatusNotFound)
