@@ -11,6 +11,10 @@ import (
 	"github.com/agentcli/agent/tools/patch"
 )
 
+// Editor is where patches read and write file texts instead of the disk:
+// an ACP editor's buffers ([patch.Editor]).
+type Editor = patch.Editor
+
 // PatchOptions configure the apply_patch tool.
 type PatchOptions struct {
 	// Cwd is the root patches apply to (required).
@@ -28,6 +32,10 @@ type PatchOptions struct {
 	// Freeform offers the custom (grammar) form of the tool instead of the
 	// function form, for providers that support custom tools.
 	Freeform bool
+	// Editor, if set, is where patches read and write file texts (an ACP
+	// editor's buffers); the approval rules and the writable roots hold
+	// the same.
+	Editor Editor
 }
 
 // ApplyPatch is the apply_patch tool.
@@ -116,7 +124,7 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 	// before anyone is asked to approve it.
 	outside := false
 	var protected, protectedFile string
-	preview, err := patch.Preview(ctx, root, p, patch.Options{Writable: func(abs string) bool {
+	preview, err := patch.Preview(ctx, root, p, patch.Options{Editor: a.opts.Editor, Writable: func(abs string) bool {
 		if !a.writable(abs) {
 			outside = true
 		}
@@ -153,7 +161,7 @@ func (a *ApplyPatch) Run(ctx context.Context, inv *Invocation) Result {
 		return NotStarted(err)
 	}
 	// The home stays off limits even if the tree changed since the preview.
-	res, err := patch.Apply(ctx, root, p, patch.Options{Writable: func(abs string) bool { return a.protected(abs) == "" }})
+	res, err := patch.Apply(ctx, root, p, patch.Options{Editor: a.opts.Editor, Writable: func(abs string) bool { return a.protected(abs) == "" }})
 	if err != nil {
 		var we *patch.WriteError
 		msg := "apply_patch: " + err.Error()

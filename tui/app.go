@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
@@ -184,7 +185,7 @@ func pickerHooks(a *app.App, chat *Chat, o *Options) {
 func modelChoices(names []string) []ModelChoice {
 	var out []ModelChoice
 	for _, n := range names {
-		out = append(out, ModelChoice{Name: n, Efforts: app.ModelEfforts(n)})
+		out = append(out, ModelChoice{Name: n, Efforts: modelclient.ReasoningEfforts(n)})
 	}
 	return out
 }

@@ -26,16 +26,6 @@ func (a *App) Models(ctx context.Context) []string {
 	return names
 }
 
-// ModelEfforts are the reasoning efforts model name takes, in order; nil
-// when it takes none (the /model picker and the ACP model options offer
-// these).
-func ModelEfforts(name string) []string {
-	if strings.HasPrefix(name, "gpt-5") || strings.HasPrefix(name, "o3") || strings.HasPrefix(name, "o4") {
-		return []string{"low", "medium", "high"}
-	}
-	return nil
-}
-
 // fetchModels asks baseURL/models for its model ids (OpenAI's "data" or
 // Codex's "models" list); nil when it does not answer in time or well.
 func fetchModels(ctx context.Context, baseURL string, hc *http.Client, auth interface {

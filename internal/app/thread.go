@@ -41,6 +41,9 @@ type Spec struct {
 	// BaseInstructions replaces the instructions; DeveloperInstructions
 	// replaces config's developer_instructions of a new session.
 	BaseInstructions, DeveloperInstructions string
+	// Editor is where the session's patches read and write file texts
+	// (an ACP editor's buffers); nil: the disk.
+	Editor tools.Editor
 	// Clear says the new session replaces one the user cleared (the
 	// chat's /new and /clear): its SessionStart hooks get source "clear",
 	// as Codex sends it, instead of "startup".
@@ -159,6 +162,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	if t.ws, err = a.workspaceFor(sp.Cwd, sp.Sandbox, sp.ApprovalPolicy, approve == nil); err != nil {
 		return nil, usageError(err)
 	}
+	t.ws.Editor = sp.Editor
 	if t.tools, err = t.ws.tools(); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ type Workspace struct {
 	WebSearch string
 	// Headless says no user is there to answer (no approver: exec, batch).
 	Headless bool
+	// Editor is where patches read and write file texts (an ACP editor's
+	// buffers); nil: the disk.
+	Editor tools.Editor
 }
 
 // newWorkspace resolves the working directory, the approval policy and the
@@ -117,7 +120,7 @@ func (w Workspace) tools() (*tools.Set, error) {
 	roots := append([]string{w.Cwd}, pol.WritableRoots...)
 	list := []tools.Tool{ex, tools.NewWriteStdin(ex),
 		tools.NewApplyPatch(tools.PatchOptions{Cwd: w.Cwd, WritableRoots: roots, Policy: w.Policy, ReadOnlyPaths: pol.ReadOnlyPaths,
-			Sandbox: string(pol.Mode), Freeform: w.FreeformPatch}),
+			Sandbox: string(pol.Mode), Freeform: w.FreeformPatch, Editor: w.Editor}),
 		tools.Plan{},
 		// What the sandbox hides (the agent home, with the credentials) the
 		// model cannot view either.

@@ -103,7 +103,7 @@ func allowedImports() map[string][]string {
 		"headless":                       {"headless/execprint", "internal/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
 		"headless/mcpserver":             {"internal/termtext", "session", "tools"},
 		"headless/appserver":             {"internal/app", "rollout", "session", "tools", "tools/sandbox", "transport"},
-		"headless/acp":                   {"internal/app", "rollout", "session", "tools", "tools/patch"},
+		"headless/acp":                   {"internal/app", "modelclient", "rollout", "session", "tools", "tools/patch"},
 		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm"},
 		"internal/termtext":              {},
 		"internal/redact":                {},

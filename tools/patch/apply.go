@@ -18,6 +18,11 @@ type Options struct {
 	// [ErrNotWritable]. Nil allows every path inside the root.
 	Writable func(absPath string) bool
 
+	// Editor, if set, is where file texts are read and written: an
+	// editor's buffers instead of the disk ([Editor]). Everything else —
+	// which files exist, new directories, removals — is on the disk.
+	Editor Editor
+
 	// open replaces os.OpenRoot; tests use it to inject write failures.
 	open func(dir string) (fileSystem, error)
 }
@@ -105,6 +110,9 @@ func plan(ctx context.Context, root string, p *Patch, opts Options) (*planner, e
 	fsys, err := open(abs)
 	if err != nil {
 		return nil, fmt.Errorf("patch: root: %w", err)
+	}
+	if opts.Editor != nil {
+		fsys = editorFS{fileSystem: fsys, ctx: ctx, root: abs, ed: opts.Editor}
 	}
 	pl := &planner{fsys: fsys, root: abs, realRoot: real, writable: opts.Writable, files: map[string]*fileState{}}
 	for _, op := range p.Ops {
