@@ -62,6 +62,8 @@ run 0 'mkdir -p ~/.local/share/bash-completion/completions && bin/agent completi
 [[ -s "$HOME/.local/share/bash-completion/completions/agent" ]] || { echo "FAIL no bash completion written"; failed=1; }
 run 0 'mkdir -p ~/.config/fish/completions && bin/agent completion fish > ~/.config/fish/completions/agent.fish'
 [[ -s "$HOME/.config/fish/completions/agent.fish" ]] || { echo "FAIL no fish completion written"; failed=1; }
+run 0 'mkdir -p ~/.zfunc && bin/agent completion zsh > ~/.zfunc/_agent'
+[[ -s "$HOME/.zfunc/_agent" ]] || { echo "FAIL no zsh completion written"; failed=1; }
 # Login, with no login saved.
 run 1 'bin/agent login status'
 run 0 'bin/agent logout'

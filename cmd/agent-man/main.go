@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra/doc"
 
@@ -39,5 +40,28 @@ func run(args []string, in io.Reader) error {
 		return errors.New("the command tree on standard input has no root command")
 	}
 	hdr := &doc.GenManHeader{Title: p.Title, Section: p.Section, Source: p.Source, Manual: p.Manual}
+	literal(&p.Root)
 	return doc.GenManTree(p.Root.Cobra(), hdr, args[0])
+}
+
+// markdown escapes the characters Markdown would read as markup: cobra/doc
+// renders descriptions and flag usages as Markdown (go-md2man), which
+// dropped "<stdin>" as an HTML tag and read the underscores of
+// "mcp__<server>__<tool>" as emphasis. agent's help is plain text: the
+// pages say what --help says.
+var markdown = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "<", `\<`, ">", `\>`, "[", `\[`, "]", `\]`)
+
+// literal makes c's texts and those of its subcommands and flags read as
+// plain text in the pages (examples are code blocks already).
+func literal(c *mantree.Command) {
+	c.Short, c.Long = markdown.Replace(c.Short), markdown.Replace(c.Long)
+	for i := range c.Flags {
+		c.Flags[i].Usage = markdown.Replace(c.Flags[i].Usage)
+	}
+	for i := range c.Persistent {
+		c.Persistent[i].Usage = markdown.Replace(c.Persistent[i].Usage)
+	}
+	for i := range c.Commands {
+		literal(&c.Commands[i])
+	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,6 +42,35 @@ func TestRun(t *testing.T) {
 	} {
 		if err := run(tc.args, strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.wants) {
 			t.Errorf("run(%q, %q) = %v; want an error containing %q", tc.args, tc.in, err, tc.wants)
+		}
+	}
+}
+
+// TestPlainText: the pages say what --help says: "<stdin>" and
+// "mcp__<server>__<tool>" (help text is plain, not Markdown) survive in
+// the description and in a flag's usage, as man shows them.
+func TestPlainText(t *testing.T) {
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed")
+	}
+	dir := t.TempDir()
+	tree := `{"title":"AGENT","section":"1","source":"agent","manual":"agent manual","root":{"use":"agent","runnable":true,
+		"disable_auto_gen_tag":true,"long":"Standard input is sent as a <stdin> block.\n\nTools are offered as mcp__<server>__<tool>; *not* bold.",
+		"flags":[{"name":"tool","type":"string","usage":"the tool, as mcp__<server>__<tool>"}]}}`
+	if err := run([]string{dir}, strings.NewReader(tree)); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("man", "-l", filepath.Join(dir, "agent.1"))
+	cmd.Env = append(os.Environ(), "MANWIDTH=200", "MAN_KEEP_FORMATTING=0", "PAGER=cat", "MANPAGER=cat")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("man -l: %v", err)
+	}
+	// man's plain output may still carry overstrikes (x\bx): keep the text.
+	text := regexp.MustCompile(".\b").ReplaceAllString(string(out), "")
+	for _, want := range []string{"a <stdin> block", "offered as mcp__<server>__<tool>; *not* bold", "the tool, as mcp__<server>__<tool>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page does not show %q:\n%s", want, text)
 		}
 	}
 }

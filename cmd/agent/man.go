@@ -32,6 +32,9 @@ installed beside agent (make install does).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			if err := notACommand(cmd.Root(), dir); err != nil {
+				return &exitcode.Error{Code: exitcode.Usage, Err: err}
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}
@@ -45,6 +48,23 @@ installed beside agent (make install does).`,
 			return nil
 		},
 	}
+}
+
+// notACommand refuses a DIR that is the name of one of root's commands
+// and no directory (agent man exec): the user asked for one command's
+// page, and would have found every page in a new ./exec.
+func notACommand(root *cobra.Command, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil // an existing directory (or a file, refused below) is meant
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == dir || c.HasAlias(dir) {
+			return fmt.Errorf("%q is a command, not a directory: agent man DIR writes every command's page into DIR "+
+				"(then man -l DIR/agent-%s.1 shows %s's); to write them into a new directory called %s, say ./%s",
+				dir, c.Name(), c.Name(), dir, dir)
+		}
+	}
+	return nil
 }
 
 // writeManPages runs agent-man on root's command tree.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -126,5 +128,25 @@ func TestE2EMan(t *testing.T) {
 	}
 	if names, _ := filepath.Glob(filepath.Join(empty, "*")); len(names) != 0 {
 		t.Errorf("without agent-man, pages were written: %v", names)
+	}
+}
+
+// TestManCommandNameIsNoDirectory: agent man exec (a command's name, no
+// such directory) says DIR is a directory to write every page into, exits
+// with the usage code and makes no ./exec.
+func TestManCommandNameIsNoDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var stderr bytes.Buffer
+	root := newRootCmd(t.Context(), Env{Stdout: io.Discard, Stderr: &stderr})
+	root.SetArgs([]string{"man", "exec"})
+	root.SilenceErrors, root.SilenceUsage = true, true
+	err := root.Execute()
+	var ee *exitcode.Error
+	if !errors.As(err, &ee) || ee.Code != exitcode.Usage || !strings.Contains(err.Error(), `"exec" is a command, not a directory`) ||
+		!strings.Contains(err.Error(), "DIR/agent-exec.1") {
+		t.Errorf("agent man exec = %v; want a usage error naming DIR", err)
+	}
+	if _, err := os.Stat("exec"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("agent man exec made ./exec (%v)", err)
 	}
 }
