@@ -26,7 +26,9 @@ func TestCodexExampleConfig(t *testing.T) {
 		"model_reasoning_summary_format",
 		"history.file_opener", // after [history] in Codex's file
 		"tui",
-		"notice", // with the keys written after [notice]: the auth keys, project_doc_*
+		// The keys written after [notice] are in it: the auth keys, project_doc_*.
+		"notice.cli_auth_credentials_store", "notice.chatgpt_base_url", "notice.mcp_oauth_credentials_store",
+		"notice.project_doc_max_bytes", "notice.project_doc_fallback_filenames",
 		"tools",
 		"features.unified_exec",
 		"features.rmcp_client",
@@ -45,6 +47,12 @@ func TestCodexExampleConfig(t *testing.T) {
 	for i, w := range c.Warnings {
 		if i > 0 && w.Line < c.Warnings[i-1].Line {
 			t.Errorf("warning %q comes after line %d: want the file's order", w.String(), c.Warnings[i-1].Line)
+		}
+		if strings.HasPrefix(w.Key, "notice.") {
+			if !strings.Contains(w.String(), ": "+w.Key+": not one of Codex's [notice] keys; ignored (a key written below [notice] belongs to it") {
+				t.Errorf("warning %q: want the key named as no [notice] key", w.String())
+			}
+			continue
 		}
 		if w.Line == 0 || !strings.HasSuffix(w.String(), ": "+w.Key+": Codex setting that agent ignores") {
 			t.Errorf("warning %q: want path:line: key: Codex setting that agent ignores", w.String())
@@ -255,5 +263,24 @@ func TestTUIAlternateScreen(t *testing.T) {
 	home := writeHome(t, "[tui]\nalternate_screen = \"sometimes\"\n")
 	if _, err := config.Load(config.Options{Home: home}); err == nil || !strings.Contains(err.Error(), "tui.alternate_screen") {
 		t.Errorf("a bad value: %v, want an error naming tui.alternate_screen", err)
+	}
+}
+
+// TestCodexNotice: the [notice] table Codex writes into config.toml loads
+// without a warning; a key in it that Codex does not write warns, and a
+// value of the wrong type is an error, as everywhere.
+func TestCodexNotice(t *testing.T) {
+	c := mustLoad(t, "[notice]\nhide_full_access_warning = true\nhide_rate_limit_model_nudge = true\n"+
+		"\"hide_gpt-5.1-codex-max_migration_prompt\" = true\nfast_default_opt_out = false\n[notice.model_migrations]\n\"gpt-5\" = \"gpt-5.1\"\n", config.Options{})
+	if len(c.Warnings) != 0 {
+		t.Errorf("Codex's [notice] warned: %v", c.Warnings)
+	}
+	c = mustLoad(t, "[notice]\nhide_full_acess_warning = true\n", config.Options{})
+	if got := warningKeys(c.Warnings); !slices.Equal(got, []string{"notice.hide_full_acess_warning"}) ||
+		!strings.Contains(c.Warnings[0].String(), `did you mean "hide_full_access_warning"`) {
+		t.Errorf("a misspelt [notice] key: warnings %v; want it named with the key meant", c.Warnings)
+	}
+	if _, err := config.Load(config.Options{Home: writeHome(t, "[notice]\nhide_full_access_warning = \"yes\"\n")}); err == nil || !strings.Contains(err.Error(), "notice.hide_full_access_warning") {
+		t.Errorf("a string for a [notice] flag: %v; want an error naming it", err)
 	}
 }

@@ -128,7 +128,10 @@ func TestExampleDocumentsEveryKey(t *testing.T) {
 	}
 	for _, pattern := range config.KnownKeys() {
 		want := strings.Split(pattern, ".")
-		if !slices.ContainsFunc(have, func(k []string) bool { return matchKey(want, k) }) {
+		joined := func(k []string) bool { // a key with dots in its name: Codex's "hide_gpt-5.1-..."
+			return strings.HasPrefix(strings.Join(k, "."), pattern) && !strings.Contains(pattern, "*")
+		}
+		if !slices.ContainsFunc(have, func(k []string) bool { return matchKey(want, k) || joined(k) }) {
 			t.Errorf("config.toml.example does not document %s", pattern)
 		}
 	}

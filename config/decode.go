@@ -117,6 +117,8 @@ func (d *decoder) unknown(path []string, k string, fields []field) {
 		d.warns.add(d.src, sub[:1], ignoredMsg) // the rest of Codex's [tui], one warning
 	case codexIgnored(sub):
 		d.warns.add(d.src, sub, ignoredMsg)
+	case len(sub) == 2 && sub[0] == "notice":
+		d.warns.add(d.src, sub, "not one of Codex's [notice] keys; ignored (a key written below [notice] belongs to it: move it above)"+codexHint(path, k, fields))
 	case otelUnknown(sub):
 		d.warns.add(d.src, sub, "unknown [otel] key; ignored"+codexHint(path, k, fields))
 	default:

@@ -54,6 +54,7 @@ type fileConfig struct {
 
 	History            *historyFile           `toml:"history"`
 	TUI                *tuiFile               `toml:"tui"`
+	Notice             *noticeFile            `toml:"notice"`
 	Projects           map[string]projectFile `toml:"projects"`
 	Notify             *[]string              `toml:"notify"`
 	HideAgentReasoning *bool                  `toml:"hide_agent_reasoning"`
@@ -104,6 +105,22 @@ type historyFile struct {
 // there load with one warning for the table (decode.go).
 type tuiFile struct {
 	AlternateScreen *string `toml:"alternate_screen"`
+}
+
+// noticeFile is Codex's [notice]: the prompts and warnings Codex's own
+// screens were told not to show again, which Codex writes itself. agent
+// shows none of those screens, so the keys load without a warning (a
+// Codex user's config would warn on every run otherwise); any other key
+// in the table warns (decode.go): a later Codex may add one.
+type noticeFile struct {
+	HideFullAccessWarning            *bool             `toml:"hide_full_access_warning"`
+	HideWorldWritableWarning         *bool             `toml:"hide_world_writable_warning"`
+	HideRateLimitModelNudge          *bool             `toml:"hide_rate_limit_model_nudge"`
+	HideGPT51MigrationPrompt         *bool             `toml:"hide_gpt5_1_migration_prompt"`
+	HideGPT51CodexMaxMigrationPrompt *bool             `toml:"hide_gpt-5.1-codex-max_migration_prompt"`
+	FastDefaultOptOut                *bool             `toml:"fast_default_opt_out"`
+	ModelMigrations                  map[string]string `toml:"model_migrations"`
+	ExternalConfigMigrationPrompts   map[string]any    `toml:"external_config_migration_prompts"`
 }
 
 // projectFile is [projects."<path>"].
