@@ -45,7 +45,7 @@ func init() {
 		"configRequirements/read": (*client).configRequirementsRead,
 		"skills/list":             (*client).emptyData,
 		"hooks/list":              (*client).emptyData,
-		"collaborationMode/list":  (*client).emptyData,
+		"collaborationMode/list":  (*client).collaborationModeList,
 	}
 }
 
@@ -495,6 +495,10 @@ func (c *client) turnStart(params json.RawMessage) (any, func(), error) {
 		Summary        *string           `json:"summary"`
 		ApprovalPolicy json.RawMessage   `json:"approvalPolicy"`
 		Cwd            *string           `json:"cwd"`
+		// CollaborationMode is Codex's experimental collaborationMode:
+		// plan or default, with settings that take precedence over model
+		// and effort.
+		CollaborationMode *collaborationMode `json:"collaborationMode"`
 	}
 	if err := decode("turn/start", params, &p); err != nil {
 		return nil, nil, err
@@ -518,6 +522,19 @@ func (c *client) turnStart(params json.RawMessage) (any, func(), error) {
 	}
 	if p.Cwd != nil && *p.Cwd != "" && *p.Cwd != th.t.Workspace().Cwd {
 		warn = append(warn, "cwd "+*p.Cwd+" not applied: a thread keeps the directory it started in ("+th.t.Workspace().Cwd+")")
+	}
+	if cm := p.CollaborationMode; cm != nil {
+		w, err := cm.apply(th.t)
+		if err != nil {
+			return nil, nil, err
+		}
+		warn = append(warn, w...)
+		if cm.Settings.Model != "" {
+			p.Model = &cm.Settings.Model
+		}
+		if cm.Settings.ReasoningEffort != nil {
+			p.Effort = cm.Settings.ReasoningEffort
+		}
 	}
 	th.t.Configure(func(st *session.Settings) {
 		if p.Model != nil && *p.Model != "" {
@@ -682,4 +699,40 @@ func (c *client) configRequirementsRead(json.RawMessage) (any, func(), error) {
 // collaboration modes are not offered to app-server clients).
 func (c *client) emptyData(json.RawMessage) (any, func(), error) {
 	return map[string]any{"data": []any{}}, nil, nil
+}
+
+// collaborationMode is turn/start's collaborationMode (Codex's
+// CollaborationMode): the mode, and settings that take precedence over
+// the turn's model and effort.
+type collaborationMode struct {
+	Mode     string `json:"mode"`
+	Settings struct {
+		Model                 string  `json:"model"`
+		ReasoningEffort       *string `json:"reasoning_effort"`
+		DeveloperInstructions *string `json:"developer_instructions"`
+	} `json:"settings"`
+}
+
+// apply makes the mode the thread's from this turn on (plan mode: a
+// read-only sandbox, patches refused, [app.Thread.SetMode]); it returns
+// the warnings about what it does not apply.
+func (cm *collaborationMode) apply(t *app.Thread) (warn []string, _ error) {
+	if _, ok := session.ParseMode(cm.Mode); !ok || cm.Mode == "" {
+		return nil, invalidParams("turn/start: collaborationMode.mode %q: want plan or default", cm.Mode)
+	}
+	if _, err := t.SetMode(cm.Mode); err != nil {
+		return nil, invalidParams("turn/start: collaborationMode: %v", err)
+	}
+	if d := cm.Settings.DeveloperInstructions; d != nil && *d != "" {
+		warn = append(warn, "collaborationMode.settings.developer_instructions not applied: agent tells the model the mode in its own words")
+	}
+	return warn, nil
+}
+
+// collaborationModeList is collaborationMode/list: Codex's two presets.
+func (c *client) collaborationModeList(json.RawMessage) (any, func(), error) {
+	return map[string]any{"data": []any{
+		map[string]any{"name": "Plan", "mode": "plan", "model": nil, "reasoning_effort": "medium"},
+		map[string]any{"name": "Default", "mode": "default", "model": nil, "reasoning_effort": nil},
+	}}, nil, nil
 }

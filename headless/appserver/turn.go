@@ -323,6 +323,12 @@ func (tu *turn) handle(ev session.Event) {
 		o.text.WriteString(ev.Text)
 		tu.pending = append(tu.pending, ev.ItemID)
 		tu.mu.Unlock()
+	case session.PlanProposed:
+		// Codex's plan item: the proposed plan, beside the message.
+		now := tu.now()
+		item := map[string]any{"type": "plan", "id": ev.ItemID + "-plan", "text": ev.Plan}
+		tu.notifyItem("item/started", item, now)
+		tu.complete(item, now)
 	case session.ReasoningDone:
 		o := tu.openStream(ev.ItemID, "reasoning")
 		tu.closeStream(ev.ItemID)
