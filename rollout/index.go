@@ -263,7 +263,7 @@ func loadIndex(ctx context.Context, sessions string) (*index, error) {
 	if _, err := os.Stat(sessions); errors.Is(err, fs.ErrNotExist) {
 		return ix, nil // no session was ever recorded
 	}
-	unlock, err := lockIndex(ctx, sessions)
+	unlock, _, err := lockIndex(ctx, sessions, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -373,29 +373,31 @@ func (ix *index) rewrite() error {
 	return atomicfile.Write(filepath.Join(ix.sessions, indexName), buf, 0o600)
 }
 
-// appendIndex appends recs to the index of sessions under the lock. It
-// never creates the index: a missing one is rebuilt by the next reader
-// from every file, which a one-record index would hide.
-func appendIndex(ctx context.Context, sessions string, recs ...indexRecord) error {
+// appendIndex appends recs to the index of sessions under the lock,
+// waiting for it at most maxWait (see [lockIndex]); held says another
+// process held the lock all that time. It never creates the index: a
+// missing one is rebuilt by the next reader from every file, which a
+// one-record index would hide.
+func appendIndex(ctx context.Context, sessions string, maxWait time.Duration, recs ...indexRecord) (held bool, err error) {
 	var buf []byte
 	for _, r := range recs {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return err
+			return false, err
 		}
 		buf = append(append(buf, b...), '\n')
 	}
-	unlock, err := lockIndex(ctx, sessions)
+	unlock, held, err := lockIndex(ctx, sessions, maxWait)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer unlock()
 	f, err := os.OpenFile(filepath.Join(sessions, indexName), os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return held, nil
 	}
 	if err != nil {
-		return err
+		return held, err
 	}
 	// A record torn by a crash must not swallow this one.
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
@@ -405,13 +407,14 @@ func appendIndex(ctx context.Context, sessions string, recs ...indexRecord) erro
 		}
 	}
 	_, err = f.Write(buf)
-	return errors.Join(err, f.Close())
+	return held, errors.Join(err, f.Close())
 }
 
 // dropIndex removes session id's records from the index of sessions,
-// under the lock. An index it cannot read is left as it is.
-func dropIndex(sessions, id string) error {
-	unlock, err := lockIndex(context.Background(), sessions)
+// under the lock, waiting for it at most maxWait (see [lockIndex]). An
+// index it cannot read is left as it is.
+func dropIndex(sessions, id string, maxWait time.Duration) error {
+	unlock, _, err := lockIndex(context.Background(), sessions, maxWait)
 	if err != nil {
 		return err
 	}
@@ -439,19 +442,25 @@ func dropIndex(sessions, id string) error {
 
 // lockIndex takes the cross-process index lock, returning its release.
 // Without a lock file (a read-only home), or when another process holds
-// the lock past [filelock.DefaultMaxWait] (agent's own hold it for
-// milliseconds), it proceeds unlocked: the index is a cache, and a torn
-// one is rebuilt. When ctx ends first (Ctrl-C), it returns ctx's error.
-func lockIndex(ctx context.Context, sessions string) (unlock func(), err error) {
-	h, err := filelock.LockPath(ctx, filepath.Join(sessions, "index.lock"), filelock.Wait{})
+// the lock past maxWait (0: [filelock.DefaultMaxWait]; agent's own hold
+// it for milliseconds), it proceeds unlocked: the index is a cache, and a
+// torn one is rebuilt; held then says the lock was held all along. When
+// ctx ends first (Ctrl-C), it returns ctx's error.
+func lockIndex(ctx context.Context, sessions string, maxWait time.Duration) (unlock func(), held bool, err error) {
+	h, err := filelock.LockPath(ctx, filepath.Join(sessions, "index.lock"), filelock.Wait{Max: maxWait})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("rollout: %w", ctx.Err())
+			return nil, true, fmt.Errorf("rollout: %w", ctx.Err())
 		}
-		return func() {}, nil
+		var he *filelock.HeldError
+		return func() {}, errors.As(err, &he), nil
 	}
-	return func() { _ = h.Unlock() }, nil
+	return func() { _ = h.Unlock() }, false, nil
 }
+
+// tryIndexLockOnce is the wait for an index lock already found held by
+// another process: one try, then on without it.
+const tryIndexLockOnce = time.Nanosecond
 
 // sessionsDir is home's sessions directory, absolute so entries' paths
 // are.

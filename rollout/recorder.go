@@ -51,6 +51,11 @@ type Recorder struct {
 	// first failure to write it ([Recorder.CodexStateError]).
 	codex    codexThread
 	codexErr error
+	// indexHeld: another process held the index lock for as long as an
+	// update waited (or until the update's context ended): later updates
+	// try the lock once instead of waiting again, so a stop (Ctrl-C) is
+	// not held up by a lock that stays held.
+	indexHeld bool
 	// blank: made by Create and no event appended since (no message,
 	// turn or name: nothing to resume); [Recorder.Discard] removes it.
 	blank  bool
@@ -422,6 +427,7 @@ func (r *Recorder) updateIndex(ctx context.Context, now time.Time) error {
 	r.mu.Lock()
 	r.indexDirty = false
 	title, name := r.title, r.name
+	wait := r.indexWait()
 	r.mu.Unlock()
 	if r.sessions == "" {
 		return nil
@@ -434,10 +440,14 @@ func (r *Recorder) updateIndex(ctx context.Context, now time.Time) error {
 		// Guarded by wmu (every caller holds it, or owns r alone).
 		r.codexErr = upsertCodexThread(ctx, filepath.Dir(r.sessions), r.codex, title, name, now)
 	}
-	if err := appendIndex(ctx, r.sessions, rec); err != nil {
-		r.mu.Lock()
+	held, err := appendIndex(ctx, r.sessions, wait, rec)
+	r.mu.Lock()
+	r.indexHeld = r.indexHeld || held
+	if err != nil {
 		r.indexDirty = true
-		r.mu.Unlock()
+	}
+	r.mu.Unlock()
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrIndex, err)
 	}
 	return nil
@@ -451,6 +461,15 @@ func (r *Recorder) CodexStateError() error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	return r.codexErr
+}
+
+// indexWait is how long an index update waits for the lock: the default
+// bound, or one try once the lock was found held. The caller holds mu.
+func (r *Recorder) indexWait() time.Duration {
+	if r.indexHeld {
+		return tryIndexLockOnce
+	}
+	return 0
 }
 
 // Close flushes and syncs what is buffered, then closes the file and lets
@@ -487,7 +506,10 @@ func (r *Recorder) Discard() (bool, error) {
 		return false, fmt.Errorf("rollout: %w", err)
 	}
 	if r.sessions != "" {
-		_ = dropIndex(r.sessions, r.id) // a record left behind names a missing file, which lookups skip
+		r.mu.Lock()
+		wait := r.indexWait()
+		r.mu.Unlock()
+		_ = dropIndex(r.sessions, r.id, wait) // a record left behind names a missing file, which lookups skip
 	}
 	return true, nil
 }

@@ -87,7 +87,7 @@ func (ix *index) scanMissing(ctx context.Context) bool {
 		ix.merge(r)
 	}
 	if len(found) > 0 {
-		_ = appendIndex(ctx, ix.sessions, found...)
+		_, _ = appendIndex(ctx, ix.sessions, 0, found...)
 	}
 	return len(found) > 0
 }
@@ -125,7 +125,7 @@ func (ix *index) scanChanged(ctx context.Context) bool {
 		ix.merge(r)
 	}
 	if len(found) > 0 {
-		_ = appendIndex(ctx, ix.sessions, found...)
+		_, _ = appendIndex(ctx, ix.sessions, 0, found...)
 	}
 	setScanMark(ix.sessions, start)
 	return len(found) > 0
