@@ -53,6 +53,7 @@ func acpNode(t *testing.T) (node, script string) {
 // validates every update and request agent sends against the SDK's zod
 // schemas of ACP; this test checks what it saw and what reached the model.
 func TestACPClientLibrary(t *testing.T) {
+	t.Parallel()
 	node, script := acpNode(t)
 	bin := buildAgent(t)
 	work := t.TempDir()
@@ -298,6 +299,7 @@ func errorCode(m map[string]any) float64 {
 // it (-32601), a prompt for a session never opened invalid params; after
 // each the connection goes on and runs a turn.
 func TestACPBadInput(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
 	home := writeConfig(t, srv.URL, "")
@@ -347,12 +349,16 @@ func TestACPBadInput(t *testing.T) {
 // while a command runs) interrupts the turn, which is recorded as
 // interrupted; agent acp exits and the command it ran is gone too.
 func TestACPClientGone(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	work := t.TempDir()
 	pidFile := filepath.Join(work, "pid")
+	// A sleep of this run alone (its pid in the argument): another run of
+	// the suite on the machine has its own, which must not be counted.
+	arg := fmt.Sprintf("317.%d", os.Getpid())
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command",
-			`{"cmd":"echo started > pid; exec sleep 317.25","login":false,"yield_time_ms":30000}`), rt.Completed("r1")),
+			`{"cmd":"echo started > pid; exec sleep `+arg+`","login":false,"yield_time_ms":30000}`), rt.Completed("r1")),
 	})
 	home := writeConfig(t, srv.URL, "")
 	p := startACP(t, bin, home, work, "-a", "never", "-s", "workspace-write")
@@ -365,7 +371,7 @@ func TestACPClientGone(t *testing.T) {
 		u, _ := m["params"].(map[string]any)["update"].(map[string]any)
 		return u["sessionUpdate"] == "tool_call"
 	})
-	for deadline := time.Now().Add(20 * time.Second); len(sleepers()) == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); len(sleepers(arg)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the command never started; stderr:\n%s", p.stderr)
 		}
@@ -387,7 +393,7 @@ func TestACPClientGone(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("agent acp still runs 20s after its client went; stderr:\n%s", p.stderr)
 	}
-	if left := sleepers(); len(left) > 0 {
+	if left := sleepers(arg); len(left) > 0 {
 		for _, pid := range left {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -403,13 +409,14 @@ func TestACPClientGone(t *testing.T) {
 	}
 }
 
-// sleepers are the processes running TestACPClientGone's command.
-func sleepers() []int {
+// sleepers are the processes running TestACPClientGone's command: sleep
+// with the argument arg.
+func sleepers(arg string) []int {
 	var out []int
 	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, d := range dirs {
 		b, _ := os.ReadFile(d)
-		if strings.Contains(string(b), "sleep\x00317.25") {
+		if strings.Contains(string(b), "sleep\x00"+arg+"\x00") {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(d)))
 			out = append(out, pid)
 		}

@@ -363,6 +363,7 @@ func appServerConfig(t *testing.T, url string, ws bool) string {
 // agent's retries have to do the work; every message agent sends
 // validates against the schema Codex 0.171 generates.
 func TestCodexExecRemote(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	p := loadProtocol(t, cli)

@@ -127,6 +127,7 @@ func errorOf(m map[string]any) (code float64, msg string) {
 // agent does not implement an error naming it, and the connection goes
 // on to run a turn.
 func TestAppServerBadInput(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
 	url, _ := startAppServer(t, bin, appServerConfig(t, srv.URL, false))
@@ -166,6 +167,7 @@ func TestAppServerBadInput(t *testing.T) {
 // connection without the bearer token is refused (401) and one with it
 // accepted; a ws:// address off loopback is refused without --allow-remote.
 func TestAppServerHTTP(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{})
 	home := appServerConfig(t, srv.URL, false)
@@ -221,6 +223,7 @@ func approvalScript(marker string) rt.Script {
 // item/commandExecution/requestApproval to the client; "decline" keeps it
 // from running, "accept" runs it.
 func TestAppServerApproval(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	for _, tt := range []struct {
 		decision string
@@ -265,6 +268,7 @@ func TestAppServerApproval(t *testing.T) {
 // rollout is free); another client resumes the thread, whose next turn
 // carries the history, and agent resume finds it too.
 func TestAppServerClientGoneAndResume(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "part"), rt.Stall()), rt.Reply("r2", "m2", "second answer")})
 	home := appServerConfig(t, srv.URL, false)
@@ -320,6 +324,7 @@ func TestAppServerClientGoneAndResume(t *testing.T) {
 // line each way); past --max-threads a thread/start gets an error saying
 // so; at the end of its input the server exits.
 func TestAppServerStdio(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "over stdio")})
 	home := appServerConfig(t, srv.URL, false)
@@ -395,6 +400,7 @@ func TestAppServerStdio(t *testing.T) {
 // TestAppServerUnix: the protocol as a WebSocket over a UNIX socket, the
 // socket readable by its owner only.
 func TestAppServerUnix(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{})
 	home := appServerConfig(t, srv.URL, false)

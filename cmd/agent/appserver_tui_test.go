@@ -15,6 +15,7 @@ import (
 // approval agent asks is shown by Codex and the "y" honoured (the file
 // is made).
 func TestCodexTUIRemote(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	work := t.TempDir()

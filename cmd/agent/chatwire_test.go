@@ -20,7 +20,9 @@ const chatConfig = "model = \"qwen3\"\nmodel_provider = \"local\"\n\n[model_prov
 // every request a streamed POST /v1/chat/completions, the second carrying
 // the call as the assistant's tool_calls and its output as a tool message.
 func TestE2EExecChatWire(t *testing.T) {
-	args, _ := json.Marshal(map[string]string{"cmd": "echo chat-wire-ok"})
+	// Wait for the command to end (a loaded machine can take longer than
+	// the default 10 s yield to start a shell).
+	args, _ := json.Marshal(map[string]any{"cmd": "echo chat-wire-ok", "yield_time_ms": 120000})
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.ChatReasoning("I should run it."), rt.ChatToolCall(0, "call_1", "exec_command", string(args)),
 			rt.ChatFinish("tool_calls"), rt.ChatUsage(100, 20), rt.ChatDone()),

@@ -15,6 +15,7 @@ import (
 // cut to tool_output_token_limit (50 tokens, 60 with Codex's allowance:
 // 240 bytes), its head and tail kept and the cut said.
 func TestToolOutputTokenLimit(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), execCallStep("seq 1 5000"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "done"),

@@ -17,6 +17,7 @@ import (
 // /responses and prints what it found: accepted on a 400, rejected (exit
 // 1) on a 401, the key masked.
 func TestE2EDoctorProbesWithoutModels(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	for _, c := range []struct {
 		answer int

@@ -28,6 +28,7 @@ type doctorCheck struct {
 // ca_certificate does not sign fails the https check with the fix. It runs
 // the binary: the proxy comes from the process environment.
 func TestDoctorProxyBadCA(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	fake := rt.New(rt.Script{}, rt.Options{})
 	t.Cleanup(fake.Close)
@@ -80,6 +81,7 @@ func TestDoctorProxyBadCA(t *testing.T) {
 // beside the executable it runs from: agent-man built beside agent is
 // found there.
 func TestE2EDoctorCompanions(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if err := companionBinary(mantree.ProgramName); err != nil {
 		t.Fatal(err)

@@ -44,9 +44,12 @@ func smallDisk(t *testing.T, srv *rt.Server, size string) string {
 // answer is printed, the user is warned once that the session is no
 // longer saved, and the exit code says so (6), in text and JSON modes.
 func TestFullDiskLongAnswer(t *testing.T) {
-	answer := strings.Repeat("all work and no play. ", 200<<10/22)
+	// 200 deltas of 1 KiB (the server streams one per word): the rollout
+	// fills up while the answer streams.
+	answer := strings.Repeat(strings.Repeat("all-work-and-no-play.", 1<<10/21)+" ", 200)
 	for _, mode := range []string{"text", "json"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", answer)})
 			home := smallDisk(t, srv, "64k")
 			args := []string{"exec", "write a lot"}

@@ -11,6 +11,7 @@ import (
 // one and adds a note, and the answer goes back to the model as the call's
 // output, as Codex sends it; the transcript shows what was answered.
 func TestE2EChatRequestUserInput(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	args := `{"questions":[{"id":"db","header":"Database","question":"Which database should the service use?",` +
 		`"options":[{"label":"Postgres (Recommended)","description":"What prod runs."},{"label":"SQLite","description":"One file."}]}]}`

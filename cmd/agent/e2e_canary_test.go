@@ -98,6 +98,7 @@ func assertNoCanary(t *testing.T, dir string, wrote []string, outputs map[string
 // or any file it wrote under AGENT_HOME, while the masked places still
 // say what happened.
 func TestE2ESecretCanary(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	home := t.TempDir()
 	authPath := filepath.Join(home, "auth.json")

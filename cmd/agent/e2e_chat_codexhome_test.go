@@ -15,6 +15,7 @@ import (
 // line and sends nothing; a prompt file that cannot be used is named in one
 // line at start.
 func TestE2EChatCodexHomePrompts(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "codex prompt ran")})
 	user := t.TempDir()

@@ -15,6 +15,7 @@ import (
 // with syntax colours (its keyword and its name in different colours),
 // the prose around it not.
 func TestE2EChatCodeBlockColoured(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if err := companionBinary(highlight.ProgramName); err != nil {
 		t.Fatal(err)

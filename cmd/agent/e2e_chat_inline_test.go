@@ -30,6 +30,7 @@ func (c *tmuxChat) scrollback() string {
 // a warning; answers that scroll off stay in the terminal's scrollback,
 // once each. Without either the chat takes the alternate screen.
 func TestE2EChatInline(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	long := strings.Repeat("line of the answer\n\n", 12)
 	for _, tc := range []struct {

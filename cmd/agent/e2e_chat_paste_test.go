@@ -17,6 +17,7 @@ import (
 // input_image, as Codex 0.171 does; a paste of 3409 characters shows as
 // Codex's [Pasted Content 3409 chars] and is sent whole.
 func TestE2EChatPasteImageAndBigText(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "saw the image"), rt.Reply("r2", "m2", "read the paste")})
 	home := writeConfig(t, srv.URL, "")

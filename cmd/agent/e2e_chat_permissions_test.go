@@ -19,6 +19,7 @@ import (
 // model is told the sandbox denied it, and told the new sandbox); after
 // Full access one writes again, outside the workspace too.
 func TestE2EChatPermissionsSwitchSandbox(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	outside := t.TempDir()
 	call := func(id, cmd string) rt.Attempt {
@@ -75,6 +76,7 @@ func TestE2EChatPermissionsSwitchSandbox(t *testing.T) {
 // /models; a model with reasoning efforts asks for one; the next request
 // uses both.
 func TestE2EChatModelPickerFromProvider(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.New(rt.Script{rt.Reply("r1", "m1", "answered by the new model")},
 		rt.Options{Models: []string{"test-model", "gpt-5-fake"}, OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
@@ -111,6 +113,7 @@ func TestE2EChatModelPickerFromProvider(t *testing.T) {
 // list, /model offers the known presets with their efforts beside the
 // configured model, as Codex lists its presets on any provider.
 func TestE2EChatModelPickerPresets(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{})
 	home := writeConfig(t, srv.URL, "")

@@ -14,6 +14,7 @@ import (
 // command agent lacks answers one line; a custom prompt runs with its
 // argument; "@" finds a file (not an ignored one) and Tab inserts it.
 func TestE2EChatPopupPromptsAndFiles(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hello sent"), rt.Reply("r2", "m2", "file seen")})
 	home := writeConfig(t, srv.URL, "")
@@ -75,6 +76,7 @@ func TestE2EChatPopupPromptsAndFiles(t *testing.T) {
 // directory's other sessions (not the running one) and reopens the one
 // chosen; `agent resume` without an id opens the same picker.
 func TestE2EChatPickers(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer")})
 	home := writeConfig(t, srv.URL, "")
@@ -128,6 +130,7 @@ func TestE2EChatPickers(t *testing.T) {
 // transcript in a pager; /fork at the latest message records a session
 // forked from this one.
 func TestE2EChatHistoryForkAndPager(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Reply("r1", "m1", "alpha answer"), rt.Reply("r2", "m2", "beta answer"), rt.Reply("r3", "m3", "edited answer"),

@@ -39,6 +39,7 @@ func recordedSessions(t *testing.T, home string) ([]string, []string) {
 // no quit line); choosing a session continues that one, and still only it
 // is recorded.
 func TestE2EAgentResumePickerLeavesNoEmptySession(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "back again")})
 	home := writeConfig(t, srv.URL, "")
@@ -92,6 +93,7 @@ func TestE2EAgentResumePickerLeavesNoEmptySession(t *testing.T) {
 // before anything was sent leaves what /quit leaves: no rollout, no index
 // record and no rollout .lock naming a dead process.
 func TestE2EChatHangupLeavesNothing(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{})
 	home := writeConfig(t, srv.URL, "")

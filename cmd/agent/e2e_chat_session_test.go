@@ -16,6 +16,7 @@ import (
 // request carries its history, /status still names it); the picker of
 // `agent resume` lists it by its name.
 func TestE2EChatRenameAndResumeByName(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "back again")})
 	home := writeConfig(t, srv.URL, "")
@@ -64,6 +65,7 @@ func TestE2EChatRenameAndResumeByName(t *testing.T) {
 // prompt's text with the argument filled; one holding an image is refused
 // in one line and sends nothing.
 func TestE2EChatMCPPrompts(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	mcpBin := stdioMCPServer(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "said hello")})
@@ -104,6 +106,7 @@ func TestE2EChatMCPPrompts(t *testing.T) {
 // TestE2EChatLogout: with the login saved in auth.json, /logout removes it
 // and says so; the next message sends no request and says how to log in.
 func TestE2EChatLogout(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "logged in answer")})
 	home := loginHome(t, srv, "")

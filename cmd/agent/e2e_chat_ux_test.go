@@ -39,6 +39,7 @@ func (c *tmuxChat) keepOnExit() {
 // pressed; the composer grows to its bound and every line stays reachable;
 // the message is sent once, whole; the quit line names the session.
 func TestE2EChatPasteAndComposer(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "got all of it")})
 	home := writeConfig(t, srv.URL, "")
@@ -112,6 +113,7 @@ func TestE2EChatPasteAndComposer(t *testing.T) {
 // TestE2EChatApprovalShowsDiff: a patch approval shows the files and the
 // diff, which scrolls; y applies it.
 func TestE2EChatApprovalShowsDiff(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("keep\nold line\n"), 0o644); err != nil {
@@ -155,6 +157,7 @@ func TestE2EChatApprovalShowsDiff(t *testing.T) {
 // in the one wording exec uses, and Ctrl+R retries at once (the wait is 30
 // s, longer than the test waits for anything).
 func TestE2EChatRetryCountdown(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Status(503), rt.Reply("r1", "m1", "answered after the retry")})
 	home := writeConfig(t, srv.URL, "[retry.server_error]\nbase_delay_ms = 30000\nmax_delay_ms = 30000\njitter = 0\n")
@@ -197,6 +200,7 @@ func (c *tmuxChat) pasteUnbracketed(text string) {
 // multi-line paste without brackets stays in the composer, unsent, until
 // Enter is pressed.
 func TestE2EChatEnterFromScripts(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Reply("r1", "m1", "answer one"), rt.Reply("r2", "m2", "answer two"),

@@ -24,6 +24,7 @@ import (
 // first one's retry) reaches the server before those 2 s are up: a delay
 // one process was given holds back every process on the machine.
 func TestE2EMachineWideCooldown(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.New(rt.Script{
 		rt.Status(http.StatusTooManyRequests, "Retry-After", "2"),

@@ -31,6 +31,7 @@ var terminalQuery = regexp.MustCompile(`\x1b\][0-9;]*\?|\x1b\[[>=]?[0-9;]*c|\x1b
 // package init asked for the background in every process before package
 // quietterm. The time bound is only there to end a hung run.
 func TestE2ENoTerminalQuery(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hello"), rt.Reply("r2", "m2", "hello")})
 	home := writeConfig(t, srv.URL, "")

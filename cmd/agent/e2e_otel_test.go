@@ -15,6 +15,7 @@ import (
 // the retry, the completed response), with the configured header, and
 // the header's secret appears nowhere in agent's output.
 func TestE2EOtel(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if err := companionBinary("agent-otel"); err != nil {
 		t.Fatalf("build agent-otel: %v", err)

@@ -20,6 +20,7 @@ import (
 // a bare connection close before), lets the stream finish whole, and
 // exits 0 with its summary.
 func TestE2EProxySIGTERMAnswersWaitingRequests(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "streaming"), rt.Barrier("streaming"), rt.Stall(),

@@ -77,6 +77,7 @@ func TestExecEphemeral(t *testing.T) {
 // started (so unknown), and resuming tells the model the outcome is
 // unknown instead of running the command again.
 func TestE2EKillMidToolThenResume(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	dir := t.TempDir()
 	args, _ := json.Marshal(map[string]any{"cmd": "echo ran >> count.txt; sleep 60", "yield_time_ms": 30000})
@@ -189,6 +190,7 @@ func TestCompactionIsRecorded(t *testing.T) {
 // rollout is readable and marks the turn interrupted; resuming continues
 // it without repeating the original prompt.
 func TestE2EKillMidStreamThenResume(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "half an ans"), rt.Barrier("streaming"), rt.Stall()),

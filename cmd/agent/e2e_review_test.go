@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,6 +20,7 @@ import (
 // changed line; /copy puts the answer on tmux's clipboard through OSC 52;
 // /export writes a Markdown file holding the prompt and the answer.
 func TestE2EChatReviewAndSessionCommands(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	dir := gitRepo(t) // calc.go: a + b became a / b, uncommitted
 	findings := "[P0] calc.go:3 - Division by zero\n  b == 0 panics.\n\nVerdict: needs changes"
@@ -82,8 +85,12 @@ func TestE2EChatReviewAndSessionCommands(t *testing.T) {
 // for an AGENTS.md, and when one exists says so first and goes ahead on a
 // second /init.
 func TestE2EChatBackgroundAndInit(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
-	args := `{"cmd":"sleep 317","yield_time_ms":200}`
+	// A sleep of this run alone: another run of the suite on the machine
+	// has a sleep of its own pid, which pgrep below must not see.
+	sleep := fmt.Sprintf("sleep 317.%d", os.Getpid())
+	args := `{"cmd":"` + sleep + `","yield_time_ms":200}`
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc", "call_1", "exec_command", args), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "left it running"),
@@ -101,12 +108,12 @@ func TestE2EChatBackgroundAndInit(t *testing.T) {
 	c.send("/ps")
 	c.waitFor("1 background commands")
 	c.waitFor("sleep 317")
-	if out, _ := exec.Command("pgrep", "-f", "sleep 317").Output(); len(strings.TrimSpace(string(out))) == 0 {
+	if out, _ := exec.Command("pgrep", "-f", regexp.QuoteMeta(sleep)).Output(); len(strings.TrimSpace(string(out))) == 0 {
 		t.Fatalf("the background command is no longer running before /stop:\n%s", c.screen())
 	}
 	c.send("/stop")
 	c.waitFor("stopped 1 background command")
-	if out, _ := exec.Command("pgrep", "-f", "sleep 317").Output(); len(strings.TrimSpace(string(out))) > 0 {
+	if out, _ := exec.Command("pgrep", "-f", regexp.QuoteMeta(sleep)).Output(); len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("the background command still runs after /stop: pids %s", out)
 	}
 	c.send("/ps")

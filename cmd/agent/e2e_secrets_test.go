@@ -11,6 +11,7 @@ import (
 // binary sees what [shell_environment_policy] lets through, and under the
 // default policy none of the keys and tokens agent was started with.
 func TestE2EShellEnvironmentPolicy(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	secrets := []string{"OPENAI_API_KEY=sk-test-openai-0000", "GITHUB_TOKEN=ghp-test-0000", "DB_SECRET=test-secret-0000"}
 	tests := []struct {

@@ -39,6 +39,7 @@ func wantSessionID(t *testing.T, what string, reqs []rt.Request, id string) {
 // does, so a resumed conversation keeps its prompt cache; `agent exec
 // fork` sends a new one.
 func TestE2EExecResumeKeepsTheSessionID(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")})
 	home := writeConfig(t, srv.URL, "")
@@ -70,6 +71,7 @@ func TestE2EExecResumeKeepsTheSessionID(t *testing.T) {
 // second handshake, the same id); /new is a session of its own: its id on
 // every header and as prompt_cache_key, its own try of the WebSocket.
 func TestE2EChatNewAndModelKeepTheirScope(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Status(426), rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "second answer"),

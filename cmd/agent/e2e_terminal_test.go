@@ -25,6 +25,7 @@ import (
 // the user's shell to run after agent exits. Nothing may reach the
 // terminal's input, and the model's other output must still arrive.
 func TestE2ETerminalInjection(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("the kernel cannot sandbox here: %v", err)

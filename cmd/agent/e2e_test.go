@@ -20,7 +20,10 @@ import (
 // built says agentBinary ran (TestMain then removes what it built).
 var built atomic.Bool
 
-// agentBinary builds the real binary once per test process.
+// agentBinary builds the real binary once per test process, as make
+// build does (static, CGO_ENABLED=0): the binary users run, and the
+// packages make build compiles (TestREADMECommands runs it) are then
+// compiled once for both.
 var agentBinary = sync.OnceValues(func() (string, error) {
 	built.Store(true)
 	dir, err := os.MkdirTemp("", "agent-e2e-")
@@ -28,12 +31,39 @@ var agentBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "agent")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", errors.New("go build: " + err.Error() + "\n" + string(out))
+	if err := goBuild(bin, "."); err != nil {
+		return "", err
 	}
 	return bin, nil
 })
+
+// goBuild builds the package pkg into out with make build's settings.
+func goBuild(out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return errors.New("go build " + pkg + ": " + err.Error() + "\n" + string(b))
+	}
+	return nil
+}
+
+// prebuild starts building the agent binary and its companion programs
+// in the background, for a run of the whole package: the in-process tests
+// run meanwhile instead of the first end-to-end test waiting for the
+// compiler. wait returns when the builds are done.
+func prebuild() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := agentBinary(); err != nil {
+			return // the tests that need it report the error
+		}
+		for _, name := range companions {
+			_ = companionBinary(name)
+		}
+	}()
+	return func() { <-done }
+}
 
 func buildAgent(t *testing.T) string {
 	t.Helper()
@@ -69,6 +99,7 @@ func writeConfig(t *testing.T, baseURL string, extra string) string {
 }
 
 func TestE2EExec(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Status(500),
@@ -104,6 +135,7 @@ func TestE2EExec(t *testing.T) {
 }
 
 func TestE2EDemo(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	cmd, stdout, stderr := agentCmd(t, bin, t.TempDir(), "exec", "-c", "model_provider=demo", "ping")
 	if err := cmd.Run(); err != nil {
@@ -118,6 +150,7 @@ func TestE2EDemo(t *testing.T) {
 // unbounded connection retries keep waiting, and SIGINT ends the run at
 // once with exit 130.
 func TestE2ESigintWhileWaitingForNetwork(t *testing.T) {
+	t.Parallel()
 	// A host that is not this machine: a loopback refusal ends at once.
 	dead := "http://" + deadAddress(t, remoteIP(t)) + "/v1"
 	bin := buildAgent(t)

@@ -95,6 +95,7 @@ func connectProxy(t *testing.T, target string) (*httptest.Server, *atomic.Int32)
 // go through HTTPS_PROXY and both trust ca_certificate (reference-client
 // users hit WS-only proxy gaps).
 func TestE2EProxyAndCustomCA(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	fake := rt.New(rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "x"), rt.Drop()), // over WS

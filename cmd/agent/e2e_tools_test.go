@@ -39,6 +39,7 @@ func callOutput(t *testing.T, srv *rt.Server) string {
 // TestE2ESandboxedCommands: a scripted model runs `echo hi > f` through
 // the real binary under each sandbox mode.
 func TestE2ESandboxedCommands(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("the kernel cannot sandbox here: %v", err)
@@ -98,6 +99,7 @@ func TestE2ESandboxedCommands(t *testing.T) {
 // config.toml, by a command and by a patch, under workspace-write; both
 // fail, and a workspace write and git status still work.
 func TestE2EAgentHomeReadOnly(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("the kernel cannot sandbox here: %v", err)

@@ -164,6 +164,7 @@ func (c *tmuxChat) waitIdle() {
 }
 
 func TestE2EChat(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	args, _ := json.Marshal(map[string]string{"cmd": "touch approved.txt"})
 	srv := rt.NewServer(t, rt.Script{
@@ -228,6 +229,7 @@ func TestE2EChat(t *testing.T) {
 // TestE2EChatModelAndApprovals: /model switches the model the next request
 // uses, keeping the history; /approvals changes the policy.
 func TestE2EChatModelAndApprovals(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	args, _ := json.Marshal(map[string]string{"cmd": "touch free.txt"})
 	srv := rt.NewServer(t, rt.Script{

@@ -46,6 +46,7 @@ func runExecRemoteCmd(t *testing.T, bin, url string, env []string, args ...strin
 // (with its bearer token) and prints the answer on stdout, the command on
 // stderr; without the token it fails, naming the 401.
 func TestExecRemote(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, commandScript("remote answer"))
 	url, _ := startAppServerEnv(t, bin, appServerConfig(t, srv.URL, false), []string{"TOK=tok-123"}, "--ws-token-env", "TOK", "-s", "danger-full-access")
@@ -65,6 +66,7 @@ func TestExecRemote(t *testing.T) {
 // TestExecRemoteOnCodex: agent exec --remote runs its turn on Codex 0.171's
 // own app-server.
 func TestExecRemoteOnCodex(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "codex served this")})

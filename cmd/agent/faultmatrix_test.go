@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,6 +48,10 @@ type faultRow struct {
 	env      map[string]string
 	// check, when set, inspects the requests the server saw.
 	check func(t *testing.T, reqs []rt.Request)
+	// binary runs the row with the built binary instead of in process
+	// (no waits to record): an event of megabytes costs a minute under
+	// the race detector, a fraction of a second in the binary users run.
+	binary bool
 }
 
 // forever is a script long enough for a failure that never clears: more
@@ -189,7 +195,7 @@ func malformedStreamRows() []faultRow {
 		{group: "malformed stream", name: "a 1 MiB event", script: func() rt.Script {
 			big := strings.Repeat("x", 1<<20)
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", big), rt.Completed("r"))}
-		}, requests: 1, stdout: strings.Repeat("x", 1<<20) + "\n"},
+		}, requests: 1, stdout: strings.Repeat("x", 1<<20) + "\n", binary: true},
 		{group: "malformed stream", name: "CRLF line endings", only: "sse", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Raw("data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"message\",\"role\":\"assistant\",\"id\":\"m\",\"content\":[{\"type\":\"output_text\",\"text\":\"answer\"}]}}\r\n\r\n"), rt.Completed("r"))}
 		}, requests: 1, stdout: ok},
@@ -358,7 +364,7 @@ func eventsRows() []faultRow {
 		// Events (issue 16).
 		{group: "events", name: "one 10 MiB event is answered", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", strings.Repeat("y", 10<<20)), rt.Completed("r"))}
-		}, requests: 1, stdout: strings.Repeat("y", 10<<20) + "\n"},
+		}, requests: 1, stdout: strings.Repeat("y", 10<<20) + "\n", binary: true},
 		{group: "events", name: "response.completed with \"input_tokens\": 10.0 is accepted", script: func() rt.Script {
 			return rt.Script{rt.Stream(rt.Created("r"), rt.MessageDone("m", "answer"), rt.Event("response.completed", map[string]any{
 				"response": map[string]any{"id": "r", "usage": map[string]any{"input_tokens": json.Number("10.0"), "output_tokens": json.Number("5.0"), "total_tokens": json.Number("15.0")}},
@@ -445,6 +451,7 @@ func TestFaultMatrix(t *testing.T) {
 				continue
 			}
 			t.Run(row.group+"/"+row.name+"/"+tr, func(t *testing.T) {
+				t.Parallel() // each row has its own server and AGENT_HOME
 				srv := rt.NewServer(t, row.script())
 				cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n" +
 					fmt.Sprintf("supports_websockets = %v\n", tr == "ws") + row.extra + row.extraTop
@@ -452,7 +459,12 @@ func TestFaultMatrix(t *testing.T) {
 				for k, v := range row.env {
 					env[k] = v
 				}
-				r := runCLI(t, srv, runOpts{config: cfg, env: env}, "exec", "hi")
+				var r execRun
+				if row.binary {
+					r = runBinary(t, srv, cfg, env, "exec", "hi")
+				} else {
+					r = runCLI(t, srv, runOpts{config: cfg, env: env}, "exec", "hi")
+				}
 				if r.code != row.exit {
 					t.Errorf("exit %d; want %d\nstderr:\n%s", r.code, row.exit, r.stderr)
 				}
@@ -480,6 +492,39 @@ func TestFaultMatrix(t *testing.T) {
 		}
 	}
 	checkFailureDoc(t, rows)
+}
+
+// runBinary is runCLI with the built binary: config (with %URL%) in a new
+// AGENT_HOME, env added to it; no waits are recorded.
+func runBinary(t *testing.T, srv *rt.Server, config string, env map[string]string, args ...string) execRun {
+	t.Helper()
+	bin := buildAgent(t)
+	home := writeHome(t, strings.ReplaceAll(config, "%URL%", srv.URL))
+	cmd, stdout, stderr := agentCmd(t, bin, home, args...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("agent: %v", err)
+		}
+		code = ee.ExitCode()
+	}
+	r := execRun{code: code, stdout: stdout.String(), stderr: stderr.String(), home: home}
+	assertNoSecret(t, r)
+	return r
+}
+
+// writeHome is a new AGENT_HOME holding config.toml.
+func writeHome(t *testing.T, config string) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 // checkRollout checks what is on disk: the session's rollout says how the

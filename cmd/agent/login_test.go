@@ -395,6 +395,7 @@ func TestExecChatGPTBackend(t *testing.T) {
 // fresh tokens from disk, and both answer. The test holds the lock until
 // both processes wait for it, so they really contend.
 func TestE2EConcurrentRefresh(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	iss := newFakeAuthServer(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "answer"), rt.Reply("r2", "m2", "answer")})

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"maps"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mantree"
 )
@@ -26,6 +26,9 @@ import (
 // companionBuilds holds, per companion program, the build of cmd/NAME
 // beside the agent binary (a sync.OnceValue), where agent looks for it.
 var companionBuilds sync.Map
+
+// companions are the companion programs make build builds beside agent.
+var companions = []string{companion.Otel, companion.Man, companion.Highlight}
 
 // companionBinary builds the companion program name beside the agent
 // binary, once per test process.
@@ -35,11 +38,7 @@ func companionBinary(name string) error {
 		if err != nil {
 			return err
 		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), name), "../"+name).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("go build %s: %w\n%s", name, err, out)
-		}
-		return nil
+		return goBuild(filepath.Join(filepath.Dir(bin), name), "../"+name)
 	}))
 	return build.(func() error)()
 }
@@ -91,6 +90,7 @@ func TestManPagesOfTheRealTree(t *testing.T) {
 // it; with no agent-man beside it or on PATH it fails naming the program
 // and where it looked, and writes nothing.
 func TestE2EMan(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if err := companionBinary(mantree.ProgramName); err != nil {
 		t.Fatal(err)

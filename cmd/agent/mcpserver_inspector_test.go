@@ -23,6 +23,7 @@ const inspectorDir = "testdata/inspector"
 // here wrote, the MCP inspector's CLI: it lists the tools and calls the
 // start tool, whose answer comes from the fake Responses server.
 func TestMCPInspector(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	cli := filepath.Join(inspectorDir, "node_modules", "@modelcontextprotocol", "inspector", "cli", "build", "cli.js")
 	if err == nil {

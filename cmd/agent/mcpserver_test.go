@@ -132,6 +132,7 @@ func lastTurn(t *testing.T, home, id string) rollout.TurnState {
 // session, its request carrying the first prompt and answer; and `agent
 // exec resume` continues the session the server started.
 func TestMCPServer(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.Barrier("first"), rt.Stall(), rt.MessageDone("m1", "first answer"), rt.Completed("r1")),
@@ -202,6 +203,7 @@ func TestMCPServer(t *testing.T) {
 // TestMCPServerBadInput: unknown arguments, an unknown session id and a
 // cwd that does not exist are tool errors, and the server goes on.
 func TestMCPServerBadInput(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
 	s := startMCPServer(t, bin, writeConfig(t, srv.URL, ""), nil)
@@ -231,6 +233,7 @@ func TestMCPServerBadInput(t *testing.T) {
 // TestMCPServerProgress: a call with a progress token hears of its
 // session, and of a retry with its wait, while the request is retried.
 func TestMCPServerProgress(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Status(500), rt.Reply("r1", "m1", "after a retry")})
 	msgs := make(chan string, 10)
@@ -254,6 +257,7 @@ func TestMCPServerProgress(t *testing.T) {
 // TestMCPServerCancel: a cancelled call stops its long stream; the turn
 // is recorded interrupted and the server goes on serving.
 func TestMCPServerCancel(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "a long"), rt.Barrier("long"), rt.Stall()),
@@ -294,6 +298,7 @@ func TestMCPServerCancel(t *testing.T) {
 // the pipe closed), or a SIGTERM, leaves the turn stopped and recorded,
 // the rollout valid, and the server exits cleanly.
 func TestMCPServerDisconnect(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	for name, stop := range map[string]func(s *mcpServer){
 		"disconnect": func(s *mcpServer) { s.stdin.Close() },
@@ -331,6 +336,7 @@ func TestMCPServerDisconnect(t *testing.T) {
 // asked of a client that supports elicitation (and runs once approved);
 // a client that does not gets it refused, and the model is told why.
 func TestMCPServerApproval(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	cmdCall := func(id string) rt.Attempt {
 		return rt.Stream(rt.Created("r"+id), rt.FunctionCallDone("fc"+id, "call_"+id, "exec_command", `{"cmd":"echo approved-run","login":false}`), rt.Completed("r"+id))
@@ -369,6 +375,7 @@ func TestMCPServerApproval(t *testing.T) {
 // agent-reply by an id prefix, nor by its full id without
 // --reply-to-any-session; with it, by the full id only.
 func TestMCPServerRepliesOnlyToItsOwnSessions(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "the secret is hunter2"), rt.Reply("r2", "m2", "continued")})
 	home := writeConfig(t, srv.URL, "")
@@ -405,6 +412,7 @@ func TestMCPServerRepliesOnlyToItsOwnSessions(t *testing.T) {
 // exited, ending every session in flight). Raw lines: the Go SDK's own
 // client drops its connection at an error response with a null id.
 func TestMCPServerSurvivesAMalformedLine(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "fine")})
 	cmd, _, stderr := agentCmd(t, bin, writeConfig(t, srv.URL, ""), "mcp-server")

@@ -154,6 +154,7 @@ func TestProxyCommandAbsorbsFailuresForExec(t *testing.T) {
 // TestE2EExecThroughProxy is the same path with the real binary for
 // `agent exec`.
 func TestE2EExecThroughProxy(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Error(503, "server_error", "", "Selected model is at capacity."),

@@ -12,6 +12,7 @@ import (
 // README.md, word for word, and the script (which runs them on the demo
 // provider and checks their exit codes) passes.
 func TestREADMECommands(t *testing.T) {
+	t.Parallel() // its own scratch directory and HOME: it mostly waits for make and agent
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}

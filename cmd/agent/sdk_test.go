@@ -25,6 +25,7 @@ const sdkDir = "testdata/sdk"
 // baseUrl options. It checks what the SDK saw (testdata/sdk/sdk.mjs
 // asserts the events) and what reached the model.
 func TestCodexSDK(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err == nil {
 		_, err = os.Stat(filepath.Join(sdkDir, "node_modules", "@openai", "codex-sdk", "package.json"))
