@@ -548,3 +548,101 @@ func TestACPSessionCap(t *testing.T) {
 		t.Errorf("agent acp after its input ended: %v; stderr:\n%s", err, p.stderr)
 	}
 }
+
+// TestACPEditorFilesAndTerminals: an editor offering fs/* and terminals
+// (the official client library, editor.mjs). A patch applies to the
+// editor's unsaved buffer, not the disk, and its result goes to the editor
+// (the disk untouched: the client saves nothing); a command runs in
+// agent's sandbox — never through terminal/create — and is drawn as the
+// client's terminal from the tool call's _meta; a patch outside the
+// writable roots is asked about and, rejected, never reaches the editor.
+func TestACPEditorFilesAndTerminals(t *testing.T) {
+	node, script := acpNode(t)
+	script = filepath.Join(filepath.Dir(script), "editor.mjs")
+	bin := buildAgent(t)
+	work := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	for f, text := range map[string]string{filepath.Join(work, "buf.txt"): "on disk\n", outside: "outside\n"} {
+		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_p", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: buf.txt\n@@\n-unsaved buffer\n+patched buffer\n*** End Patch"}`), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "patched"),
+		rt.Stream(rt.Created("r3"), rt.FunctionCallDone("fc3", "call_c", "exec_command", `{"cmd":"echo from the sandbox; echo $FAKE_KEY; cat buf.txt","login":false}`), rt.Completed("r3")),
+		rt.Reply("r4", "m4", "ran"),
+		rt.Stream(rt.Created("r5"), rt.FunctionCallDone("fc5", "call_o", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: `+outside+`\n@@\n-outside\n+escaped\n*** End Patch"}`), rt.Completed("r5")),
+		rt.Reply("r6", "m6", "refused"),
+	})
+	home := writeConfig(t, srv.URL, "")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script)
+	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("node editor.mjs: %v\n%s\n%s", err, out, stderr)
+	}
+	t.Logf("the script saw: %s", out)
+	var got struct {
+		Reads           []string
+		Writes          map[string]string
+		Permissions     []string
+		PatchStatus     string
+		Diffs           []struct{ Path, OldText, NewText string }
+		TerminalContent []struct {
+			Type, TerminalID string
+		}
+		TerminalInfo     map[string]any
+		TerminalOutput   string
+		TerminalExit     map[string]any
+		CommandStatus    string
+		TerminalRequests int
+		Exit             int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the script's report %q: %v", out, err)
+	}
+	buf := filepath.Join(work, "buf.txt")
+	if got.PatchStatus != "completed" || len(got.Writes) != 1 || got.Writes[buf] != "patched buffer\n" {
+		t.Errorf("the patch: status %q, the editor got %q; want buf.txt's buffer patched", got.PatchStatus, got.Writes)
+	}
+	if !slices.Contains(got.Reads, buf) {
+		t.Errorf("the editor was asked for %q; want buf.txt", got.Reads)
+	}
+	if len(got.Diffs) != 1 || got.Diffs[0].OldText != "unsaved buffer\n" || got.Diffs[0].NewText != "patched buffer\n" {
+		t.Errorf("the patch's diff = %+v; want the buffer before and after", got.Diffs)
+	}
+	if b, _ := os.ReadFile(buf); string(b) != "on disk\n" {
+		t.Errorf("buf.txt on disk = %q; the patch went to the disk, not the editor", b)
+	}
+	if got.TerminalRequests != 0 {
+		t.Errorf("agent asked the editor for a terminal %d times; its commands run in its sandbox", got.TerminalRequests)
+	}
+	if len(got.TerminalContent) != 1 || got.TerminalContent[0].Type != "terminal" || got.TerminalContent[0].TerminalID != "call_c" ||
+		got.TerminalInfo["terminal_id"] != "call_c" || got.TerminalInfo["cwd"] != work {
+		t.Errorf("the command's tool_call: content %+v, terminal_info %v; want a terminal call_c in %s", got.TerminalContent, got.TerminalInfo, work)
+	}
+	// The command ran in agent's sandbox with its environment policy: the
+	// key is not in it; it read the disk, not the buffer.
+	if !strings.Contains(got.TerminalOutput, "from the sandbox") || strings.Contains(got.TerminalOutput, fakeKey) || !strings.Contains(got.TerminalOutput, "on disk") {
+		t.Errorf("the terminal's output = %q", got.TerminalOutput)
+	}
+	if got.TerminalExit["exit_code"] != float64(0) || got.CommandStatus != "completed" {
+		t.Errorf("terminal_exit %v, status %q", got.TerminalExit, got.CommandStatus)
+	}
+	if len(got.Permissions) != 1 || !strings.Contains(got.Permissions[0], "outside.txt") {
+		t.Errorf("permission requests %q; want one, for the patch outside the workspace", got.Permissions)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "outside\n" {
+		t.Errorf("outside.txt = %q after a rejected patch", b)
+	}
+	if got.Exit != 0 {
+		t.Errorf("agent acp exited %d", got.Exit)
+	}
+}

@@ -92,8 +92,12 @@ func (s *Server) open(ctx context.Context, sp app.Spec) (*session, error) {
 	}
 	s.opening++
 	s.mu.Unlock()
-	se := &session{s: s, rejected: map[string]bool{}}
+	se := &session{s: s, rejected: map[string]bool{}, terminals: s.showsTerminals()}
 	sp.Approve = se.approve
+	if s.usesEditor() {
+		se.ed = editor{se}
+		sp.Editor = se.ed
+	}
 	t, err := s.opts.App.Open(ctx, sp)
 	s.mu.Lock()
 	defer s.mu.Unlock()

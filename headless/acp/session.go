@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,6 +29,11 @@ type session struct {
 	// [tools.ApprovalRequest.Key]): refused from then on without asking.
 	rejected map[string]bool
 	closed   bool
+	// ed is the client's buffers, when it offers them: the patches read
+	// and write through it.
+	ed tools.Editor
+	// terminals says the client draws commands' output as terminals.
+	terminals bool
 }
 
 // run is a running turn.
@@ -109,7 +113,7 @@ func (se *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	if len(images) > 0 {
 		se.t.AttachImages(images...)
 	}
-	tu := &turn{se: se, streamed: map[string]bool{}, calls: map[string]*call{}}
+	tu := &turn{se: se, ctx: tctx, streamed: map[string]bool{}, calls: map[string]*call{}}
 	err = se.t.Turn(tctx, text, tu.handle)
 	switch {
 	case tctx.Err() != nil:
@@ -241,6 +245,8 @@ func absIn(dir, path string) string {
 // turn maps one turn's session events to session/update notifications.
 type turn struct {
 	se *session
+	// ctx is the turn's: the editor is asked under it.
+	ctx context.Context
 	// streamed are the items whose text was streamed as chunks.
 	streamed map[string]bool
 	// calls are the tool calls started, by call id.
@@ -318,6 +324,13 @@ func (tu *turn) callBegin(c tools.Call) {
 			title = tools.ShellJoin(argv)
 		}
 		opts = append(opts, sdk.WithStartKind(sdk.ToolKindExecute))
+		if tu.se.terminals {
+			// A terminal the client draws, fed from the tool call's _meta:
+			// the command itself runs here, in agent's sandbox.
+			opts = append(opts, sdk.WithStartContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(c.ID)}), func(tc *sdk.SessionUpdateToolCall) {
+				tc.Meta = map[string]any{"terminal_info": map[string]any{"terminal_id": c.ID, "cwd": ws.Cwd}}
+			})
+		}
 	case "write_stdin":
 		title = "Write to a running command"
 		opts = append(opts, sdk.WithStartKind(sdk.ToolKindExecute))
@@ -327,12 +340,7 @@ func (tu *turn) callBegin(c tools.Call) {
 		for _, p := range patchPaths(c) {
 			abs := absIn(ws.Cwd, p)
 			ca.order = append(ca.order, abs)
-			if b, err := os.ReadFile(abs); err == nil {
-				s := string(b)
-				ca.files[abs] = &s
-			} else {
-				ca.files[abs] = nil
-			}
+			ca.files[abs] = tu.se.readText(tu.ctx, abs)
 		}
 		var locs []sdk.ToolCallLocation
 		for _, p := range ca.order {
@@ -437,15 +445,29 @@ func (tu *turn) callEnd(c tools.Call, r tools.Result) {
 		if out == "" && r.Status != tools.StatusCompleted {
 			out = r.Output
 		}
-		if out != "" {
+		if se.terminals && c.Name == "exec_command" {
+			// The output into the client's terminal, then its exit.
+			if out != "" {
+				se.update(sdk.UpdateToolCall(sdk.ToolCallId(c.ID), func(u *sdk.SessionToolCallUpdate) {
+					u.Meta = map[string]any{"terminal_output": map[string]any{"terminal_id": c.ID, "data": out}}
+				}))
+			}
+			var code any
+			if r.ExitCode != nil {
+				code = *r.ExitCode
+			}
+			opts = append(opts, func(u *sdk.SessionToolCallUpdate) {
+				u.Meta = map[string]any{"terminal_exit": map[string]any{"terminal_id": c.ID, "exit_code": code, "signal": nil}}
+			})
+		} else if out != "" {
 			content = append(content, sdk.ToolContent(sdk.TextBlock("```\n"+strings.TrimSuffix(out, "\n")+"\n```")))
 		}
 	case "apply_patch":
 		if r.Status == tools.StatusCompleted {
 			for _, p := range ca.order {
 				var now string
-				if b, err := os.ReadFile(p); err == nil {
-					now = string(b)
+				if t := se.readText(tu.ctx, p); t != nil {
+					now = *t
 				}
 				if old := ca.files[p]; old != nil {
 					content = append(content, sdk.ToolDiffContent(p, now, *old))
