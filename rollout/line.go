@@ -88,7 +88,25 @@ const (
 	// EventMalformed: the server sent Raw, which agent could not read
 	// (wholly or in part); Message is the warning the user was given.
 	EventMalformed EventType = "malformed"
+	// EventCheckpoint: the turn it is in wrote to the workspace;
+	// Checkpoint names the snapshots of before and after (package
+	// session/checkpoint), which undoing it restores from.
+	EventCheckpoint EventType = "checkpoint"
+	// EventUndo: the files of the turn whose checkpoint is Checkpoint
+	// were restored as they were before it (/undo, /rewind, agent undo).
+	EventUndo EventType = "undo"
+	// EventRolledBack: the conversation was cut back by NumTurns turns
+	// (/rewind; Codex's thread_rolled_back). The history after it is the
+	// compacted line recorded with it; the turns stay in the file.
+	EventRolledBack EventType = "thread_rolled_back"
 )
+
+// Checkpoint names a turn's snapshots of the workspace Cwd.
+type Checkpoint struct {
+	Cwd    string `json:"cwd"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
 
 // EventMsg is the payload of an event_msg line.
 type EventMsg struct {
@@ -107,6 +125,10 @@ type EventMsg struct {
 	Model    string `json:"model,omitempty"`
 	// Raw is the server's event as sent (malformed only).
 	Raw json.RawMessage `json:"raw,omitempty"`
+	// Checkpoint is a turn's snapshots (checkpoint, undo only).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// NumTurns is how many turns were rolled back (thread_rolled_back).
+	NumTurns int `json:"num_turns,omitempty"`
 }
 
 // endsTurn reports whether the event closes a turn.

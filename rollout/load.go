@@ -56,6 +56,10 @@ type Rollout struct {
 	Title string
 	// Name is the name of the last rename event, "" when there is none.
 	Name string
+	// TurnStarts is where each turn's items begin in History, by turn;
+	// -1 for a turn a later compaction summarised. A rollback
+	// (thread_rolled_back) cuts History back to a turn's start.
+	TurnStarts []int
 	// LastTurn is how the last turn ended.
 	LastTurn TurnState
 	// Interrupted is set when the last turn did not end normally: it was
@@ -221,6 +225,9 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 			hist = append(hist, it)
 		}
 		ro.History = hist
+		for i := range ro.TurnStarts {
+			ro.TurnStarts[i] = -1
+		}
 		if bad != nil {
 			return fmt.Errorf("replacement item dropped: %w", bad)
 		}
@@ -374,6 +381,12 @@ func (ro *Rollout) event(ev EventMsg) {
 		ro.Name = ev.Message
 	case EventTurnStarted:
 		ro.LastTurn = TurnOpen
+		ro.TurnStarts = append(ro.TurnStarts, len(ro.History))
+	case EventRolledBack:
+		if n := len(ro.TurnStarts) - ev.NumTurns; ev.NumTurns > 0 && n >= 0 && ro.TurnStarts[n] >= 0 {
+			ro.History = ro.History[:ro.TurnStarts[n]]
+			ro.TurnStarts = ro.TurnStarts[:n]
+		}
 	case EventTurnCompleted:
 		ro.LastTurn = TurnCompleted
 	case EventTurnFailed:

@@ -150,6 +150,7 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 			return d
 		},
 		Started: func() error {
+			s.checkpointBefore(ctx, run.Name, emit)
 			// The start must be durable before the side effect: a call
 			// whose start cannot be recorded does not run (at most once).
 			err := s.ledger.set(c.CallID, c.Name, CallStarted)

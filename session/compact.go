@@ -188,6 +188,11 @@ func (s *Session) replaceHistory(repl []transport.Item, c Compacted, message str
 		s.noteSave(cr.RecordCompacted(message, repl))
 		s.sync()
 	}
+	s.beforeCompaction, s.startsBeforeCompaction = s.history[:len(s.history):len(s.history)], s.turnStarts
+	s.turnStarts = make([]int, len(s.turnStarts))
+	for i := range s.turnStarts {
+		s.turnStarts[i] = -1
+	}
 	s.history = repl
 	c.After = len(repl)
 	emit(c)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/retry"
+	"github.com/agentcli/agent/session/checkpoint"
 	"github.com/agentcli/agent/session/failover"
 	"github.com/agentcli/agent/session/hooks"
 	"github.com/agentcli/agent/tools"
@@ -127,6 +128,17 @@ type Options struct {
 	// Notices are said as warnings once, before the first turn (skills
 	// that could not be read).
 	Notices []string
+	// TurnStarts are where the Resumed history's turns begin
+	// ([rollout.Rollout].TurnStarts), for [Session.Rewind].
+	TurnStarts []int
+	// Checkpoints keep snapshots of the workspace CheckpointRoot around a
+	// turn that writes, so it can be undone ([Checkpointed],
+	// [Session.Undo]); nil: none.
+	Checkpoints    *checkpoint.Store
+	CheckpointRoot string
+	// ResumedTurns are a resumed session's turns ([checkpoint.Turns] of
+	// its recorded events).
+	ResumedTurns []checkpoint.Turn
 }
 
 // Recorder is where a session persists what happens. Items are the
@@ -165,6 +177,16 @@ type Session struct {
 	turnID                 string // the running turn's id, for its hooks
 	hookMu                 sync.Mutex
 	pendingContexts        []string // hook contexts to record after the calls' outputs
+	cp                     turnCheckpoint
+	// turnStarts is where each turn's items begin in history, -1 for the
+	// turns a compaction summarised; beforeCompaction is the history
+	// (and startsBeforeCompaction the starts) from before the last
+	// compaction, until the next turn.
+	turnStarts             []int
+	beforeCompaction       []transport.Item
+	startsBeforeCompaction []int
+	turnsMu                sync.Mutex
+	turns                  []checkpoint.Turn
 
 	// mode is the collaboration mode the running turn works in; only the
 	// turn's goroutine writes it, at a turn boundary. modeSwitched says
@@ -225,6 +247,8 @@ func New(opts Options) *Session {
 	if s.chain != nil {
 		s.client = s.chain.entries[s.chain.at].Client
 	}
+	s.turnStarts = append([]int(nil), opts.TurnStarts...)
+	s.turns = append([]checkpoint.Turn(nil), opts.ResumedTurns...)
 	if opts.Resumed != nil {
 		// Taken as it is: a 100,000-item history is not copied (rollout.Load
 		// leaves room after it for the next items).
@@ -431,6 +455,14 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		s.modeSwitched = false
 		emit(ModeChanged{Mode: s.mode})
 	}
+	// A compaction within this turn is not undone after it: /undo then
+	// means the turn.
+	defer func() { s.beforeCompaction, s.startsBeforeCompaction = nil, nil }()
+	s.beforeCompaction, s.startsBeforeCompaction = nil, nil
+	s.turnStarts = append(s.turnStarts, len(s.history))
+	s.turnsMu.Lock()
+	s.turns = append(s.turns, checkpoint.Turn{N: len(s.turns) + 1, Prompt: input})
+	s.turnsMu.Unlock()
 	if o := s.opts.Observer; o != nil {
 		o.UserPrompt(ctx, input, len(s.images))
 	}
@@ -468,6 +500,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		err = s.coordinator(ctx, policy, r).Run(ctx, goOn, r.round)
 	}
 	s.dropSteered(emit)
+	s.checkpointAfter(ctx, emit)
 	if err != nil {
 		te := &TurnError{Outcome: *modelclient.OutcomeOf(err), Retries: r.retries, Requests: r.requests()}
 		emit(TurnFailed{Err: te, Requests: te.Requests})

@@ -166,7 +166,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	pf.BoolVar(&g.bypassHookTrust, "dangerously-bypass-hook-trust", false, "run enabled hooks whose exact hash was not reviewed and trusted, for this invocation (as Codex's flag)")
 	root.AddCommand(newExecCmd(ctx, env, g), newReviewCmd(ctx, env, g))
 	root.AddCommand(newMCPCmd(env, g), newMCPServerCmd(ctx, env, g), newAppServerCmd(ctx, env, g), newACPCmd(ctx, env, g))
-	root.AddCommand(newBatchCmd(env))
+	root.AddCommand(newBatchCmd(env), newUndoCmd(ctx, env))
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))
 	root.AddCommand(newSandboxCmd(ctx, env, g))

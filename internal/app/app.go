@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentcli/agent/session/checkpoint"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -125,6 +126,8 @@ type App struct {
 	// mu guards threads, the ids of the sessions open ([App.Open]).
 	mu      sync.Mutex
 	threads map[string]bool
+	// checkpoints keep the workspace snapshots undo restores from.
+	checkpoints *checkpoint.Store
 	// telemetry is [otel]'s exporter; nil when none is configured.
 	telemetry *telemetry.Telemetry
 }
@@ -151,6 +154,7 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 		return nil, usageError(err)
 	}
 	a.home, a.where = h.Dir, h
+	a.checkpoints = checkpoint.ForHome(a.home)
 	if h.Codex() {
 		a.notices = append(a.notices, h.Describe())
 	}

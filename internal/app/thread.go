@@ -10,6 +10,7 @@ import (
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/rollout/recording"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/checkpoint"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -198,6 +199,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	if n := a.notifier(t); n != nil {
 		opts.OnEvent = n.observe
 	}
+	opts.Checkpoints, opts.CheckpointRoot = a.checkpoints, t.ws.Cwd
 	if t.Recorded != nil {
 		err = a.resumeInto(ctx, &opts, t)
 	} else {
@@ -312,7 +314,8 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	t.closers = append(t.closers, func() { a.closeRecorder(r) })
 	t.rec, t.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
-	opts.Resumed, opts.Usage = ro.History, ro.Total
+	opts.Resumed, opts.Usage, opts.TurnStarts = ro.History, ro.Total, ro.TurnStarts
+	opts.ResumedTurns = checkpoint.Turns(ro.Events)
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	var entries []session.LedgerEntry

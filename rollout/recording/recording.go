@@ -89,6 +89,13 @@ func (a Recorder) RecordEvent(ev session.Event) error {
 			return nil // agent's own notices are not the session's
 		}
 		return add(rollout.EventMsg{Type: rollout.EventMalformed, Message: ev.Message, Raw: a.raw(ev.Raw)})
+	case session.Checkpointed:
+		return add(rollout.EventMsg{Type: rollout.EventCheckpoint, Checkpoint: &rollout.Checkpoint{Cwd: ev.Workspace, Before: ev.Before, After: ev.After}})
+	case session.FilesUndone:
+		c := rollout.Checkpoint(*ev.Turn.Checkpoint)
+		return add(rollout.EventMsg{Type: rollout.EventUndo, Checkpoint: &c})
+	case session.RolledBack:
+		return add(rollout.EventMsg{Type: rollout.EventRolledBack, NumTurns: ev.Turns})
 	case session.ReviewStarted:
 		return add(rollout.EventMsg{Type: rollout.EventReview, Message: ev.Target})
 	case session.TurnCompleted:
