@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/agentcli/agent/internal/atomicfile"
 )
 
@@ -60,4 +62,25 @@ func profileFiles(home string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// ProfileNames are the profiles home defines, sorted: its NAME.config.toml
+// files and the [profiles.NAME] tables of its config.toml (an unreadable
+// or invalid config.toml adds none). Shell completion offers them.
+func ProfileNames(home string) []string {
+	names := map[string]bool{}
+	for _, n := range profileFiles(home) {
+		names[n] = true
+	}
+	if data, err := atomicfile.ReadOwn(filepath.Join(home, FileName)); err == nil {
+		var f struct {
+			Profiles map[string]toml.Primitive `toml:"profiles"`
+		}
+		if _, err := toml.Decode(string(data), &f); err == nil {
+			for n := range f.Profiles {
+				names[n] = true
+			}
+		}
+	}
+	return sortedKeys(names)
 }

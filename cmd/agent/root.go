@@ -172,6 +172,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	root.AddCommand(newSandboxCmd(ctx, env, g))
 	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env), newHooksCmd(ctx, env, g), newSkillsCmd(env))
 	root.AddCommand(newLoginCmd(ctx, env, g), newLogoutCmd(ctx, env, g))
+	registerCompletions(root, env)
 	return root
 }
 
