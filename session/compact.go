@@ -312,7 +312,7 @@ func (s *Session) selectKept() kept {
 		switch {
 		case it.Origin == transport.OriginContext:
 			k.keep[i] = true
-		case it.Type == "message" && it.Role == "user" && it.Origin == "":
+		case it.Type == "message" && it.Role == "user" && (it.Origin == "" || it.Origin == transport.OriginSteer):
 			if cost := (len(it.Text()) + 3) / 4; cost <= userBudget {
 				userBudget -= cost
 				k.keep[i] = true

@@ -51,7 +51,9 @@ func (s *Session) takeSteered() {
 	s.steer.pending = nil
 	s.steer.mu.Unlock()
 	for _, text := range in {
-		s.appendItems(transport.UserMessage(text))
+		it := transport.UserMessage(text)
+		it.Origin = transport.OriginSteer // not a turn's start: forks count turns without it
+		s.appendItems(it)
 	}
 }
 

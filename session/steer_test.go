@@ -9,6 +9,7 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/transport"
 )
 
 // steerTurn runs a turn on h, steering it with input once the server
@@ -52,6 +53,10 @@ func TestSteerAddsInputToTheNextRequest(t *testing.T) {
 	}
 	if n := strings.Count(string(h.srv.Requests()[0].Body), "also say bye"); n != 0 {
 		t.Errorf("the first request carried the steer")
+	}
+	hist := h.sess.History()
+	if it := hist[len(hist)-2]; it.Role != "user" || it.Origin != transport.OriginSteer {
+		t.Errorf("the steered message is recorded as %+v; want a user message of origin steer (not a turn's start)", it)
 	}
 	if err := h.sess.Steer("too late"); !errors.Is(err, session.ErrNoTurn) {
 		t.Errorf("Steer after the turn: %v; want ErrNoTurn", err)

@@ -148,6 +148,9 @@ const (
 	OriginContext Origin = "context"
 	// OriginSummary marks a local compaction's handoff summary.
 	OriginSummary Origin = "summary"
+	// OriginSteer marks the user's message added to a running turn
+	// (turn/steer): the user's words, not the start of a turn.
+	OriginSteer Origin = "steer"
 )
 
 // wireItem is the fields of an item that [Item] holds. The content parts

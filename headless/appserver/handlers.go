@@ -34,6 +34,7 @@ func init() {
 		"thread/read":             (*client).threadRead,
 		"thread/loaded/list":      (*client).threadLoadedList,
 		"thread/unsubscribe":      (*client).threadUnsubscribe,
+		"thread/name/set":         (*client).threadSetName,
 		"thread/items/list":       (*client).threadItemsList,
 		"turn/start":              (*client).turnStart,
 		"turn/interrupt":          (*client).turnInterrupt,
@@ -250,15 +251,17 @@ func (c *client) open(method string, params json.RawMessage, fork bool) (any, fu
 			return th.opened(true), nil, nil
 		}
 	}
-	if fork && p.LastTurnID != nil {
-		return nil, nil, invalidParams("thread/fork: lastTurnId is not supported by agent; it forks the whole thread")
-	}
 	sp, warn, err := c.spec(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	if fork {
 		sp.Fork, sp.ForkTurns = true, app.AllTurns
+		if p.LastTurnID != nil && *p.LastTurnID != "" {
+			if sp.ForkTurns, err = c.turnsThrough(p.ThreadID, *p.LastTurnID); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	th, err := c.s.openThread(c.ctx, c, openSpec{spec: sp, id: p.ThreadID})
 	if err != nil {
@@ -270,6 +273,70 @@ func (c *client) open(method string, params json.RawMessage, fork bool) (any, fu
 		for _, w := range warn {
 			c.notify("warning", map[string]any{"threadId": th.id, "message": w})
 		}
+	}, nil
+}
+
+// turnsThrough is how many turns of thread id a fork through its turn
+// last keeps: the recorded turns, then those this process ran.
+func (c *client) turnsThrough(id, last string) (int, error) {
+	var ids []string
+	running := ""
+	if th := c.s.loaded(id); th != nil {
+		th.mu.Lock()
+		for _, h := range th.history {
+			ids = append(ids, h["id"].(string))
+		}
+		for _, tu := range th.turns {
+			ids = append(ids, tu.id)
+		}
+		if th.turn != nil {
+			running = th.turn.id
+		}
+		th.mu.Unlock()
+	} else {
+		e, err := rollout.Find(c.ctx, c.s.opts.App.Home(), id)
+		if err != nil {
+			return 0, invalidParams("thread/fork: no thread %s: %v", id, err)
+		}
+		ro, err := rollout.Load(e.Path)
+		if err != nil {
+			return 0, err
+		}
+		for _, t := range recordedTurns(ro) {
+			ids = append(ids, t["id"].(string))
+		}
+	}
+	if last == running {
+		return 0, invalidParams("thread/fork: turn %s is in progress: a fork goes through a turn that ended", last)
+	}
+	for i, t := range ids {
+		if t == last {
+			return i + 1, nil
+		}
+	}
+	return 0, invalidParams("thread/fork: thread %s has no turn %s", id, last)
+}
+
+// threadSetName names a loaded thread (recorded: `agent resume` and
+// thread/list show it) and tells its subscribers.
+func (c *client) threadSetName(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID string `json:"threadId"`
+		Name     string `json:"name"`
+	}
+	if err := decode("thread/name/set", params, &p); err != nil {
+		return nil, nil, err
+	}
+	th, err := c.subscribedThread("thread/name/set", p.ThreadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	name, err := th.t.Rename(p.Name)
+	if err != nil {
+		return nil, nil, invalidParams("thread/name/set: %v", err)
+	}
+	return map[string]any{}, func() {
+		th.broadcast("thread/name/updated", map[string]any{"threadId": th.id, "threadName": name})
 	}, nil
 }
 
