@@ -31,7 +31,7 @@ func codexIgnoredKeys() []string {
 		"include_environment_context", "include_environment_context_time", "include_permissions_instructions", "log_dir",
 		"marketplaces", "mcp_oauth_callback_port", "mcp_oauth_callback_url",
 		"mcp_oauth_credentials_store", "memories", "model_auto_compact_token_limit_scope",
-		"model_catalog_json", "model_supports_reasoning_summaries", "oss_provider",
+		"model_supports_reasoning_summaries", "oss_provider",
 		"permissions", "personality", "plan_mode_reasoning_effort", "plugins",
 		"realtime", "review_model", "show_raw_agent_reasoning", "skills", "sqlite_home",
 		"suppress_unstable_features_warning", "tool_suggest",

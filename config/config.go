@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentcli/agent/internal/shellenv"
 	"github.com/agentcli/agent/provider"
+	"github.com/agentcli/agent/provider/catalog"
 
 	"github.com/agentcli/agent/internal/atomicfile"
 )
@@ -127,6 +128,14 @@ type Config struct {
 	// ToolOutputTokenLimit is the token budget of one tool output sent to
 	// the model; [DefaultToolOutputTokenLimit] when unset, 0 = no limit.
 	ToolOutputTokenLimit int64
+	// Catalog is the model catalogue: the built-in snapshot, the file of
+	// model_catalog_json (models.dev's api.json or Codex's catalogue) and
+	// the [models."NAME"] tables over it. Context windows (automatic
+	// compaction, the chat's context indicator) and prices come from it.
+	Catalog *catalog.Catalog
+	// MaxCostUSD is max_cost_usd: a run ends before a request that would
+	// start with this much spent (agent exec --max-cost); 0 = no budget.
+	MaxCostUSD float64
 	// WebSearch is web_search: "cached" (the default, as Codex: the hosted
 	// web_search tool without live access), "live" or "disabled".
 	WebSearch string
@@ -323,6 +332,7 @@ func Default() Config {
 	provs := provider.Builtins()
 	return Config{
 		Model:                DefaultModel,
+		Catalog:              catalog.Builtin(),
 		ModelProvider:        DefaultModelProvider,
 		Provider:             provs[DefaultModelProvider].Clone(),
 		Providers:            provs,

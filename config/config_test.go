@@ -107,7 +107,21 @@ func TestExampleLoads(t *testing.T) {
 		t.Errorf("example top-level settings differ from the defaults (-want +got):\n%s", diff)
 	}
 
-	full := mustLoad(t, uncomment(ex), config.Options{})
+	// model_catalog_json names a models.json beside config.toml.
+	home := writeHome(t, uncomment(ex))
+	if err := os.WriteFile(filepath.Join(home, "models.json"), []byte(`{"models": [{"slug": "gpt-5.4-mini", "context_window": 128000}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full, err := config.Load(config.Options{Home: home})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if w := full.Catalog.Window("gpt-5.4-mini"); w != 128000 {
+		t.Errorf("uncommented example: gpt-5.4-mini's window %d; want the catalogue file's 128000", w)
+	}
+	if m, _ := full.Catalog.Lookup("qwen3-coder"); m.Limit.Context != 262144 || m.Cost == nil || full.MaxCostUSD != 2.5 {
+		t.Errorf("uncommented example: qwen3-coder %+v, max_cost_usd %v", m, full.MaxCostUSD)
+	}
 	if full.Profile != "fast" || full.Model != "gpt-5.4-mini" {
 		t.Errorf("uncommented example: profile %q model %q, want fast, gpt-5.4-mini", full.Profile, full.Model)
 	}

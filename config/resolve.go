@@ -39,6 +39,7 @@ func resolve(layers []layer, opts Options, probs *problems) Config {
 	}
 	c.resolveProviders(layers, probs)
 	c.resolveMCP(layers, probs)
+	c.resolveModels(layers, probs)
 
 	info, ok := c.Providers[c.ModelProvider]
 	if !ok {
@@ -167,6 +168,7 @@ func (c *Config) applyRest(f *fileConfig) {
 	}
 	set(&c.ToolOutputTokenLimit, f.ToolOutputTokenLimit)
 	set(&c.WebSearch, f.WebSearch)
+	set(&c.MaxCostUSD, f.MaxCostUSD)
 	if s := f.SandboxWorkspaceWrite; s != nil {
 		w := &c.SandboxWorkspaceWrite
 		set(&w.WritableRoots, s.WritableRoots)

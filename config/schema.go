@@ -11,17 +11,19 @@ package config
 // fileConfig is one layer of configuration: config.toml itself, or one -c
 // override.
 type fileConfig struct {
-	Model                      *string `toml:"model"`
-	ModelProvider              *string `toml:"model_provider"`
-	ModelReasoningEffort       *string `toml:"model_reasoning_effort"`
-	ModelReasoningSummary      *string `toml:"model_reasoning_summary"`
-	ModelVerbosity             *string `toml:"model_verbosity"`
-	ServiceTier                *string `toml:"service_tier"`
-	ModelContextWindow         *int64  `toml:"model_context_window"`
-	ModelAutoCompactTokenLimit *int64  `toml:"model_auto_compact_token_limit"`
-	CompactKeepToolCalls       *int64  `toml:"compact_keep_tool_calls"`
-	ToolOutputTokenLimit       *int64  `toml:"tool_output_token_limit"`
-	WebSearch                  *string `toml:"web_search"`
+	Model                      *string  `toml:"model"`
+	ModelProvider              *string  `toml:"model_provider"`
+	ModelReasoningEffort       *string  `toml:"model_reasoning_effort"`
+	ModelReasoningSummary      *string  `toml:"model_reasoning_summary"`
+	ModelVerbosity             *string  `toml:"model_verbosity"`
+	ServiceTier                *string  `toml:"service_tier"`
+	ModelContextWindow         *int64   `toml:"model_context_window"`
+	ModelAutoCompactTokenLimit *int64   `toml:"model_auto_compact_token_limit"`
+	CompactKeepToolCalls       *int64   `toml:"compact_keep_tool_calls"`
+	ToolOutputTokenLimit       *int64   `toml:"tool_output_token_limit"`
+	WebSearch                  *string  `toml:"web_search"`
+	ModelCatalogJSON           *string  `toml:"model_catalog_json"`
+	MaxCostUSD                 *float64 `toml:"max_cost_usd"`
 	// ApprovalPolicy is a string or Codex's { granular = { ... } }
 	// table; validate turns it into approval.
 	ApprovalPolicy any     `toml:"approval_policy"`
@@ -60,6 +62,9 @@ type fileConfig struct {
 	HideAgentReasoning *bool                  `toml:"hide_agent_reasoning"`
 
 	MCPServers map[string]mcpServerFile `toml:"mcp_servers"`
+
+	// Models is [models."NAME"], laid over the model catalogue (models.go).
+	Models map[string]modelFile `toml:"models"`
 
 	// Hooks is Codex's inline [hooks] table (events and [hooks.state]),
 	// read by session/hooks as it is.

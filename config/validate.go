@@ -103,6 +103,7 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	c.nonNegative([]string{"model_auto_compact_token_limit"}, &f.ModelAutoCompactTokenLimit)
 	c.nonNegative([]string{"tool_output_token_limit"}, &f.ToolOutputTokenLimit)
 	c.enum([]string{"web_search"}, &f.WebSearch, []string{"cached", "live", "disabled"})
+	c.models(f)
 	c.nonNegative([]string{"project_doc_max_bytes"}, &f.ProjectDocMaxBytes)
 	c.httpURL([]string{"openai_base_url"}, &f.OpenAIBaseURL)
 	c.httpURL([]string{"chatgpt_base_url"}, &f.ChatGPTBaseURL)

@@ -1,7 +1,5 @@
 package modelclient
 
-import "strings"
-
 // Settings are what a session may change from one turn to the next: which
 // model answers and how. They travel with each turn ([TurnOptions]), as
 // codex-rs passes them with each call, so /model changes them without
@@ -18,14 +16,4 @@ type Settings struct {
 	// ServiceTier is the "service_tier" field ("priority", "flex", ...;
 	// Codex's legacy "fast" is sent as "priority"); "" sends none.
 	ServiceTier string
-}
-
-// ReasoningEfforts are the reasoning efforts model takes, in order; nil
-// when it takes none. The chat's /model picker and the ACP model options
-// offer these.
-func ReasoningEfforts(model string) []string {
-	if strings.HasPrefix(model, "gpt-5") || strings.HasPrefix(model, "o3") || strings.HasPrefix(model, "o4") {
-		return []string{"low", "medium", "high"}
-	}
-	return nil
 }

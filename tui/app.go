@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
-	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
@@ -28,7 +27,7 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Model:         cfg.Model,
 		Provider:      a.Provider().Name,
 		Transport:     chat.Current().Transport(),
-		ContextWindow: cfg.ModelContextWindow,
+		ContextWindow: cfg.ContextWindow(cfg.Model),
 		AutoCompact:   cfg.AutoCompactTokens(),
 		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
 		// [history]: persistence = "none" writes nothing; max_bytes trims.
@@ -161,7 +160,7 @@ const sessionsShown = 500
 // custom prompts' directories and /fork.
 func pickerHooks(a *app.App, chat *Chat, o *Options) {
 	c := &o.Commands
-	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(a.Models(ctx)), nil }
+	c.Models = func(ctx context.Context) ([]ModelChoice, error) { return modelChoices(a.Config(), a.Models(ctx)), nil }
 	c.Sessions = func(ctx context.Context, all bool) ([]SessionInfo, error) {
 		ents, err := rollout.List(ctx, a.Home(), a.Workspace().Cwd, all, sessionsShown)
 		var out []SessionInfo
@@ -182,10 +181,10 @@ func pickerHooks(a *app.App, chat *Chat, o *Options) {
 
 // modelChoices are the /model picker's rows: reasoning efforts for the
 // models that take them.
-func modelChoices(names []string) []ModelChoice {
+func modelChoices(cfg config.Config, names []string) []ModelChoice {
 	var out []ModelChoice
 	for _, n := range names {
-		out = append(out, ModelChoice{Name: n, Efforts: modelclient.ReasoningEfforts(n)})
+		out = append(out, ModelChoice{Name: n, Efforts: cfg.Efforts(n)})
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/agentcli/agent/modelclient"
 	engine "github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 )
@@ -104,7 +103,7 @@ func (se *session) catalogue(ctx context.Context) []string {
 // takes none.
 func (se *session) efforts() (all []string, cur string) {
 	name, cur := se.model()
-	known := modelclient.ReasoningEfforts(name)
+	known := se.s.opts.App.Config().Efforts(name)
 	if len(known) == 0 {
 		return nil, ""
 	}
@@ -178,7 +177,7 @@ func (se *session) modelState(ctx context.Context) *sdk.SessionModelState {
 // reasoning effort.
 func (se *session) setModel(ctx context.Context, name string) error {
 	effort := ""
-	if n, e, ok := strings.Cut(name, "/"); ok && slices.Contains(modelclient.ReasoningEfforts(n), e) {
+	if n, e, ok := strings.Cut(name, "/"); ok && slices.Contains(se.s.opts.App.Config().Efforts(n), e) {
 		name, effort = n, e
 	}
 	if !slices.Contains(se.catalogue(ctx), name) {

@@ -13,14 +13,20 @@ import (
 const modelsTimeout = 3 * time.Second
 
 // Models is /model's list: the provider's /models when it answers in
-// time, then the known presets not in it, on any provider (as Codex lists
-// its presets whatever the provider).
+// time, then the catalogue's models not in it (config's [models] first,
+// then the catalogue provider the wire belongs to: Anthropic's models for
+// wire_api = "anthropic", OpenAI's otherwise), on any provider, as Codex
+// lists its presets whatever the provider.
 func (a *App) Models(ctx context.Context) []string {
 	co := a.clientOpts
 	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
-	for _, p := range []string{"gpt-5.5", "gpt-5.4", "gpt-5.4-mini", "gpt-5.3-codex"} {
-		if !slices.Contains(names, p) {
-			names = append(names, p)
+	family := "openai"
+	if co.Provider.WireAPI == "anthropic" {
+		family = "anthropic"
+	}
+	for _, m := range a.cfg.Catalog.Models(family) {
+		if !slices.Contains(names, m.ID) {
+			names = append(names, m.ID)
 		}
 	}
 	return names

@@ -31,7 +31,7 @@ func (a *App) withSkills(opts *session.Options, t *Thread) {
 		return
 	}
 	if t.Recorded == nil {
-		text, omitted := skills.Instructions(list, skills.Budget(a.cfg.ModelContextWindow))
+		text, omitted := skills.Instructions(list, skills.Budget(a.cfg.ContextWindow(a.cfg.Model)))
 		opts.Context = append(opts.Context, transport.DeveloperMessage(text))
 		if omitted > 0 {
 			opts.Notices = append(opts.Notices, fmt.Sprintf("skills: %d of %d skills left out of the list the model sees (the list is bounded to about 2%% of the context window); name one with $name to use it", omitted, len(list)))

@@ -61,7 +61,7 @@ func (a *App) conversationStarts(t *Thread, tel *telemetry.Telemetry) {
 	slices.Sort(servers)
 	tel.ConversationStarts(telemetry.ConversationStart{Provider: a.clientOpts.Provider.ID,
 		ReasoningEffort: cfg.ModelReasoningEffort, ReasoningSummary: cfg.ModelReasoningSummary,
-		ContextWindow: cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
+		ContextWindow: cfg.ContextWindow(cfg.Model), AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
 		ApprovalPolicy: t.ws.Policy, SandboxPolicy: string(t.ws.Sandbox.Mode), MCPServers: servers, Profile: cfg.Profile})
 }
 
