@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +297,46 @@ func TestLocalCompactionNamesWhatItCannotRead(t *testing.T) {
 	}
 	if got := texts(h.sess.History()); !strings.HasSuffix(got[len(got)-1], "the summary") {
 		t.Errorf("history = %q; want the summary", got)
+	}
+}
+
+// TestAutoCompactDebounced: while usage stays over the limit after an
+// automatic compaction, the next turns do not compact again (each would
+// be another summary request); once usage falls below the limit, crossing
+// it compacts at once again.
+func TestAutoCompactDebounced(t *testing.T) {
+	big := func(id string) rt.Attempt {
+		return rt.Stream(rt.Created(id), rt.MessageDone("m"+id, "big answer "+id), rt.CompletedUsage(id, 900, 0, 100, 0))
+	}
+	h := newHarness(t, rt.Script{
+		big("r1"),                                       // turn 1: over the limit
+		rt.Reply("s1", "ms1", "summary one"), big("r2"), // turn 2: compacts, still over
+		big("r3"), // turn 3: held
+		rt.Stream(rt.Created("r4"), rt.MessageDone("m4", "small"), rt.CompletedUsage("r4", 400, 0, 100, 0)), // turn 4: held, then under
+		big("r5"),                                       // turn 5: under before it
+		rt.Reply("s2", "ms2", "summary two"), big("r6"), // turn 6: compacts again
+	}, withRecorder(&fakeRecorder{}), func(_ *provider.Info, o *session.Options) { o.AutoCompactTokens = 800 })
+	var warnings []string
+	for i := range 6 {
+		if err := h.sess.Turn(t.Context(), fmt.Sprint("turn ", i+1), func(ev session.Event) {
+			if w, ok := ev.(session.Warning); ok {
+				warnings = append(warnings, w.Message)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := h.srv.Requests()
+	var summaries []int
+	for i, r := range reqs {
+		if strings.Contains(string(r.Body), "CONTEXT CHECKPOINT COMPACTION") {
+			summaries = append(summaries, i)
+		}
+	}
+	if len(reqs) != 8 || fmt.Sprint(summaries) != "[1 6]" {
+		t.Errorf("%d requests, compactions at %v; want 8, at [1 6]", len(reqs), summaries)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "automatic compaction held") {
+		t.Errorf("warnings %q, want one saying the compaction is held", warnings)
 	}
 }

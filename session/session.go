@@ -166,11 +166,16 @@ type Session struct {
 	approvedMu sync.Mutex
 	approved   map[string]bool // approve-for-session keys
 	lastTotal  int64           // total tokens of the last response
-	images     []string        // attached to the next turn's message
-	wentOn     int             // responses in a row followed up for end_turn false
-	chain      *chain          // the fallback chain; nil: none
-	wake       *retry.Waker    // ends the running turn's retry wait ([Session.RetryNow])
-	steer      steering        // input added to the running turn ([Session.Steer])
+	// compactHold debounces automatic compaction: while usage stays over
+	// the limit after a try, the next waits for usage to reach it
+	// (compactHeld: the user was told).
+	compactHold int64
+	compactHeld bool
+	images      []string     // attached to the next turn's message
+	wentOn      int          // responses in a row followed up for end_turn false
+	chain       *chain       // the fallback chain; nil: none
+	wake        *retry.Waker // ends the running turn's retry wait ([Session.RetryNow])
+	steer       steering     // input added to the running turn ([Session.Steer])
 
 	hookStarted, hookEnded bool   // SessionStart and SessionEnd ran
 	noticed                bool   // Options.Notices were said
@@ -660,10 +665,25 @@ func (r *turnRun) recover(ctx context.Context, err error) bool {
 // maybeCompact compacts when the last response used AutoCompactTokens or
 // more.
 func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
-	if s.opts.AutoCompactTokens <= 0 || s.lastTotal < s.opts.AutoCompactTokens {
+	limit := s.opts.AutoCompactTokens
+	if limit <= 0 || s.lastTotal < limit {
+		return nil
+	}
+	used := s.lastTotal
+	if s.compactHold > 0 && used < s.compactHold {
+		// Debounced: usage stayed above the limit after the last try
+		// (refused, failed, or not enough); tried again only once the
+		// history has grown by a tenth of the limit, or after usage fell
+		// below it.
+		if !s.compactHeld {
+			s.compactHeld = true
+			emit(Warning{Message: fmt.Sprintf("automatic compaction held: the context is still at %d tokens, over the %d-token limit, after compacting; "+
+				"it is tried again at %d tokens (or use /compact)", used, limit, s.compactHold)})
+		}
 		return nil
 	}
 	s.lastTotal = 0
+	s.compactHold, s.compactHeld = used+max(limit/10, 1), false
 	if err := s.compact(ctx, emit); !errors.Is(err, ErrNothingToCompact) {
 		return err
 	}
@@ -878,6 +898,9 @@ func (s *Session) completed(usage *transport.Usage, emit func(Event)) transport.
 		u = *usage
 		s.total.Add(u)
 		s.lastTotal = u.TotalTokens
+		if s.lastTotal < s.opts.AutoCompactTokens {
+			s.compactHold, s.compactHeld = 0, false // below the limit again
+		}
 	}
 	emit(ResponseCompleted{Usage: u})
 	return u
