@@ -31,6 +31,9 @@ type Chat struct {
 	// loggedOut is how to log in again, once /logout removed the login
 	// the credentials came from; "" while it has not.
 	loggedOut string
+	// tier is the service tier /fast chose for this and later sessions;
+	// "" while /fast was not used (the config's tier stays).
+	tier *string
 }
 
 // NewChat returns the chat on app a, on session first, which the chat
@@ -116,7 +119,25 @@ func (c *Chat) use(t *app.Thread) {
 		c.cur.End()
 	}
 	c.cur = t
+	if c.tier != nil {
+		tier := *c.tier
+		t.Configure(func(st *session.Settings) { st.Sampling.ServiceTier = tier })
+	}
 }
+
+// SetServiceTier is /fast: the service tier ("priority", or "" for the
+// provider's default) of the session in use from its next turn on, and
+// of the sessions /new, /resume and /fork open later.
+func (c *Chat) SetServiceTier(tier string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tier = &tier
+	c.cur.Configure(func(st *session.Settings) { st.Sampling.ServiceTier = tier })
+}
+
+// ServiceTier is the service tier of the session in use ("" for the
+// provider's default).
+func (c *Chat) ServiceTier() string { return c.Current().Settings().Sampling.ServiceTier }
 
 // End is the chat's end: the session in use ends ([app.Thread.End]). It
 // reports whether a recorded session remains to resume.

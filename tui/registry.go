@@ -84,7 +84,7 @@ func absentCommands() []command {
 // commands are the commands the popup offers: the builtin ones, then the
 // custom prompts, then the MCP servers' prompts.
 func (m *Model) commands() []command {
-	return slices.Concat(builtinCommands(), sessionCommands(), m.promptCommands(), m.mcpPromptCommands())
+	return slices.Concat(builtinCommands(), sessionCommands(), extraCommands(), m.promptCommands(), m.mcpPromptCommands())
 }
 
 // lookup finds the command called name (or an alias of it), among every

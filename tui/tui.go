@@ -185,6 +185,11 @@ type Commands struct {
 	// called during a turn). Nil: no plan mode.
 	SetMode func(ctx context.Context, mode string) (string, error)
 	Mode    func() string
+	// SetServiceTier sets the service tier of the requests ("priority",
+	// or "" for the provider's default) from the next turn on (/fast);
+	// ServiceTier is the tier in force. Nil: no /fast.
+	SetServiceTier func(tier string)
+	ServiceTier    func() string
 }
 
 // ModelChoice is one model /model offers.
