@@ -144,6 +144,16 @@ func (c *pipeConn) Write(b []byte) (int, error) {
 	return c.out.write(b)
 }
 
+// Unread is how many bytes written to this end the peer has not read
+// yet: what a socket's send queue and the peer's receive buffer would
+// hold. A client's probe of a slow upload reads it (on a real socket it
+// reads the kernel's TCP state).
+func (c *pipeConn) Unread() int {
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	return c.out.buf.Len()
+}
+
 // Close implements net.Conn: local reads and writes fail with
 // net.ErrClosed, the peer reads what was already written and then io.EOF,
 // and the peer's writes fail with io.ErrClosedPipe.

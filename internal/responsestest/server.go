@@ -45,6 +45,27 @@ type Options struct {
 	ModelsStatus int
 	// Models are the model ids GET .../models lists. Default: test-model.
 	Models []string
+	// BodyRate, if positive, is how fast a POST's body is read, in bytes
+	// per second (a tenth of it every 100 ms), before the attempt is
+	// answered: a server slow to take a large request. Default: at once.
+	BodyRate int
+}
+
+// readBody reads a request's body at Options.BodyRate.
+func (s *Server) readBody(body io.Reader) ([]byte, error) {
+	if s.opts.BodyRate <= 0 {
+		return io.ReadAll(body)
+	}
+	chunk := max(s.opts.BodyRate/10, 1)
+	var b []byte
+	for {
+		part, err := io.ReadAll(io.LimitReader(body, int64(chunk)))
+		b = append(b, part...)
+		if err != nil || len(part) < chunk {
+			return b, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Request is a copy of one request the [Server] received: an SSE POST, a
@@ -395,7 +416,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, http.StatusNotFound)
 		return
 	}
-	body, _ := io.ReadAll(r.Body) // a short body is recorded as read
+	body, _ := s.readBody(r.Body) // a short body is recorded as read
 	a, i, total, ok := s.take(Request{
 		Method: r.Method,
 		Path:   r.URL.Path,

@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"time"
 
 	"github.com/agentcli/agent/transport"
@@ -30,7 +31,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// IdleTimeout ends a stream that delivers no bytes at all (not even
 	// keep-alive comments) for this long, with [transport.ErrStreamIdle].
-	// It also bounds the wait for the response headers. Zero disables it.
+	// It also bounds the wait for the response headers, counted from when
+	// the request was sent and taken by the server (see [uploadWatch]).
+	// Zero disables it.
 	IdleTimeout time.Duration
 	// ProgressTimeout ends a stream that stays alive (bytes arrive) but
 	// delivers no event for this long, with [transport.ErrNoProgress].
@@ -114,6 +117,11 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
 
+	if t.idle > 0 {
+		u, trace := watchUpload(w, uploadTick(t.idle))
+		hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), trace))
+		defer u.stop()
+	}
 	resp, err := t.client.Do(hreq)
 	if err != nil {
 		w.Stop()

@@ -400,3 +400,41 @@ func TestSlowUploadIsNotIdle(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowServerReadIsNotIdle: a 127 KB prompt to a server that reads the
+// body at 10 KB/s (12.7 s) against a 5 s idle timer is answered: the body
+// was written at once (buffered like a socket's), and the idle timer
+// counts from when the server has taken it, not from the last byte
+// written. A server that has taken it and then says nothing still ends
+// at the timer.
+func TestSlowServerReadIsNotIdle(t *testing.T) {
+	body := []byte(`{"model":"m","input":"` + strings.Repeat("p", 127<<10) + `"}`)
+	for _, tc := range []struct {
+		name    string
+		attempt rt.Attempt
+		want    error
+	}{
+		{"answers", rt.Reply("r", "m", "ok"), nil},
+		{"silent after reading", rt.Hang(), transport.ErrStreamIdle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := rt.New(rt.Script{tc.attempt}, rt.Options{BodyRate: 10 << 10})
+				defer srv.Close()
+				start := time.Now()
+				s, err := sse.New(&sse.Options{HTTPClient: srv.PipeClient(), IdleTimeout: 5 * time.Second}).Open(t.Context(),
+					&transport.Request{URL: srv.URL + "/responses", Body: body})
+				if err == nil {
+					_, err = drain(s)
+				}
+				read := time.Duration(len(body)/(1<<10)) * time.Second / 10 // a tenth of the rate each 100 ms
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("err %v after %v; want %v (the server takes %v to read the body)", err, time.Since(start), tc.want, read)
+				}
+				if d := time.Since(start); tc.want != nil && (d < read+4*time.Second || d > read+6*time.Second) {
+					t.Errorf("ended after %v; want the 5 s timer counted from about when the body was read (%v; the watch looks every 625 ms)", d, read)
+				}
+			})
+		})
+	}
+}
