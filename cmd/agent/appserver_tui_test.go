@@ -8,19 +8,21 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
 )
 
 // TestCodexTUIRemote: Codex 0.171's own TUI, `codex --remote ws://...` in
 // tmux, attached to agent app-server: a prompt is answered, the command
 // approval agent asks is shown by Codex and the "y" honoured (the file
-// is made).
+// is made), and Esc interrupts a turn in progress (recorded so).
 func TestCodexTUIRemote(t *testing.T) {
 	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	work := t.TempDir()
 	marker := filepath.Join(work, "made-by-model")
-	script := approvalScript(marker)
+	script := append(approvalScript(marker),
+		rt.Stream(rt.Created("r3"), rt.OutputItemAdded(rt.MessageItem("m3", "", "in_progress")), rt.TextDelta("m3", "thinking slowly "), rt.Stall()))
 	// Codex's TUI names its thread with a request of its own: answer it
 	// (and anything else) with a reply.
 	for range 4 {
@@ -49,6 +51,25 @@ func TestCodexTUIRemote(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the approved command did not run: %v\nagent:\n%s", err, stderr)
+	}
+	// Esc interrupts a turn in progress: Codex sends turn/interrupt,
+	// agent ends the turn (recorded as interrupted) and Codex says so.
+	c.send("think about it")
+	c.waitFor("thinking slowly")
+	c.keys("Escape")
+	c.waitFor("Conversation interrupted")
+	ents, err := rollout.List(t.Context(), home, "", true, 0)
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("no session recorded: %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ro, err := rollout.Load(ents[0].Path)
+		if err == nil && ro.Interrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the interrupted turn is not recorded as interrupted (%v)\nagent:\n%s", err, stderr)
+		}
 	}
 }
 
