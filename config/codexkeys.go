@@ -19,7 +19,7 @@ import (
 // covers everything below it with its one warning.
 func codexIgnoredKeys() []string {
 	top := []string{
-		"agents", "allow_login_shell", "analytics", "approvals_reviewer", "apps",
+		"allow_login_shell", "analytics", "approvals_reviewer", "apps",
 		"apps_mcp_product_sku", "audio", "auto_review", "background_terminal_max_timeout",
 		"check_for_update_on_startup", "commit_attribution", "debug", "default_permissions",
 		"desktop", "disable_paste_burst", "experimental_realtime_start_instructions",

@@ -155,6 +155,8 @@ type Config struct {
 
 	// Features is [features].
 	Features Features
+	// Agents is [agents]: the subagents' limits and declared roles.
+	Agents Agents
 	// Retry is the global per-class retry policy: [provider.DefaultRetry]
 	// overlaid by [retry.<class>]. Each provider's Info.Retry already
 	// includes it.
@@ -337,6 +339,7 @@ func Default() Config {
 		Provider:             provs[DefaultModelProvider].Clone(),
 		Providers:            provs,
 		Features:             Features{UnboundedConnectionRetries: true},
+		Agents:               defaultAgents(),
 		Retry:                provider.DefaultRetry(),
 		AutoContinue:         DefaultAutoContinue(),
 		SandboxFallback:      "refuse",

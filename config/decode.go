@@ -41,6 +41,12 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			sub := append(slices.Clip(path), k)
 			i := slices.IndexFunc(fields, func(f field) bool { return f.name == k })
+			if j := slices.IndexFunc(fields, func(f field) bool { return f.name == "*" }); i < 0 && j >= 0 {
+				// A field tagged "*" is a map of every other key (the
+				// role tables of [agents]).
+				d.decode(path, map[string]any{k: m[k]}, rv.FieldByIndex(fields[j].index))
+				continue
+			}
 			if i < 0 {
 				d.unknown(path, k, fields)
 				continue
@@ -290,6 +296,10 @@ func keyPatterns(t reflect.Type, prefix string) []string {
 		var out []string
 		for _, f := range fieldsOf(t) {
 			name := f.name
+			if name == "*" { // the map of the other keys, at prefix itself
+				out = append(out, keyPatterns(t.FieldByIndex(f.index).Type, prefix)...)
+				continue
+			}
 			if prefix != "" {
 				name = prefix + "." + name
 			}

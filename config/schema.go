@@ -72,6 +72,7 @@ type fileConfig struct {
 
 	ShellEnvironmentPolicy *shellEnvFile `toml:"shell_environment_policy"`
 
+	Agents         *agentsFile             `toml:"agents"`
 	Features       *featuresFile           `toml:"features"`
 	Retry          *topRetryFile           `toml:"retry"`
 	AutoContinue   *autoContinueFile       `toml:"auto_continue"`

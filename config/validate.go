@@ -154,6 +154,7 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	c.proxy([]string{"proxy"}, f.Proxy)
 	c.otel(f.Otel)
 	c.mcpServers(f.MCPServers)
+	c.agents(f.Agents)
 }
 
 // granularKeys are the categories of Codex's approval_policy.granular
