@@ -59,6 +59,66 @@ type SessionMeta struct {
 	ModelProvider string `json:"model_provider"`
 	Model         string `json:"model"`
 	Instructions  string `json:"instructions"`
+	// Spawn names the parent of a subagent (spawn_agent), written as
+	// Codex writes it: "source": {"subagent": {"thread_spawn": {...}}} in
+	// place of Source's string; nil for any other session.
+	Spawn *ThreadSpawn `json:"-"`
+}
+
+// ThreadSpawn names the parent of a session spawned by spawn_agent.
+type ThreadSpawn struct {
+	ParentThreadID string `json:"parent_thread_id"`
+	// Depth is the session's depth below its root (the root's children: 1).
+	Depth         int    `json:"depth"`
+	AgentRole     string `json:"agent_role,omitempty"`
+	AgentNickname string `json:"agent_nickname,omitempty"`
+}
+
+// subagentSource is Codex's source of a subagent.
+type subagentSource struct {
+	Subagent struct {
+		ThreadSpawn *ThreadSpawn `json:"thread_spawn"`
+	} `json:"subagent"`
+}
+
+// MarshalJSON writes m, a subagent's source as Codex's object.
+func (m SessionMeta) MarshalJSON() ([]byte, error) {
+	type plain SessionMeta
+	if m.Spawn == nil {
+		return json.Marshal(plain(m))
+	}
+	var src subagentSource
+	src.Subagent.ThreadSpawn = m.Spawn
+	return json.Marshal(struct {
+		plain
+		Source subagentSource `json:"source"`
+	}{plain(m), src})
+}
+
+// UnmarshalJSON reads m: source is Codex's string, or a subagent's
+// object (then Spawn, and Source "subagent").
+func (m *SessionMeta) UnmarshalJSON(b []byte) error {
+	type plain SessionMeta
+	var v struct {
+		plain
+		Source json.RawMessage `json:"source"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = SessionMeta(v.plain)
+	m.Source, m.Spawn = "", nil
+	if len(v.Source) == 0 || string(v.Source) == "null" {
+		return nil
+	}
+	if json.Unmarshal(v.Source, &m.Source) == nil {
+		return nil
+	}
+	var src subagentSource
+	if err := json.Unmarshal(v.Source, &src); err == nil && src.Subagent.ThreadSpawn != nil {
+		m.Source, m.Spawn = "subagent", src.Subagent.ThreadSpawn
+	}
+	return nil
 }
 
 // EventType is the kind of a persisted [EventMsg].

@@ -38,6 +38,9 @@ type ApprovalRequest struct {
 	Escalated bool
 	// Reason is the model's justification, if it gave one.
 	Reason string
+	// Agent names the subagent whose call it is ("nickname (role) id"),
+	// asking through its parent's front end; "" for the session itself.
+	Agent string
 }
 
 // Key identifies "the same request" for approve-for-session.

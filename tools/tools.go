@@ -69,6 +69,30 @@ type Result struct {
 	Plan []PlanStep
 	// MCP describes a call to a tool of an MCP server; nil for other tools.
 	MCP *MCPCall
+	// Collab describes a call to a collaboration tool (spawn_agent,
+	// send_input, resume_agent, wait_agent, close_agent); nil for others.
+	Collab *CollabCall
+}
+
+// CollabCall is what front ends show of a call to a collaboration tool:
+// Codex's collab_tool_call item.
+type CollabCall struct {
+	// Tool is the tool's name; Sender the calling session's id.
+	Tool, Sender string
+	// Receivers are the ids of the subagents the call is about.
+	Receivers []string
+	// Prompt is the input given (spawn_agent, send_input).
+	Prompt string
+	// States are the receivers' states after the call, by id.
+	States map[string]CollabAgentState
+}
+
+// CollabAgentState is a subagent's state in a [CollabCall]: pending_init,
+// running, completed, errored, shutdown or not_found, and its last
+// message or error.
+type CollabAgentState struct {
+	Status  string  `json:"status"`
+	Message *string `json:"message"`
 }
 
 // MCPCall is what front ends show of a call to a tool of an MCP server.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agentcli/agent/internal/subagent"
 	"github.com/agentcli/agent/internal/telemetry"
 	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/rollout"
@@ -49,6 +50,10 @@ type Spec struct {
 	// chat's /new and /clear): its SessionStart hooks get source "clear",
 	// as Codex sends it, instead of "startup".
 	Clear bool
+
+	// child opens a subagent of a session (spawn_agent): its parent's
+	// workspace and approver; nil for a session a front end opens.
+	child *childSpec
 }
 
 // Thread is a session opened on the app ([App.Open]): the engine's
@@ -61,6 +66,10 @@ type Thread struct {
 	// ID is the session's id: the rollout's, and the one every request
 	// carries (headers and prompt_cache_key).
 	ID string
+	// Agents are the subagents of the session's tree (spawn_agent): the
+	// root's and every descendant's, shared by them, for front ends to
+	// list and watch.
+	Agents *subagent.Tree
 	// Recorded is the recording a resumed or forked session continues,
 	// as loaded (its transcript, its warnings); nil for a new session.
 	Recorded *rollout.Rollout
@@ -84,6 +93,14 @@ type Thread struct {
 	main *modelclient.Client
 	// telemetry reports the session's events ([otel]); nil: none.
 	telemetry *telemetry.Telemetry
+	// agents are the subagents of the session's tree (its root's);
+	// depth is the session's below the root; self is the session's own
+	// entry when it is a subagent. approve asks about its calls.
+	agents  *agentTree
+	depth   int
+	self    *agent
+	approve func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
+	collab  []tools.Tool
 }
 
 // Workspace is where the session works and under which rules.
@@ -156,22 +173,17 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	if err := a.hold(t); err != nil {
 		return nil, err
 	}
-	approve := sp.Approve
-	if approve == nil {
-		approve = a.approve
+	notices, err := a.place(t, sp)
+	if err != nil {
+		return nil, err
 	}
-	if t.ws, err = a.workspaceFor(sp.Cwd, sp.Sandbox, sp.ApprovalPolicy, approve == nil); err != nil {
-		return nil, usageError(err)
-	}
-	t.ws.Editor = sp.Editor
+	approve := t.approve
 	if t.tools, err = t.ws.tools(); err != nil {
 		return nil, err
 	}
 	set := t.tools
 	t.closers = append(t.closers, func() { set.Close() })
-	if a.mcpServers != nil {
-		t.tools.AddSource(a.mcpServers.Tools)
-	}
+	t.addSources(set)
 	opts := a.opts
 	opts.Tools, opts.ApprovalPolicy, opts.Approve = t.tools, t.ws.Policy, approve
 	if sp.BaseInstructions != "" {
@@ -200,6 +212,8 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 		opts.OnEvent = n.observe
 	}
 	opts.Checkpoints, opts.CheckpointRoot = a.checkpoints, t.ws.Cwd
+	opts.OnEvent = t.stopChildrenOnInterrupt(opts.OnEvent)
+	opts.Notices = append(opts.Notices, notices...)
 	if t.Recorded != nil {
 		err = a.resumeInto(ctx, &opts, t)
 	} else {
@@ -227,6 +241,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 		}
 	}
 	t.closers = append(t.closers, func() { t.Session.End(context.Background(), nil) })
+	t.closers = append(t.closers, t.closeChildren) // closed first: its children go before it
 	return t, nil
 }
 
@@ -283,6 +298,7 @@ func (a *App) startInto(ctx context.Context, opts *session.Options, t *Thread, s
 	r, err := rollout.Create(ctx, a.home, rollout.SessionMeta{
 		ID: t.ID, Cwd: t.ws.Cwd, Originator: a.originator, CLIVersion: a.version,
 		ModelProvider: a.clientOpts.Provider.ID, Model: opts.Sampling.Model, Instructions: instructions,
+		Spawn: sp.spawn(t.depth),
 	}, a.env.Time())
 	if err != nil {
 		return fmt.Errorf("record the session: %w", err)
@@ -345,4 +361,40 @@ func (a *App) hold(t *Thread) error {
 		a.mu.Unlock()
 	})
 	return nil
+}
+
+// addSources adds to set what every set of the session's tools offers
+// besides the workspace's: the MCP servers' tools and the collaboration
+// tools.
+func (t *Thread) addSources(set *tools.Set) {
+	if t.a.mcpServers != nil {
+		set.AddSource(t.a.mcpServers.Tools)
+	}
+	if collab := t.collab; collab != nil {
+		set.AddSource(func() []tools.Tool { return collab })
+	}
+}
+
+// stopChildrenOnInterrupt passes events on to next and interrupts the
+// session's subagents when its turn is interrupted (Esc, Ctrl-C, a
+// client's cancel).
+func (t *Thread) stopChildrenOnInterrupt(next func(session.Event)) func(session.Event) {
+	return func(ev session.Event) {
+		if f, ok := ev.(session.TurnFailed); ok && f.Err != nil && f.Err.Failure.Kind == modelclient.KindCanceled {
+			t.interruptChildren()
+		}
+		if next != nil {
+			next(ev)
+		}
+	}
+}
+
+// spawn is the rollout's record of a subagent's parent; nil for another
+// session.
+func (sp Spec) spawn(depth int) *rollout.ThreadSpawn {
+	if sp.child == nil {
+		return nil
+	}
+	c := sp.child
+	return &rollout.ThreadSpawn{ParentThreadID: c.parent.ID, Depth: depth, AgentRole: c.role, AgentNickname: c.nickname}
 }

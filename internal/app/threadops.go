@@ -100,9 +100,7 @@ func (t *Thread) useSandbox(policy string, m sandbox.Mode) (ended string, err er
 		if set, err = ws.tools(); err != nil {
 			return "", err
 		}
-		if t.a.mcpServers != nil {
-			set.AddSource(t.a.mcpServers.Tools)
-		}
+		t.addSources(set)
 		old := t.tools
 		if n := len(execOf(old).Running()); n > 0 {
 			ended = fmt.Sprintf("; %d background commands started under %s end at the next turn", n, t.ws.Sandbox.Mode)
