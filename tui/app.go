@@ -72,7 +72,10 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		Permissions: func() (string, string) {
 			return chat.Sandbox(), chat.Current().Settings().ApprovalPolicy
 		},
-		Compact: chat.Compact,
+		Compact:     chat.Compact,
+		Undo:        chat.Undo,
+		RewindTurns: chat.RewindTurns,
+		Rewind:      chat.Rewind,
 		Resume: func(ctx context.Context, id string) (Resumed, error) {
 			ro, err := chat.Resume(ctx, id)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/agentcli/agent/internal/app"
@@ -291,4 +292,57 @@ func (c *Chat) Logout(ctx context.Context) (string, error) {
 	c.loggedOut = hint
 	c.mu.Unlock()
 	return line + "; " + hint + " to send another message", nil
+}
+
+// Undo is /undo: the latest turn's files put back as they were before it
+// (or, right after /compact, the history from before the compaction).
+func (c *Chat) Undo(ctx context.Context) (string, error) {
+	cur, err := c.inUse()
+	if err != nil {
+		return "", err
+	}
+	var msg string
+	err = cur.Undo(ctx, 0, func(ev session.Event) {
+		switch ev := ev.(type) {
+		case session.FilesUndone:
+			msg = ev.String()
+		case session.CompactionUndone:
+			msg = fmt.Sprintf("compaction undone: the history is back to its %d items from before it", ev.After)
+		}
+	})
+	return msg, err
+}
+
+// RewindTurns are the turns /rewind offers, oldest first.
+func (c *Chat) RewindTurns() []RewindTurn {
+	var out []RewindTurn
+	for _, t := range c.Current().TurnList() {
+		if t.RolledBack {
+			continue
+		}
+		out = append(out, RewindTurn{N: t.N, Prompt: t.Prompt, Files: t.Checkpoint != nil && !t.Undone})
+	}
+	return out
+}
+
+// Rewind is /rewind's choice: back to before turn n, its files and the
+// later turns', the conversation, or both.
+func (c *Chat) Rewind(ctx context.Context, n int, files, conversation bool) (string, error) {
+	cur, err := c.inUse()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	err = cur.RewindTo(ctx, n, files, conversation, func(ev session.Event) {
+		switch ev := ev.(type) {
+		case session.FilesUndone:
+			lines = append(lines, ev.String())
+		case session.RolledBack:
+			lines = append(lines, fmt.Sprintf("conversation rewound to before turn %d: the next message continues from there (%d turns left out, kept in the session file)", n, ev.Turns))
+		}
+	})
+	if err == nil && len(lines) == 0 {
+		lines = append(lines, fmt.Sprintf("turn %d and later changed no files to restore", n))
+	}
+	return strings.Join(lines, "\n"), err
 }

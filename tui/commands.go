@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -125,6 +126,72 @@ func (m *Model) compactCmd(string) tea.Cmd {
 		s, err := c.Compact(ctx)
 		return commandMsg{info: s, err: err}
 	})
+}
+
+// undoCmd is /undo.
+func (m *Model) undoCmd(string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Undo == nil {
+		return m.unavailable("/undo")
+	}
+	return m.exclusive("Undoing", func(ctx context.Context) commandMsg {
+		s, err := c.Undo(ctx)
+		return commandMsg{info: s, err: err}
+	})
+}
+
+// rewindCmd is /rewind: a picker of the turns, then of what to restore.
+func (m *Model) rewindCmd(string) tea.Cmd {
+	c := m.opts.Commands
+	if c.Rewind == nil || c.RewindTurns == nil {
+		return m.unavailable("/rewind")
+	}
+	turns := c.RewindTurns()
+	var items []pickItem
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		detail := "no files to restore"
+		if t.Files {
+			detail = "changed files"
+		}
+		items = append(items, pickItem{listRow: listRow{label: fmt.Sprintf("%d. %s", t.N, clean(oneLine(t.Prompt))), detail: detail},
+			value: strconv.Itoa(t.N), search: t.Prompt})
+	}
+	p := &picker{title: "Rewind to before which turn?", items: items,
+		choose: func(m *Model, it pickItem) tea.Cmd {
+			n, _ := strconv.Atoi(it.value)
+			return m.rewindWhat(n)
+		}}
+	p.list.empty = "no turns to rewind"
+	m.openPicker(p)
+	return nil
+}
+
+// rewindWhat asks what /rewind restores of turn n and the later ones.
+func (m *Model) rewindWhat(n int) tea.Cmd {
+	c := m.opts.Commands
+	p := &picker{title: fmt.Sprintf("Rewind to before turn %d: restore", n), items: []pickItem{
+		{listRow: listRow{label: "files and conversation"}, value: "both"},
+		{listRow: listRow{label: "conversation only"}, value: "conversation"},
+		{listRow: listRow{label: "files only"}, value: "files"},
+	}, choose: func(m *Model, it pickItem) tea.Cmd {
+		files, conv := it.value != "conversation", it.value != "files"
+		return m.exclusive("Rewinding", func(ctx context.Context) commandMsg {
+			s, err := c.Rewind(ctx, n, files, conv)
+			return commandMsg{info: s, err: err}
+		})
+	}}
+	m.openPicker(p)
+	return nil
+}
+
+// oneLine is s on one line, cut to 60 characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
 }
 
 // resumeCmd is /resume [ID]: with no id, the picker of this directory's

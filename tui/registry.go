@@ -32,6 +32,8 @@ func builtinCommands() []command {
 		{name: "/fork", help: "branch this conversation into a new session", run: (*Model).forkCmd},
 		{name: "/plan", args: "[PROMPT]", help: "plan mode: plan without changing anything (/plan again leaves it)", run: (*Model).planCmd},
 		{name: "/compact", help: "summarize the conversation to free context", run: (*Model).compactCmd},
+		{name: "/undo", help: "put back the files the last turn changed (right after /compact: the history)", run: (*Model).undoCmd},
+		{name: "/rewind", help: "go back to before a turn: its files, the conversation, or both", run: (*Model).rewindCmd},
 		{name: "/diff", help: "show the git diff of the working tree", run: func(m *Model, _ string) tea.Cmd { return m.diff() }},
 		{name: "/mention", help: "mention a file (@ does the same)", run: (*Model).mentionCmd},
 		{name: "/status", help: "configuration, provider, transport, tokens and retries", run: func(m *Model, _ string) tea.Cmd { m.showStatus(); return nil }},

@@ -115,6 +115,15 @@ type Options struct {
 // Resume are called only while no turn runs; Status and Approvals may be
 // called during a turn, so they must be safe for use concurrently with
 // [Engine.Turn]. Each ctx is cancelled when the user presses Esc or quits.
+// RewindTurn is a turn /rewind offers: its number, what the user asked,
+// and whether it changed files that can be restored.
+type RewindTurn struct {
+	N      int
+	Prompt string
+	Files  bool
+}
+
+// Commands are the operations slash commands run.
 type Commands struct {
 	// New starts a fresh conversation (/new) and returns its engine.
 	New func(ctx context.Context) (Engine, error)
@@ -143,6 +152,14 @@ type Commands struct {
 	// Compact compacts the conversation (/compact) and returns a one-line
 	// summary of what it did.
 	Compact func(ctx context.Context) (string, error)
+	// Undo puts back the latest turn's files, or the history from before
+	// a compaction just made (/undo), and says what it did.
+	Undo func(ctx context.Context) (string, error)
+	// RewindTurns are the turns /rewind offers; Rewind goes back to
+	// before turn n: its files and later turns', the conversation, or
+	// both.
+	RewindTurns func() []RewindTurn
+	Rewind      func(ctx context.Context, n int, files, conversation bool) (string, error)
 	// Resume loads a saved conversation (/resume [ID]; empty ID means the
 	// most recent one).
 	Resume func(ctx context.Context, id string) (Resumed, error)
