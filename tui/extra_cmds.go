@@ -8,11 +8,12 @@ import (
 )
 
 // extraCommands are Codex's commands that agent has beyond the everyday
-// ones: /fast and /title.
+// ones: /fast, /title and /statusline.
 func extraCommands() []command {
 	return []command{
 		{name: "/fast", args: "[on|off]", help: "fast mode: the priority service tier (faster answers, at a higher price)", run: (*Model).fastCmd},
 		{name: "/title", args: "[TEXT]", help: "set the terminal's title (none: the terminal's own)", run: (*Model).titleCmd},
+		{name: "/statusline", args: "[COMMAND|off]", help: "draw the status line with COMMAND (the session as JSON on its stdin)", run: (*Model).statuslineCmd},
 	}
 }
 

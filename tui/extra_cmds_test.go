@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,5 +99,58 @@ func TestTitleCommand(t *testing.T) {
 		if view := plain(m.View()); !strings.Contains(view, tc.says) {
 			t.Errorf("after %q the screen lacks %q:\n%s", tc.line, tc.says, view)
 		}
+	}
+}
+
+// feed runs cmd and gives its messages to m, as the program would.
+func feed(m *Model, cmd tea.Cmd) {
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+}
+
+// TestStatuslineCommand: /statusline COMMAND runs COMMAND with the
+// session as JSON on its standard input; its first line takes the place of
+// the model and tokens in the status line (escape sequences dropped); a
+// failing command says so there; /statusline off brings agent's own back.
+func TestStatuslineCommand(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	m, _ := newTestModel(t, Options{Dir: dir, Model: "model-x", SessionID: func() string { return "sess-1" }})
+	feed(m, submit(m, `/statusline cat > in.json; printf '\033[31mmy line\033[0m\nsecond\n'`))
+	status := plain(m.statusLine())
+	if !strings.Contains(status, "my line") || strings.Contains(status, "second") || strings.Contains(status, "model-x") {
+		t.Errorf("status line %q; want the command's first line in place of the model", status)
+	}
+	in, err := os.ReadFile(filepath.Join(dir, "in.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(in, &got); err != nil {
+		t.Fatalf("stdin is no JSON: %v\n%s", err, in)
+	}
+	if got["session_id"] != "sess-1" || got["cwd"] != dir || got["model"].(map[string]any)["id"] != "model-x" {
+		t.Errorf("the command read %s", in)
+	}
+	// The same input does not run it again; a new model does.
+	if cmd := m.refreshUserStatus(); cmd != nil {
+		t.Error("the command runs again for the same input")
+	}
+	m.opts.Model = "model-y"
+	if cmd := m.refreshUserStatus(); cmd == nil {
+		t.Error("a new model does not run the command")
+	} else {
+		feed(m, cmd)
+	}
+	feed(m, submit(m, "/statusline echo oops >&2; exit 3"))
+	if status := plain(m.statusLine()); !strings.Contains(status, "status line command failed: exit status 3: oops") {
+		t.Errorf("a failing command: status %q", status)
+	}
+	feed(m, submit(m, "/statusline off"))
+	if status := plain(m.statusLine()); !strings.Contains(status, "model-y") || strings.Contains(status, "failed") {
+		t.Errorf("after off: status %q; want agent's own", status)
 	}
 }

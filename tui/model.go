@@ -36,6 +36,8 @@ const (
 type Model struct {
 	ctx  context.Context
 	opts Options
+	// userStatus is the /statusline command's line; nil: agent's own.
+	userStatus *userStatus
 	// paused says the last turn ran out of its auto-continue schedule:
 	// Ctrl+R continues it now.
 	paused bool
@@ -190,7 +192,13 @@ func (m *Model) Init() tea.Cmd {
 // engine events (update_stream.go), approvals (update_approval.go), slash
 // commands (commands.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if us, ok := msg.(userStatusMsg); ok {
+		m.updateUserStatus(us)
+	}
 	cmd := m.dispatch(msg)
+	if sc := m.refreshUserStatus(); sc != nil {
+		cmd = tea.Batch(cmd, sc)
+	}
 	if p := m.placeholder(); p != m.composer.Placeholder {
 		m.composer.Placeholder = p
 		m.fitComposer()

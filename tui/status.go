@@ -64,7 +64,11 @@ func (m *Model) statusLine() string {
 func (m *Model) styledStatus(line string) string {
 	// The model and the token count come after what is happening, and only
 	// when they fit.
-	for _, extra := range []string{m.opts.Model, m.tokens()} {
+	extras := []string{m.opts.Model, m.tokens()}
+	if m.userStatus != nil && m.userStatus.text != "" {
+		extras = []string{m.userStatus.text} // the /statusline command's line
+	}
+	for _, extra := range extras {
 		switch {
 		case extra == "":
 		case line == "":
