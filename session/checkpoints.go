@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentcli/agent/session/checkpoint"
 	"sync"
@@ -25,6 +26,16 @@ type turnCheckpoint struct {
 	mu     sync.Mutex
 	tried  bool
 	before string
+	warned string // the last failure said: a lasting one (no git) is said once
+}
+
+// failed says a checkpoint failed, once for the same reason.
+func (cp *turnCheckpoint) failed(err error, emit func(Event)) {
+	msg := err.Error() + "; this turn's changes cannot be undone"
+	if msg != cp.warned {
+		cp.warned = msg
+		emit(Warning{Message: msg})
+	}
 }
 
 // checkpointBefore takes the turn's snapshot before its first call that
@@ -48,7 +59,7 @@ func (s *Session) checkpointBefore(ctx context.Context, name string, emit func(E
 	id, err := s.opts.Checkpoints.Snapshot(ctx, s.opts.CheckpointRoot)
 	if err != nil {
 		if ctx.Err() == nil {
-			emit(Warning{Message: err.Error() + "; this turn's changes cannot be undone"})
+			cp.failed(err, emit)
 		}
 		return
 	}
@@ -69,7 +80,9 @@ func (s *Session) checkpointAfter(ctx context.Context, emit func(Event)) {
 	}
 	after, err := s.opts.Checkpoints.Snapshot(context.WithoutCancel(ctx), s.opts.CheckpointRoot)
 	if err != nil {
-		emit(Warning{Message: err.Error() + "; this turn's changes cannot be undone"})
+		cp.mu.Lock()
+		cp.failed(err, emit)
+		cp.mu.Unlock()
 		return
 	}
 	c := checkpoint.Checkpoint{Cwd: s.opts.CheckpointRoot, Before: before, After: after}
@@ -79,6 +92,14 @@ func (s *Session) checkpointAfter(ctx context.Context, emit func(Event)) {
 	}
 	s.turnsMu.Unlock()
 	emit(Checkpointed{Workspace: c.Cwd, Before: before, After: after})
+	// What the turn's commands wrote joins the files a compaction lists.
+	if paths, err := s.opts.Checkpoints.Touched(context.WithoutCancel(ctx), c.Cwd, before, after); err == nil {
+		for _, p := range paths {
+			if !slices.Contains(s.written, p) {
+				s.written = append(s.written, p)
+			}
+		}
+	}
 }
 
 // RolledBack says the conversation was cut back by Turns turns

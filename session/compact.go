@@ -38,8 +38,13 @@ const DefaultKeepToolCalls = 5
 const keptStepTokens = 40000
 
 // FilesTouchedHeader introduces the list of files the session's patches
-// touched, after the summary of a local compaction.
-const FilesTouchedHeader = "Files touched in this session (by patches):"
+// and commands touched (those its checkpoints saw change), after the
+// summary of a local compaction.
+const FilesTouchedHeader = "Files touched in this session (by patches and commands):"
+
+// patchesTouchedHeader is the header summaries had before commands' writes
+// were listed, still read from a resumed session's summary.
+const patchesTouchedHeader = "Files touched in this session (by patches):"
 
 // ErrNothingToCompact is a compaction refused because it could not
 // shrink the history: all of it would be kept verbatim but one item or
@@ -333,6 +338,11 @@ func (s *Session) selectKept() kept {
 		}
 		k.files = touchedFiles(k.files, it)
 	}
+	for _, p := range s.written {
+		if !slices.Contains(k.files, p) {
+			k.files = append(k.files, p)
+		}
+	}
 	return k
 }
 
@@ -350,6 +360,9 @@ func touchedFiles(files []string, it transport.Item) []string {
 	switch {
 	case it.Origin == transport.OriginSummary:
 		_, list, ok := strings.Cut(it.Text(), "\n"+FilesTouchedHeader+"\n")
+		if !ok {
+			_, list, ok = strings.Cut(it.Text(), "\n"+patchesTouchedHeader+"\n")
+		}
 		if ok {
 			for _, l := range strings.Split(list, "\n") {
 				add(strings.TrimPrefix(l, "- "))

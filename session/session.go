@@ -190,6 +190,7 @@ type Session struct {
 	turnStarts             []int
 	beforeCompaction       []transport.Item
 	startsBeforeCompaction []int
+	written                []string // the paths the checkpoints saw the turns change
 	turnsMu                sync.Mutex
 	turns                  []checkpoint.Turn
 

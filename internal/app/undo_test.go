@@ -133,3 +133,37 @@ func TestUndoRightAfterCompaction(t *testing.T) {
 		t.Errorf("the resumed session sends:\n%s", in)
 	}
 }
+
+// TestCompactionListsShellWrites: the files a command wrote (seen by the
+// turn's checkpoints) are in the compaction's list of files touched, as a
+// patch's are.
+func TestCompactionListsShellWrites(t *testing.T) {
+	cmd, _ := json.Marshal(map[string]string{"cmd": "printf x > shell.txt"})
+	srv := rt.NewServer(t, rt.Script{
+		rt.Reply("r0", "m0", strings.Repeat("a long answer ", 400)),
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("f1", "call_1", "exec_command", string(cmd)), rt.Completed("r1")),
+		rt.Reply("r1b", "m1b", "wrote it"),
+		rt.Reply("s", "ms", "the summary"),
+	})
+	a, _ := testApp(t, fakeConfig(srv.URL, false), false)
+	s, err := a.Open(t.Context(), Spec{Sandbox: "danger-full-access", ApprovalPolicy: "never"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	turn(t, s, "explain at length")
+	turn(t, s, "write a file")
+	if err := s.Compact(t.Context(), func(session.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	h := s.History()
+	var summary string
+	for _, it := range h {
+		if strings.Contains(it.Text(), session.FilesTouchedHeader) {
+			summary = it.Text()
+		}
+	}
+	if !strings.Contains(summary, session.FilesTouchedHeader+"\n- shell.txt") {
+		t.Errorf("the compacted history does not list shell.txt:\n%s", summary)
+	}
+}

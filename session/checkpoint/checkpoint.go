@@ -151,6 +151,30 @@ func (s *Store) Changes(ctx context.Context, root, before, after string) ([]Chan
 	return diff(b, a), nil
 }
 
+// Touched lists the paths that differ in content, type or presence
+// between snapshot before and snapshot after (git's diff of the two
+// trees: cheaper than [Store.Changes], permissions aside).
+func (s *Store) Touched(ctx context.Context, root, before, after string) ([]string, error) {
+	w, err := s.workspace(root)
+	if err != nil {
+		return nil, err
+	}
+	if !validID(before) || !validID(after) {
+		return nil, fmt.Errorf("checkpoint: %q or %q is not a checkpoint id", before, after)
+	}
+	out, err := w.git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before+":files", after+":files")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
 // Restore puts the files that changed from snapshot before to snapshot
 // after back as they were in before, if every one of them is still as it
 // was in after; otherwise it restores nothing and returns a
@@ -292,8 +316,8 @@ func (w *workspace) git(ctx context.Context, stdin []byte, args ...string) ([]by
 		if errors.As(err, &ee) {
 			return out, fmt.Errorf("git %s: %s", args[0], strings.TrimSpace(stderr.String()))
 		}
-		if errors.Is(err, exec.ErrNotFound) {
-			return out, fmt.Errorf("checkpoints need git, which was not found on PATH")
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return out, fmt.Errorf("checkpoints need git, which was not found (%s)", prog)
 		}
 		return out, err
 	}

@@ -360,3 +360,14 @@ func fullDiskChild(t *testing.T) {
 		t.Fatalf("a failed checkpoint changed the user's files:\n%s", strings.Join(d, "\n"))
 	}
 }
+
+// Without git a snapshot fails saying so, and leaves the files alone.
+func TestNoGit(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, "a.txt", "a", 0o644)
+	s := &Store{Dir: filepath.Join(t.TempDir(), "checkpoints"), Git: filepath.Join(t.TempDir(), "no-git")}
+	_, err := s.Snapshot(context.Background(), ws)
+	if err == nil || !strings.Contains(err.Error(), "checkpoints need git") || !strings.Contains(err.Error(), "your files were not touched") {
+		t.Fatalf("err = %v", err)
+	}
+}
