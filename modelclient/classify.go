@@ -46,6 +46,7 @@ const (
 	KindUsageLimit                  // usage_limit_reached (has a reset time)
 	KindInvalidRequest              // 400, invalid_prompt, policy refusals
 	KindConfig                      // the configuration cannot make a valid request
+	KindBudget                      // the run's cost budget (--max-cost) is spent: no request was sent
 )
 
 // kinds is each kind's name, as logs and notices print it, and its retry
@@ -67,6 +68,7 @@ var kinds = [...]struct{ name, class string }{
 	KindUsageLimit:      {"usage_limit", ""},
 	KindInvalidRequest:  {"invalid_request", ""},
 	KindConfig:          {"config", ""},
+	KindBudget:          {"budget", ""},
 }
 
 func (k Kind) String() string {

@@ -178,6 +178,9 @@ type EventMsg struct {
 	Total *transport.Usage `json:"total,omitempty"`
 	// Last is the last response's usage (token_count only).
 	Last *transport.Usage `json:"last,omitempty"`
+	// CostUSD is what the session's responses cost so far, in USD
+	// (token_count only; absent when a price is unknown).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 	// Provider and Model name where the session's requests went: the
 	// provider switched to (provider_switch), or the one that answered the
 	// turn's last response (token_count).

@@ -44,6 +44,9 @@ type Rollout struct {
 	History []transport.Item
 	// Total and Last are the usage of the last token_count event.
 	Total, Last transport.Usage
+	// CostUSD is the session's cost of that token_count event; nil when
+	// it was unknown (or not recorded).
+	CostUSD *float64
 	// Ledger holds each tool call's final recorded state, in the order the
 	// calls first appeared.
 	Ledger []LedgerEntry
@@ -377,6 +380,7 @@ func (ro *Rollout) event(ev EventMsg) {
 		if ev.Last != nil {
 			ro.Last = *ev.Last
 		}
+		ro.CostUSD = ev.CostUSD
 	case EventRename:
 		ro.Name = ev.Message
 	case EventTurnStarted:

@@ -76,6 +76,8 @@ func describe(f modelclient.Failure, exhausted bool) string {
 		return "the request was rejected" + detail(f)
 	case modelclient.KindUpgradeRequired:
 		return "the server requires a different transport (426)"
+	case modelclient.KindBudget:
+		return f.Err.Error()
 	}
 	if exhausted {
 		return fmt.Sprintf("gave up after retries: %s", f.Reason())

@@ -92,6 +92,9 @@ type TurnCompleted struct {
 	Requests int
 	// Provider is where the turn's last response came from.
 	Provider failover.Candidate
+	// Cost is what the turn's responses cost in USD, TotalCost the
+	// session's; nil when a price is unknown (never guessed).
+	Cost, TotalCost *float64
 }
 
 // TurnFailed closes a turn that did not complete. The same error is

@@ -89,6 +89,16 @@ type Options struct {
 	Resumed []transport.Item
 	// Usage is a resumed session's accumulated usage.
 	Usage transport.Usage
+	// Cost is a resumed session's accumulated cost in USD, nil when
+	// unknown (a session with usage and no recorded cost stays unknown).
+	Cost *float64
+	// Price prices each response's usage (the model catalogue); nil
+	// leaves every cost unknown.
+	Price Pricer
+	// MaxCostUSD ends a turn before a request that would start with this
+	// much spent by this session in this process (agent exec --max-cost);
+	// 0 is no budget.
+	MaxCostUSD float64
 	// ApprovalPolicy is the approval policy passed to every tool call
 	// ([tools.Invocation].Policy); "" leaves each tool's own.
 	ApprovalPolicy string
@@ -176,6 +186,11 @@ type Session struct {
 	chain       *chain       // the fallback chain; nil: none
 	wake        *retry.Waker // ends the running turn's retry wait ([Session.RetryNow])
 	steer       steering     // input added to the running turn ([Session.Steer])
+	// cost, turnCost and run are what the session's responses cost: all
+	// of them (resumed included), the running turn's, and this process's
+	// (what MaxCostUSD bounds) (cost.go).
+	cost, turnCost, run spend
+	costMu              sync.Mutex // guards cost, read by Cost while a turn runs
 
 	hookStarted, hookEnded bool   // SessionStart and SessionEnd ran
 	noticed                bool   // Options.Notices were said
@@ -248,7 +263,7 @@ func New(opts Options) *Session {
 	if opts.Health == nil {
 		opts.Health = failover.NewHealth("", nil)
 	}
-	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage, wake: retry.NewWaker(),
+	s := &Session{opts: opts, client: opts.Client, ledger: opts.Ledger, approved: map[string]bool{}, total: opts.Usage, cost: resumedCost(opts), wake: retry.NewWaker(),
 		settings: Settings{Sampling: opts.Sampling, ApprovalPolicy: opts.ApprovalPolicy, Tools: opts.Tools}, chain: newChain(opts)}
 	if s.chain != nil {
 		s.client = s.chain.entries[s.chain.at].Client
@@ -473,6 +488,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		o.UserPrompt(ctx, input, len(s.images))
 	}
 	s.turnID = newTurnID()
+	s.turnCost = spend{}
 	if !s.noticed {
 		s.noticed = true
 		for _, n := range s.opts.Notices {
@@ -485,7 +501,7 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		s.images = nil
 		s.dropSteered(emit)
 		emit(HookStopped{Event: hooks.UserPromptSubmit, Reason: blocked})
-		emit(TurnCompleted{Total: s.total, Provider: s.Provider()})
+		emit(TurnCompleted{Total: s.total, Provider: s.Provider(), Cost: s.turnCost.value(), TotalCost: s.Cost()})
 		return nil
 	}
 	s.startOnHealthy(emit)
@@ -512,7 +528,8 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 		emit(TurnFailed{Err: te, Requests: te.Requests})
 		return te
 	}
-	emit(TurnCompleted{Last: r.last, Total: s.total, Requests: r.requests(), Provider: s.Provider()})
+	emit(TurnCompleted{Last: r.last, Total: s.total, Requests: r.requests(), Provider: s.Provider(),
+		Cost: s.turnCost.value(), TotalCost: s.Cost()})
 	return nil
 }
 
@@ -622,6 +639,9 @@ func (r *turnRun) round(ctx context.Context, prompt string) error {
 	// the call runs, and the turn's end waits for it.
 	defer s.syncBehind()()
 	for {
+		if err := s.budget(); err != nil {
+			return err
+		}
 		s.takeSteered()
 		u, ran, err := s.sample(ctx, r.mc, r.emit, &r.retries)
 		if err != nil {
@@ -902,6 +922,7 @@ func (s *Session) completed(usage *transport.Usage, emit func(Event)) transport.
 		if s.lastTotal < s.opts.AutoCompactTokens {
 			s.compactHold, s.compactHeld = 0, false // below the limit again
 		}
+		s.price(u)
 	}
 	emit(ResponseCompleted{Usage: u})
 	return u

@@ -348,7 +348,7 @@ func (m *Model) applyCommand(msg commandMsg) {
 		m.tr.reset()
 		m.printed = 0
 		m.items = map[string]*block{}
-		m.last, m.total = transport.Usage{}, transport.Usage{}
+		m.last, m.total, m.cost = transport.Usage{}, transport.Usage{}, nil
 		m.follow = true
 		m.unsaved = false
 	}

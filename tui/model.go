@@ -93,6 +93,7 @@ type Model struct {
 	ticking   bool
 	last      transport.Usage // usage of the last response
 	total     transport.Usage // usage of the session
+	cost      *float64        // cost of the session in USD; nil: unknown
 	retries   int             // retries seen this session
 
 	composerRows int // screen rows of the composer's text at the last fit

@@ -116,6 +116,9 @@ func (m *Model) tokens() string {
 	if a := m.opts.AutoCompact; a > 0 {
 		s += fmt.Sprintf(" (%d%% of auto-compact)", min(used*100/a, 100))
 	}
+	if m.cost != nil {
+		s += fmt.Sprintf(" · $%.2f", *m.cost)
+	}
 	return s
 }
 

@@ -152,7 +152,7 @@ func (m *Model) apply(ev session.Event) {
 		delete(m.items, "call:"+ev.Call.ID)
 	case session.TurnCompleted:
 		m.turn.retry = nil
-		m.last, m.total = ev.Last, ev.Total
+		m.last, m.total, m.cost = ev.Last, ev.Total, ev.TotalCost
 	case session.TurnFailed:
 		m.turn.retry = nil
 		m.turn.failed = true

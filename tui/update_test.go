@@ -662,3 +662,20 @@ func TestStatusShowsAutoCompact(t *testing.T) {
 		t.Errorf("status tokens = %q; want the share of auto-compact", got)
 	}
 }
+
+// TestStatusShowsCost: a completed turn's session cost is on the status
+// line; an unknown one is not shown, never guessed.
+func TestStatusShowsCost(t *testing.T) {
+	m, _ := newTestModel(t, Options{ContextWindow: 272000, AutoCompact: 244800})
+	m.turn = &turn{}
+	usd := 0.4212
+	m.apply(session.TurnCompleted{Last: transport.Usage{TotalTokens: 122400}, Total: transport.Usage{TotalTokens: 200000}, TotalCost: &usd})
+	if got := m.tokens(); got != "122k / 272k tokens (50% of auto-compact) · $0.42" {
+		t.Errorf("status tokens = %q; want the session's cost", got)
+	}
+	m.turn = &turn{}
+	m.apply(session.TurnCompleted{Last: transport.Usage{TotalTokens: 122400}})
+	if got := m.tokens(); strings.Contains(got, "$") {
+		t.Errorf("status tokens = %q; an unknown cost is shown", got)
+	}
+}

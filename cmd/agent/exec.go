@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,6 +64,7 @@ time, sharing one retry gate, and prints one JSON result line per prompt
 	fl.DurationVar(&f.waitForReset, "wait-for-reset", 0,
 		"when the server pauses the turn until a time (a usage limit's reset, a delay past the retry cap), wait for it, up to MAX, and continue (--wait-for-reset alone: up to 24h)")
 	fl.Lookup("wait-for-reset").NoOptDefVal = headless.DefaultWaitForReset.String()
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "end the run before a request that would start with this much spent, in USD at the model catalogue's prices (exit code 8; a model without a known price is refused at start); overrides max_cost_usd")
 	addBatchFlags(cmd.Flags(), &f.batch)
 	cmd.AddCommand(newExecResumeCmd(ctx, env, g, f), newExecForkCmd(ctx, env, g, f))
 	return cmd
@@ -77,6 +79,7 @@ type execFlags struct {
 	cd             string
 	noAutoContinue bool
 	waitForReset   time.Duration // --wait-for-reset[=MAX]; 0: do not wait
+	maxCost        float64       // --max-cost USD; 0: config's max_cost_usd
 	ephemeral      bool
 	images         []string
 	approval       string     // -a: exec runs under "never" whatever is asked
@@ -148,7 +151,11 @@ func execAppOptions(env Env, g *globalFlags, f *execFlags) (app.Options, error) 
 	if err := checkExecApproval(env, f.approval); err != nil {
 		return app.Options{}, err
 	}
+	if f.maxCost < 0 || math.IsNaN(f.maxCost) || math.IsInf(f.maxCost, 0) {
+		return app.Options{}, usageError(fmt.Errorf("--max-cost %v: want an amount in USD, at least 0", f.maxCost))
+	}
 	return g.appOptions(env, app.Options{
+		MaxCostUSD: f.maxCost,
 		Originator: "agent_exec", Cd: f.cd, Sandbox: f.sandbox, AddDirs: addDirs,
 		// exec never asks: the approval policy is "never" and the sandbox
 		// (read-only unless -s or config says otherwise) is the protection.

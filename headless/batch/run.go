@@ -136,6 +136,8 @@ func summary(counts map[int]int, skipped int) string {
 type Session interface {
 	Turn(ctx context.Context, input string, emit func(session.Event)) error
 	Usage() transport.Usage
+	// Cost is what the session cost in USD; nil when unknown.
+	Cost() *float64
 	SaveError() error
 }
 
@@ -158,7 +160,7 @@ func RunPrompt(ctx context.Context, sess Session, sessionID string, it Item, p *
 			p.Retrying(it.ID, false)
 		}
 	})
-	r.Usage = execprint.UsageOf(sess.Usage())
+	r.Usage = execprint.UsageOf(sess.Usage(), sess.Cost())
 	if err != nil {
 		return failed(ctx, r, &exitcode.Error{Code: exitcode.ForTurn(err), Err: err})
 	}
@@ -174,7 +176,7 @@ func RunPrompt(ctx context.Context, sess Session, sessionID string, it Item, p *
 // (its session could not be built) because of err: interrupted when ctx
 // ended, else failed with err's exit code ([exitcode.Of]).
 func Failed(ctx context.Context, id string, err error) Result {
-	return failed(ctx, Result{ID: id, Usage: execprint.UsageOf(transport.Usage{})}, err)
+	return failed(ctx, Result{ID: id, Usage: execprint.UsageOf(transport.Usage{}, nil)}, err)
 }
 
 // failed fills r for a prompt that did not complete.

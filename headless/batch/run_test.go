@@ -97,12 +97,13 @@ func (s fakeSession) Turn(ctx context.Context, input string, emit func(session.E
 }
 
 func (s fakeSession) Usage() transport.Usage { return transport.Usage{OutputTokens: 7} }
+func (s fakeSession) Cost() *float64         { return nil }
 func (s fakeSession) SaveError() error       { return s.saveErr }
 
 func TestRunPrompt(t *testing.T) {
 	p := NewProgress(&bytes.Buffer{}, false, 1, time.Now)
 	retry := session.Retry{Retry: modelclient.Retry{Layer: "stream"}}
-	usage := execprint.UsageOf(transport.Usage{OutputTokens: 7}) // fakeSession's
+	usage := execprint.UsageOf(transport.Usage{OutputTokens: 7}, nil) // fakeSession's
 	tests := []struct {
 		name string
 		sess fakeSession

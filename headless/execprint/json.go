@@ -127,6 +127,9 @@ type Usage struct {
 	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
 	OutputTokens          int64 `json:"output_tokens"`
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+	// CostUSD is what these tokens cost at the catalogue's prices; absent
+	// when a price is unknown (never guessed).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 type jsonError struct {
@@ -380,7 +383,7 @@ func (p *JSON) Handle(ev session.Event) {
 		p.emit(jsonEvent{Type: "provider_switch", From: &jsonProvider{ev.From.Provider, ev.From.Model},
 			To: &jsonProvider{ev.To.Provider, ev.To.Model}, Reason: ev.Reason})
 	case session.TurnCompleted:
-		p.emit(jsonEvent{Type: "turn.completed", Usage: UsageOf(ev.Total), Requests: &ev.Requests})
+		p.emit(jsonEvent{Type: "turn.completed", Usage: UsageOf(ev.Total, ev.TotalCost), Requests: &ev.Requests})
 	case session.TurnFailed:
 		// As the reference client: the fatal error, then turn.failed.
 		msg := ev.Err.Error()
@@ -390,8 +393,9 @@ func (p *JSON) Handle(ev session.Event) {
 }
 
 // UsageOf returns u as it is printed.
-func UsageOf(u transport.Usage) *Usage {
+func UsageOf(u transport.Usage, costUSD *float64) *Usage {
 	return &Usage{
+		CostUSD:               costUSD,
 		InputTokens:           u.InputTokens,
 		CachedInputTokens:     u.CachedInputTokens,
 		CacheWriteInputTokens: u.CacheWriteInputTokens,

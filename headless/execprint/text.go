@@ -278,7 +278,9 @@ func (p *Text) Handle(ev session.Event) {
 		fmt.Fprintln(p.opts.Stderr, p.safe(ev.Notice()))
 	case session.TurnCompleted:
 		p.endLine()
-		if t := ev.Total.TotalTokens; t > 0 {
+		if t := ev.Total.TotalTokens; t > 0 && ev.TotalCost != nil {
+			fmt.Fprintf(p.opts.Stderr, "tokens used: %d ($%.4f)\n", t, *ev.TotalCost)
+		} else if t > 0 {
 			fmt.Fprintf(p.opts.Stderr, "tokens used: %d\n", t)
 		}
 		if p.hasFinal {

@@ -66,6 +66,9 @@ type Options struct {
 	// chat); nil: nobody can.
 	AskUser    func(ctx context.Context, req tools.UserInputRequest) (map[string][]string, bool)
 	MaxResends int // the retry gate's bound; 0: [retry] max_concurrent_resends
+	// MaxCostUSD is exec's --max-cost: a run ends before a request that
+	// would start with this much spent (USD); 0: config's max_cost_usd.
+	MaxCostUSD float64
 	// Notice tells the user something while the app runs (a refreshed
 	// login that could not be saved); nil prints it on stderr.
 	Notice func(msg string)
@@ -182,6 +185,9 @@ func New(ctx context.Context, o Options) (_ *App, err error) {
 		return nil, err
 	}
 	if err := a.sessionOptions(o, p); err != nil {
+		return nil, err
+	}
+	if err := a.checkBudget(); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -328,6 +334,8 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		AutoCompactTokens:    cfg.AutoCompactTokens(),
 		CompactKeepToolCalls: keepToolCalls(cfg),
 		HideReasoning:        cfg.HideAgentReasoning,
+		Price:                priceOf(cfg.Catalog),
+		MaxCostUSD:           cmp.Or(o.MaxCostUSD, cfg.MaxCostUSD),
 		Health:               a.health,
 		Now:                  a.env.Now,
 	}

@@ -330,7 +330,7 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	t.closers = append(t.closers, func() { a.closeRecorder(r) })
 	t.rec, t.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
-	opts.Resumed, opts.Usage, opts.TurnStarts = ro.History, ro.Total, ro.TurnStarts
+	opts.Resumed, opts.Usage, opts.Cost, opts.TurnStarts = ro.History, ro.Total, ro.CostUSD, ro.TurnStarts
 	opts.ResumedTurns = checkpoint.Turns(ro.Events)
 	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))

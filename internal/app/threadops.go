@@ -265,6 +265,7 @@ func (t *Thread) Status() []string {
 		fmt.Sprintf("approval: %s · sandbox: %s", st.ApprovalPolicy, ws.Sandbox.Mode),
 		"cwd: " + ws.Cwd,
 		"session: " + sess,
+		"cost: " + costLine(t.Cost(), model),
 	}
 	return append(lines, a.notices...)
 }
@@ -299,4 +300,13 @@ func reasoning(effort, summary string) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// costLine is /status's cost: the session's in USD, or why it is not
+// known.
+func costLine(usd *float64, model string) string {
+	if usd == nil {
+		return fmt.Sprintf("unknown (no price for %s in the model catalogue: add [models.%q] cost)", model, model)
+	}
+	return fmt.Sprintf("$%.4f", *usd)
 }

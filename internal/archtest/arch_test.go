@@ -109,7 +109,7 @@ func allowedImports() map[string][]string {
 		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm"},
 		"internal/termtext":              {},
 		"internal/redact":                {},
-		"internal/app": {"auth", "config", "internal/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/setup",
+		"internal/app": {"auth", "config", "internal/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/setup", "provider/catalog",
 			"modelclient", "provider", "rollout", "rollout/recording", "session", "session/failover", "session/hooks", "session/checkpoint", "internal/skills",
 			"internal/subagent", "tools", "tools/mcp", "tools/sandbox", "transport", "internal/telemetry"},
 		"internal/setup": {"auth", "config", "internal/exitcode", "internal/redact", "internal/shellenv", "modelclient", "provider",

@@ -20,6 +20,7 @@ const (
 	Exhausted   = 5   // transient failures outlasted every retry budget
 	NotSaved    = 6   // the turn completed, but the session could not be saved
 	Refused     = 7   // the turn completed with the model's refusal as its answer
+	Budget      = 8   // the run's cost budget (--max-cost) was spent before a request
 	Interrupted = 130 // Ctrl-C
 )
 
@@ -36,7 +37,7 @@ func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // ForTurn maps a turn's failure (a [*session.TurnError] in err's chain) to
-// its code: Interrupted, Auth, Quota, Usage, Exhausted, else Failed.
+// its code: Interrupted, Auth, Quota, Usage, Budget, Exhausted, else Failed.
 func ForTurn(err error) int {
 	var te *session.TurnError
 	if !errors.As(err, &te) {
@@ -51,6 +52,8 @@ func ForTurn(err error) int {
 		return Quota
 	case modelclient.KindConfig:
 		return Usage
+	case modelclient.KindBudget:
+		return Budget
 	}
 	if te.Exhausted() {
 		return Exhausted

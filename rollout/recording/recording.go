@@ -101,7 +101,7 @@ func (a Recorder) RecordEvent(ev session.Event) error {
 	case session.TurnCompleted:
 		total, last := ev.Total, ev.Last
 		return errors.Join(add(rollout.EventMsg{Type: rollout.EventTokenCount, Total: &total, Last: &last,
-			Provider: ev.Provider.Provider, Model: ev.Provider.Model}),
+			CostUSD: ev.TotalCost, Provider: ev.Provider.Provider, Model: ev.Provider.Model}),
 			add(rollout.EventMsg{Type: rollout.EventTurnCompleted}))
 	case session.TurnFailed:
 		if ev.Err.Failure.Kind == modelclient.KindCanceled {
