@@ -142,14 +142,23 @@ func mcpPrompts(m *mcp.Manager) []MCPPrompt {
 }
 
 // Transcript turns a rollout's recorded messages into chat messages, after
-// warnings about the lines that could not be loaded.
+// warnings about the lines that could not be loaded; the turns a /rewind
+// left out are left out.
 func Transcript(ro *rollout.Rollout) []Message {
 	var out []Message
 	for _, w := range ro.LoadWarnings() {
 		out = append(out, Message{Role: "warning", Text: w})
 	}
+	var starts []int // where each turn's messages begin in out
 	for _, ev := range ro.Events {
 		switch ev.Type {
+		case rollout.EventTurnStarted:
+			starts = append(starts, len(out))
+		case rollout.EventRolledBack:
+			// /rewind: the turns it left out are not the conversation.
+			if n := len(starts) - ev.NumTurns; ev.NumTurns > 0 && n >= 0 {
+				out, starts = out[:starts[n]], starts[:n]
+			}
 		case rollout.EventUserMessage:
 			out = append(out, Message{Role: "user", Text: ev.Message})
 		case rollout.EventAgentMessage:
