@@ -429,6 +429,7 @@ func sleepers(arg string) []int {
 // the session from its next turn, each followed by a config_option_update
 // with the new values; a model the catalogue lacks is refused.
 func TestACPSetModelAndMode(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "on the new model")})
 	home := writeConfig(t, srv.URL, "")
@@ -493,6 +494,7 @@ func TestACPSetModelAndMode(t *testing.T) {
 // gets an error saying so (-32001) and opens nothing; session/close frees
 // a place; the sessions open go on.
 func TestACPSessionCap(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "still here")})
 	home := writeConfig(t, srv.URL, "")
@@ -557,6 +559,7 @@ func TestACPSessionCap(t *testing.T) {
 // client's terminal from the tool call's _meta; a patch outside the
 // writable roots is asked about and, rejected, never reaches the editor.
 func TestACPEditorFilesAndTerminals(t *testing.T) {
+	t.Parallel()
 	node, script := acpNode(t)
 	script = filepath.Join(filepath.Dir(script), "editor.mjs")
 	bin := buildAgent(t)

@@ -29,6 +29,7 @@ const thinkingSignature = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds
 // the tool_use, the output as a tool_result, the conversation's end as
 // the next breakpoint; the usage counts the cache's reads and writes.
 func TestE2EExecAnthropicWire(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		rt.Claude(rt.ClaudeStart("msg_1", 40, 1800, 200), rt.ClaudeThinking(0, "I should run it.", thinkingSignature),
 			rt.ClaudeText(1, "Running it."), rt.ClaudeToolUse(2, "toolu_01A", "exec_command", `{"cmd": "echo `, `anthropic-wire-ok"}`),
@@ -255,6 +256,7 @@ func TestAnthropicWireSecrets(t *testing.T) {
 // the same history as content blocks (the call a tool_use, its output a
 // tool_result), the other provider's reasoning left out.
 func TestFailoverToAnthropic(t *testing.T) {
+	t.Parallel()
 	args, _ := json.Marshal(map[string]string{"cmd": "true"})
 	first := rt.Script{rt.Stream(rt.Created("ra"), rt.FunctionCallDone("fc1", "call_x", "exec_command", string(args)), rt.Completed("ra"))}
 	for range 1 + provider.DefaultRetry()[provider.ClassOverloaded].MaxRetries {

@@ -32,6 +32,7 @@ func runTurn(t *testing.T, c *rpcClient, reqID float64, id, text string) string 
 // told to its subscribers, shown by thread/list and recorded for `agent
 // resume`.
 func TestAppServerForkAndName(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")})
 	home := appServerConfig(t, srv.URL, false)

@@ -15,6 +15,7 @@ import (
 // command cannot write, the patch is refused) and its proposed plan
 // arrives as a plan item; the next turn, in default mode, writes.
 func TestAppServerCollaborationMode(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	work := t.TempDir()
 	write, _ := json.Marshal(map[string]string{"cmd": "echo planned > written.txt"})

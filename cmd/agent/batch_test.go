@@ -577,6 +577,7 @@ func gateScripts(t *testing.T, plan map[string][]int, jobs int) (map[string]rt.S
 // no request reaches it during a cooldown unless it passed the gate
 // before the cooldown began; and every wait is exactly the schedule's.
 func TestBatchSharedRetryGate(t *testing.T) {
+	t.Parallel()
 	const jobs, k = 8, 3
 	plan := faultPlan(50)
 	w := &gateWatch{jobs: jobs, k: k, total: len(plan), plan: plan, cooldown: 7 * time.Second, wake: make(chan struct{})}

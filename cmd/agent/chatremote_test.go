@@ -49,6 +49,7 @@ func driveRemoteChat(t *testing.T, c *tmuxChat, marker string, logs func() strin
 // agent's own dialog and honoured, the answer shown, Esc interrupts the
 // turn (turn/interrupt) and the thread goes on.
 func TestChatRemote(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	work := t.TempDir()
 	marker := filepath.Join(work, "made-by-model")
@@ -66,6 +67,7 @@ func TestChatRemote(t *testing.T) {
 // TestChatRemoteOnCodex: `agent --remote` runs the chat on Codex 0.171's
 // own app-server: the same approval, answer and interruption.
 func TestChatRemoteOnCodex(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	work := t.TempDir()

@@ -20,6 +20,7 @@ const chatConfig = "model = \"qwen3\"\nmodel_provider = \"local\"\n\n[model_prov
 // every request a streamed POST /v1/chat/completions, the second carrying
 // the call as the assistant's tool_calls and its output as a tool message.
 func TestE2EExecChatWire(t *testing.T) {
+	t.Parallel()
 	// Wait for the command to end (a loaded machine can take longer than
 	// the default 10 s yield to start a shell).
 	args, _ := json.Marshal(map[string]any{"cmd": "echo chat-wire-ok", "yield_time_ms": 120000})
@@ -131,6 +132,7 @@ func TestExecChatWireFinishReasons(t *testing.T) {
 // fallback, which gets the same history as chat messages (the call as the
 // assistant's tool_calls, its output a tool message) and answers.
 func TestFailoverCrossesWires(t *testing.T) {
+	t.Parallel()
 	args, _ := json.Marshal(map[string]string{"cmd": "true"})
 	first := rt.Script{rt.Stream(rt.Created("ra"), rt.FunctionCallDone("fc1", "call_x", "exec_command", string(args)), rt.Completed("ra"))}
 	for range 1 + provider.DefaultRetry()[provider.ClassOverloaded].MaxRetries {

@@ -49,6 +49,7 @@ func inputTexts(t *testing.T, req rt.Request) []string {
 // case sets one key and checks what a user would notice (the request, the
 // output, a file written).
 func TestConfigKeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	instFile := filepath.Join(dir, "instructions.md")
 	if err := os.WriteFile(instFile, []byte("instructions from the file"), 0o600); err != nil {

@@ -16,6 +16,7 @@ import (
 // chat asks "Implement this plan?"; yes leaves plan mode (the status line
 // says so no more) and sends "Implement the plan.", whose command writes.
 func TestE2EChatPlanMode(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	write, _ := json.Marshal(map[string]string{"cmd": "echo planned > written.txt"})
 	patch, _ := json.Marshal(map[string]string{"input": "*** Begin Patch\n*** Add File: patched.txt\n+x\n*** End Patch\n"})

@@ -20,6 +20,7 @@ import (
 // session, recorded after agent's index was made, titled with its prompt
 // (Codex 0.169+ keeps it only as an item_completed event).
 func TestE2ECodexSharedHomePickers(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
 	var script rt.Script

@@ -47,8 +47,8 @@ func goBuild(out, pkg string) error {
 	return nil
 }
 
-// prebuild starts building the agent binary and its companion programs
-// in the background, for a run of the whole package: the in-process tests
+// prebuild starts building the agent binary, its companion programs and
+// the stdio MCP test server in the background, for a run of the whole package: the in-process tests
 // run meanwhile instead of the first end-to-end test waiting for the
 // compiler. wait returns when the builds are done.
 func prebuild() (wait func()) {
@@ -61,10 +61,15 @@ func prebuild() (wait func()) {
 		for _, name := range companions {
 			_ = companionBinary(name)
 		}
+		_, _ = mcpServerBinary()
 	}()
 	return func() { <-done }
 }
 
+// buildAgent returns the built binary (built once, in the background for
+// a full run). A test that runs it calls t.Parallel: it mostly waits for
+// processes, and the package's time limit has room only if those waits
+// overlap (make test runs under load on two cores).
 func buildAgent(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {

@@ -47,6 +47,7 @@ var (
 )
 
 func TestExecJSONGolden(t *testing.T) {
+	t.Parallel()
 	schema := execSchema(t)
 	cut := rt.Stream(rt.Created("r"), rt.TextDelta("m", "partial"), rt.Drop())
 	tests := []struct {

@@ -133,6 +133,7 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 // on each scenario, field by field, and keeps agent's output as a golden
 // (NAME.agent.jsonl, rewritten with -update) beside Codex's recording.
 func TestExecJSONParity(t *testing.T) {
+	t.Parallel()
 	schema := execSchema(t)
 	for _, sc := range parityScenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
@@ -318,6 +319,7 @@ var codexLineRE = regexp.MustCompile(`^(workdir|model|provider|approval|session 
 // TestExecHumanParity: without --json, stdout holds the final message only,
 // exactly as Codex's did, and stderr shows what Codex's shows.
 func TestExecHumanParity(t *testing.T) {
+	t.Parallel()
 	for _, sc := range parityScenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
 			r, _ := parityRun(t, sc, false)

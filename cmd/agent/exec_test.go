@@ -193,6 +193,7 @@ func TestExecStreamCutLeavesNoFragment(t *testing.T) {
 }
 
 func TestExecExitCodes(t *testing.T) {
+	t.Parallel()
 	cut := rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop())
 	tests := []struct {
 		name   string

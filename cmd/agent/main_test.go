@@ -5,12 +5,27 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/agentcli/agent/tools/sandbox"
 )
+
+// e2eParallel is how many parallel tests run at once unless -parallel
+// says otherwise: the end-to-end tests mostly wait for the processes they
+// drive, so on two cores four at a time overlap those waits.
+const e2eParallel = 4
+
+// setParallel sets -test.parallel to n unless the command line set it.
+func setParallel(n int) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
 
 // TestMain lets the sandbox re-execute this test binary as its helper,
 // builds the binaries in the background for a run of every test,
@@ -23,6 +38,7 @@ func TestMain(m *testing.M) {
 	if flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
 		wait = prebuild()
 	}
+	setParallel(e2eParallel)
 	code := m.Run()
 	wait()
 	if built.Load() {

@@ -180,6 +180,7 @@ func outputOf(t *testing.T, req rt.Request, callID string) string {
 // over stdio and over streamable HTTP; the result reaches the next request
 // as a function_call_output, and exec --json reports an mcp_tool_call.
 func TestExecMCPToolCall(t *testing.T) {
+	t.Parallel()
 	schema := execSchema(t)
 	bin := stdioMCPServer(t)
 	tests := []struct {
@@ -301,6 +302,7 @@ func mcpItem(t *testing.T, schema interface{ Validate(any) error }, jsonl string
 // startup_timeout_sec: the first model request goes out only then, without
 // the tools of a server that never came up, and the turn completes.
 func TestExecMCPWaitsForSlowServer(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	mcpSrv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Hold: true})
 	srv := rt.NewServer(t, rt.Script{

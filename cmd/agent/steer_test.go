@@ -78,6 +78,7 @@ func checkSteer(t *testing.T, url string, srv *rt.Server, work string) {
 // TestAppServerSteer: turn/steer adds input to a running turn of agent
 // app-server, sent with the turn's next request, with Codex's errors.
 func TestAppServerSteer(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, steerScript())
 	url, _ := startAppServer(t, bin, appServerConfig(t, srv.URL, false), "-s", "danger-full-access")

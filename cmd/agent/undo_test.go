@@ -51,6 +51,7 @@ func patchStep(callID, patch string) rt.Step {
 // write the checkpoints. A second undo has nothing left; a file the user
 // changed after a later turn is never overwritten.
 func TestE2EUndo(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	if _, err := sandbox.Available(); err != nil {
 		t.Skipf("the kernel cannot sandbox here: %v", err)
