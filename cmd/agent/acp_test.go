@@ -562,9 +562,7 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 	t.Parallel()
 	node, script := acpNode(t)
 	script = filepath.Join(filepath.Dir(script), "editor.mjs")
-	bin := buildAgent(t)
-	work := t.TempDir()
-	outside := filepath.Join(t.TempDir(), "outside.txt")
+	bin, work, outside := buildAgent(t), t.TempDir(), filepath.Join(t.TempDir(), "outside.txt")
 	for f, text := range map[string]string{filepath.Join(work, "buf.txt"): "on disk\n", outside: "outside\n"} {
 		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
