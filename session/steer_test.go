@@ -29,7 +29,7 @@ func steerTurn(t *testing.T, h *harness, input string) (steerErr, turnErr error)
 // request, once; after the turn, Steer says no turn runs.
 func TestSteerAddsInputToTheNextRequest(t *testing.T) {
 	h := newHarness(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), execCall("fc1", "c1", "echo hi"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.Stall(), execCall("fc1", "c1", "echo hi"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "done"),
 	}, withTools(t, t.TempDir(), tools.PolicyNever, nil))
 	if err := h.sess.Steer("too early"); !errors.Is(err, session.ErrNoTurn) {
@@ -67,7 +67,7 @@ func TestSteerAddsInputToTheNextRequest(t *testing.T) {
 // tool call while input was added sends another request with it.
 func TestSteerAfterTheAnswerGoesOn(t *testing.T) {
 	h := newHarness(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.MessageDone("m1", "first answer"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.Stall(), rt.MessageDone("m1", "first answer"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "second answer"),
 	})
 	steerErr, err := steerTurn(t, h, "and one more thing")
@@ -87,7 +87,7 @@ func TestSteerAfterTheAnswerGoesOn(t *testing.T) {
 // in a warning, not lost silently.
 func TestSteerNotSentIsSaid(t *testing.T) {
 	h := newHarness(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.Failed("r1", "invalid_prompt", "bad prompt")),
+		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.Stall(), rt.Failed("r1", "invalid_prompt", "bad prompt")),
 	})
 	steerErr, err := steerTurn(t, h, "lost input")
 	if steerErr != nil || err == nil {

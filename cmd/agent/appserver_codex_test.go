@@ -60,9 +60,14 @@ type protocol struct {
 	notification, request *jsonschema.Schema
 	compiler              *jsonschema.Compiler
 	dir                   string
+	// expDir holds the schema with Codex's experimental methods
+	// (--experimental), which Codex's TUI calls (collaborationMode/list):
+	// their results are checked against it.
+	expDir string
 	// responses are the schemas of results by method.
 	responses map[string]*jsonschema.Schema
 	params    map[string]string // method -> its params type
+	expParams map[string]string // the same, of the experimental schema
 	mu        sync.Mutex
 	checked   int // messages validated
 }
@@ -76,9 +81,30 @@ func loadProtocol(t *testing.T, cli string) *protocol {
 	if out, err := codexCmd(ctx, t, cli, "app-server", "generate-json-schema", "--out", dir).CombinedOutput(); err != nil {
 		t.Fatalf("generate-json-schema: %v\n%s", err, out)
 	}
-	p := &protocol{compiler: jsonschema.NewCompiler(), dir: dir, responses: map[string]*jsonschema.Schema{}, params: map[string]string{}}
+	expDir := t.TempDir()
+	if out, err := codexCmd(ctx, t, cli, "app-server", "generate-json-schema", "--experimental", "--out", expDir).CombinedOutput(); err != nil {
+		t.Fatalf("generate-json-schema --experimental: %v\n%s", err, out)
+	}
+	p := &protocol{compiler: jsonschema.NewCompiler(), dir: dir, expDir: expDir, responses: map[string]*jsonschema.Schema{},
+		params: clientParams(t, dir), expParams: clientParams(t, expDir)}
 	p.notification = p.compile(t, "ServerNotification.json")
 	p.request = p.compile(t, "ServerRequest.json")
+	if n := len(p.params); n < 100 {
+		t.Fatalf("the schema has %d client requests; Codex 0.171 has 110", n)
+	}
+	// The validator must be able to fail: a turn/completed without its turn.
+	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"method":"turn/completed","params":{"threadId":"t"}}`))
+	if p.notification.Validate(bad) == nil {
+		t.Fatal("the schema accepts a turn/completed without a turn")
+	}
+	return p
+}
+
+// clientParams reads the params type of each client request of the
+// schema in dir.
+func clientParams(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	params := map[string]string{}
 	var clientRequests struct {
 		OneOf []struct {
 			Properties struct {
@@ -97,18 +123,10 @@ func loadProtocol(t *testing.T, cli string) *protocol {
 	}
 	for _, o := range clientRequests.OneOf {
 		if len(o.Properties.Method.Enum) == 1 {
-			p.params[o.Properties.Method.Enum[0]] = strings.TrimPrefix(o.Properties.Params.Ref, "#/definitions/")
+			params[o.Properties.Method.Enum[0]] = strings.TrimPrefix(o.Properties.Params.Ref, "#/definitions/")
 		}
 	}
-	if n := len(p.params); n < 100 {
-		t.Fatalf("the schema has %d client requests; Codex 0.171 has 110", n)
-	}
-	// The validator must be able to fail: a turn/completed without its turn.
-	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"method":"turn/completed","params":{"threadId":"t"}}`))
-	if p.notification.Validate(bad) == nil {
-		t.Fatal("the schema accepts a turn/completed without a turn")
-	}
-	return p
+	return params
 }
 
 func (p *protocol) compile(t *testing.T, name string) *jsonschema.Schema {
@@ -126,24 +144,31 @@ func (p *protocol) responseSchema(t *testing.T, method string) *jsonschema.Schem
 	if s, ok := p.responses[method]; ok {
 		return s
 	}
-	name := strings.TrimPrefix(strings.TrimSuffix(p.params[method], "Params"), "Nullable")
+	dir, params := p.dir, p.params
+	if _, ok := params[method]; !ok {
+		dir, params = p.expDir, p.expParams // an experimental method
+	}
+	name := strings.TrimPrefix(strings.TrimSuffix(params[method], "Params"), "Nullable")
 	special := map[string]string{"initialize": "v1/InitializeResponse.json", "configRequirements/read": "v2/ConfigRequirementsReadResponse.json",
 		"account/rateLimits/read": "v2/GetAccountRateLimitsResponse.json"}
 	file := special[method]
-	for _, dir := range []string{"v2", "v1", "."} {
+	for _, sub := range []string{"v2", "v1", "."} {
 		if file != "" {
 			break
 		}
-		if _, err := os.Stat(filepath.Join(p.dir, dir, name+"Response.json")); name != "" && err == nil {
-			file = filepath.Join(dir, name+"Response.json")
+		if _, err := os.Stat(filepath.Join(dir, sub, name+"Response.json")); name != "" && err == nil {
+			file = filepath.Join(sub, name+"Response.json")
 		}
 	}
 	if file == "" {
-		t.Errorf("no schema for the result of %s (params %q)", method, p.params[method])
+		t.Errorf("no schema for the result of %s (params %q)", method, params[method])
 		p.responses[method] = nil
 		return nil
 	}
-	s := p.compile(t, file)
+	s, err := p.compiler.Compile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatalf("compile %s: %v", file, err)
+	}
 	p.responses[method] = s
 	return s
 }
@@ -222,7 +247,11 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(-1)
 	ctx := req.Context()
-	s, _, err := websocket.Dial(ctx, r.target, nil)
+	var opts websocket.DialOptions // the client's bearer token goes on
+	if a := req.Header.Get("Authorization"); a != "" {
+		opts.HTTPHeader = http.Header{"Authorization": {a}}
+	}
+	s, _, err := websocket.Dial(ctx, r.target, &opts)
 	if err != nil {
 		r.t.Errorf("relay: dial %s: %v", r.target, err)
 		return
@@ -289,6 +318,28 @@ func startRelay(t *testing.T, p *protocol, target string) (*relay, string) {
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 	return r, "ws://" + ln.Addr().String()
+}
+
+// validating returns the URL of a relay to the app-server at url that
+// checks every message it sends against Codex 0.171's schema, when Codex
+// is installed (CI: always); else url itself.
+func validating(t *testing.T, url string) string {
+	t.Helper()
+	cli, _ := filepath.Abs(filepath.Join(codexDir, "node_modules", "@openai", "codex", "bin", "codex.js"))
+	if _, err := os.Stat(cli); err != nil && os.Getenv("CI") == "" {
+		t.Logf("messages not checked against Codex's schema: %v", err)
+		return url
+	}
+	p := loadProtocol(t, codexCLI(t))
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.checked == 0 {
+			t.Errorf("the relay checked no message")
+		}
+	})
+	_, relayed := startRelay(t, p, url)
+	return relayed
 }
 
 // startAppServer runs `agent app-server --listen ws://127.0.0.1:0` on

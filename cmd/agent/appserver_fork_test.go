@@ -37,7 +37,7 @@ func TestAppServerForkAndName(t *testing.T) {
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")})
 	home := appServerConfig(t, srv.URL, false)
 	url, _ := startAppServer(t, bin, home)
-	c := dialAppServer(t, url)
+	c := dialAppServer(t, validating(t, url))
 	c.initialize()
 	work := t.TempDir()
 	id := c.startThread(1, map[string]any{"cwd": work})

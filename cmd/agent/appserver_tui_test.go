@@ -36,7 +36,7 @@ func TestCodexTUIRemote(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := startChatEnv(t, "Ask Codex to do anything", "HOME="+codexHome+" CODEX_HOME="+codexHome, "node "+cli, work, "--remote", url)
+	c := startChatEnv(t, "Ask Codex to do anything", "HOME="+codexHome+" CODEX_HOME="+codexHome, "node "+cli, work, "--remote", validating(t, url))
 	c.send("make the file")
 	c.waitFor("Would you like to run the following command?", "touch "+marker)
 	// The dialog may be drawn before it takes keys: press y until it goes.

@@ -47,7 +47,8 @@ func driveRemoteChat(t *testing.T, c *tmuxChat, marker string, logs func() strin
 // TestChatRemote: `agent --remote ws://...` runs the chat on agent
 // app-server (with its bearer token): a command approval is asked in
 // agent's own dialog and honoured, the answer shown, Esc interrupts the
-// turn (turn/interrupt) and the thread goes on.
+// turn (turn/interrupt) and the thread goes on; every message agent
+// app-server sends validates against Codex 0.171's schema.
 func TestChatRemote(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
@@ -56,7 +57,7 @@ func TestChatRemote(t *testing.T) {
 	srv := rt.NewServer(t, remoteChatScript(marker))
 	url, stderr := startAppServerEnv(t, bin, appServerConfig(t, srv.URL, false), []string{"TOK=tok-123"}, "-a", "on-request", "--ws-token-env", "TOK")
 	c := startChatEnv(t, "Ask anything", "AGENT_HOME="+t.TempDir()+" NO_COLOR=1 MYTOKEN=tok-123", bin, work,
-		"--remote", url, "--remote-auth-token-env", "MYTOKEN")
+		"--remote", validating(t, url), "--remote-auth-token-env", "MYTOKEN")
 	driveRemoteChat(t, c, marker, stderr.String)
 	reqs := srv.Requests()
 	if len(reqs) != 4 {

@@ -11,7 +11,7 @@ import (
 // steerScript: a command held at the barrier "steer", then the answer.
 func steerScript() rt.Script {
 	return rt.Script{
-		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.FunctionCallDone("fc1", "call_1", "exec_command", `{"cmd":"echo from-the-command"}`), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), rt.Barrier("steer"), rt.Stall(), rt.FunctionCallDone("fc1", "call_1", "exec_command", `{"cmd":"echo from-the-command"}`), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "steered answer"),
 	}
 }
@@ -41,7 +41,10 @@ func steerThread(t *testing.T, url string, srv *rt.Server, cwd string) (ok, wron
 // app-server answers it: the steer's turn id, Codex's errors for another
 // turn id and for a turn that ended, the input shown as a userMessage item
 // of the turn and sent as the user's last message of the next request.
-func checkSteer(t *testing.T, url string, srv *rt.Server, work string) {
+// callRan says whether the held response ends and its command runs
+// before the input is sent (agent), or is dropped for a new request
+// (Codex).
+func checkSteer(t *testing.T, url string, srv *rt.Server, work string, callRan bool) {
 	ok, wrong, late, seen := steerThread(t, url, srv, work)
 	if r, _ := ok["result"].(map[string]any); r == nil || r["turnId"] == "" {
 		t.Errorf("turn/steer: %v", ok)
@@ -69,6 +72,9 @@ func checkSteer(t *testing.T, url string, srv *rt.Server, work string) {
 	if strings.Contains(string(reqs[0].Body), "also say bye") {
 		t.Errorf("the held request carried the steer")
 	}
+	if ran := strings.Contains(string(reqs[1].Body), "function_call_output"); ran != callRan {
+		t.Errorf("the next request carries the held response's call output: %v; want %v", ran, callRan)
+	}
 	msgs, _ := rt.InputMessages(reqs[1].Body)
 	if got := strings.Join(msgs[len(msgs)-1].Text, ""); got != "also say bye" {
 		t.Errorf("the next request's last message is %q; want the steered input", got)
@@ -81,8 +87,11 @@ func TestAppServerSteer(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, steerScript())
-	url, _ := startAppServer(t, bin, appServerConfig(t, srv.URL, false), "-s", "danger-full-access")
-	checkSteer(t, url, srv, t.TempDir())
+	url, stderr := startAppServer(t, bin, appServerConfig(t, srv.URL, false), "-s", "danger-full-access")
+	checkSteer(t, validating(t, url), srv, t.TempDir(), true)
+	if t.Failed() {
+		t.Logf("agent:\n%s", stderr)
+	}
 }
 
 // TestAppServerSteerOnCodex: the same checks hold for Codex 0.171's own
@@ -94,5 +103,5 @@ func TestAppServerSteerOnCodex(t *testing.T) {
 	srv := rt.NewServer(t, steerScript())
 	work := t.TempDir()
 	addr, _ := startCodexAppServer(t, cli, srv.URL, "approval_policy = \"never\"\n[projects.\""+work+"\"]\ntrust_level = \"trusted\"\n")
-	checkSteer(t, "ws://"+addr, srv, work)
+	checkSteer(t, "ws://"+addr, srv, work, false)
 }
