@@ -55,6 +55,28 @@ type Turn struct {
 	chain *wsLast
 	// window bounds the time a failure is retried (opts.Window).
 	window *retry.Window
+	// unhold opens the gate this turn closed ([gate.Gate.Hold]) on an
+	// answer asking the account to slow down, once its cooldown begins;
+	// nil: none held.
+	unhold func()
+}
+
+// hold closes the gate at once when err asks the account to slow down
+// (a rate limit, an overload): until this turn's cooldown begins, no
+// other request sharing the gate goes out.
+func (t *Turn) hold(err error) {
+	if err == nil || !Classify(err).Cooldown() || t.unhold != nil {
+		return
+	}
+	t.unhold = t.c.opts.Gate.Hold()
+}
+
+// releaseHold opens what [Turn.hold] closed.
+func (t *Turn) releaseHold() {
+	if t.unhold != nil {
+		t.unhold()
+		t.unhold = nil
+	}
 }
 
 // NewWindow returns a closed time bound of the provider's RetryMaxWait
@@ -138,13 +160,16 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 		Wait:   t.wait,
 		Notify: c.notify(ctx, "sampling", s.Retry),
 	}
+	defer t.releaseHold() // the request ends without waiting: nothing held
 	_, err := retry.Do(ctx, d, func(ctx context.Context, n int) (struct{}, error) {
 		st, err := t.open(ctx, s, single, n > 1 || single)
 		if err != nil {
 			return struct{}{}, err
 		}
 		defer st.Close()
-		return struct{}{}, classified(s.Consume(ctx, st), c.opts.Now)
+		err = classified(s.Consume(ctx, st), c.opts.Now)
+		t.hold(err)
+		return struct{}{}, err
 	})
 	if err == nil {
 		t.renew()
@@ -264,7 +289,9 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 		st, err := tr.Open(ctx, req)
 		c.observe(ctx, n, start, err)
 		if err != nil {
-			return nil, classified(err, c.opts.Now)
+			err = classified(err, c.opts.Now)
+			t.hold(err) // before the gate is left: nothing slips out before the cooldown
+			return nil, err
 		}
 		if wrap != nil {
 			st = wrap(st)
@@ -276,7 +303,14 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 // wait is the client's wait before a retry ([Client.wait]) on the
 // turn's wakeable sleep.
 func (t *Turn) wait(ctx context.Context, w retry.Wait) error {
-	return t.c.backoff(ctx, w, t.sleep)
+	if t.unhold == nil {
+		return t.c.backoff(ctx, w, t.sleep)
+	}
+	defer t.releaseHold()
+	return t.c.backoff(ctx, w, func(ctx context.Context, d time.Duration) error {
+		t.releaseHold() // the cooldown has begun: it holds the gate now
+		return t.sleep(ctx, d)
+	})
 }
 
 // header is the client's headers for one attempt.

@@ -1,6 +1,7 @@
 package execprint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -119,6 +120,81 @@ type jsonMCPItem struct {
 	Status    string          `json:"status"`
 }
 
+// jsonCollabItem is Codex's collab_tool_call item: a call to
+// spawn_agent, send_input, wait_agent (resume_agent too, as Codex's exec
+// writes it) or close_agent, with the subagents it is about.
+type jsonCollabItem struct {
+	ID                string                            `json:"id"`
+	Type              string                            `json:"type"`
+	Tool              string                            `json:"tool"`
+	SenderThreadID    string                            `json:"sender_thread_id"`
+	ReceiverThreadIDs []string                          `json:"receiver_thread_ids"`
+	Prompt            *string                           `json:"prompt"`
+	AgentsStates      map[string]tools.CollabAgentState `json:"agents_states"`
+	Status            string                            `json:"status"`
+}
+
+// collabTool is the tool of a collab_tool_call item for a call's name,
+// "" for a tool that is not a collaboration tool.
+func collabTool(name string) string {
+	switch name {
+	case "spawn_agent", "send_input", "close_agent":
+		return name
+	case "wait_agent", "resume_agent":
+		return "wait"
+	}
+	return ""
+}
+
+// collabBegin is the started item of a collaboration call, from its
+// arguments.
+func (p *JSON) collabBegin(ev session.ToolCallBegin, tool string) {
+	var a struct {
+		Message *string  `json:"message"`
+		Target  string   `json:"target"`
+		ID      string   `json:"id"`
+		Targets []string `json:"targets"`
+	}
+	_ = json.Unmarshal([]byte(ev.Call.Input), &a)
+	receivers := []string{}
+	switch {
+	case len(a.Targets) > 0:
+		receivers = a.Targets
+	case a.Target != "":
+		receivers = []string{a.Target}
+	case a.ID != "":
+		receivers = []string{a.ID}
+	}
+	id := p.newID()
+	p.calls[ev.Call.ID] = id
+	p.emit(jsonEvent{Type: "item.started", Item: &jsonCollabItem{ID: id, Type: "collab_tool_call", Tool: tool,
+		SenderThreadID: p.threadID, ReceiverThreadIDs: receivers, Prompt: a.Message,
+		AgentsStates: map[string]tools.CollabAgentState{}, Status: "in_progress"}})
+}
+
+// collabEnd is the completed item of a collaboration call.
+func (p *JSON) collabEnd(ev session.ToolCallEnd, tool string) {
+	c := ev.Result.Collab
+	status := "failed"
+	if ev.Result.Status == tools.StatusCompleted {
+		status = "completed"
+	}
+	var prompt *string
+	if c.Prompt != "" {
+		prompt = &c.Prompt
+	}
+	receivers, states := c.Receivers, c.States
+	if receivers == nil {
+		receivers = []string{}
+	}
+	if states == nil {
+		states = map[string]tools.CollabAgentState{}
+	}
+	p.emit(jsonEvent{Type: "item.completed", Item: &jsonCollabItem{ID: p.callID(ev.Call.ID), Type: "collab_tool_call",
+		Tool: tool, SenderThreadID: cmp.Or(c.Sender, p.threadID), ReceiverThreadIDs: receivers, Prompt: prompt,
+		AgentsStates: states, Status: status}})
+}
+
 // Usage is a turn's token usage as exec --json's turn.completed and a
 // batch's result lines write it.
 type Usage struct {
@@ -141,11 +217,12 @@ type jsonError struct {
 // notice is never typed "error": retries are "retry" events, fallbacks
 // "warning".
 type JSON struct {
-	enc   *json.Encoder
-	tools Tools
-	items int
-	calls map[string]string // call_id -> item id of a started tool item
-	err   error             // the first write error; later events are dropped
+	enc      *json.Encoder
+	threadID string
+	tools    Tools
+	items    int
+	calls    map[string]string // call_id -> item id of a started tool item
+	err      error             // the first write error; later events are dropped
 	// pending are the message and reasoning items of the attempt in
 	// progress, emitted once its response completes: an attempt that
 	// fails after completing a message is retried, and its retry answers.
@@ -163,7 +240,7 @@ type pendingItem struct {
 func NewJSON(w io.Writer, threadID string, t Tools) *JSON {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // "a >&2" as the reference client writes it
-	p := &JSON{enc: enc, tools: t, calls: map[string]string{}}
+	p := &JSON{enc: enc, tools: t, calls: map[string]string{}, threadID: threadID}
 	p.emit(jsonEvent{Type: "thread.started", ThreadID: threadID})
 	return p
 }
@@ -188,6 +265,10 @@ func (p *JSON) newID() string {
 // (Patches open theirs when they end: only then is it known which files
 // they changed.)
 func (p *JSON) toolBegin(ev session.ToolCallBegin) {
+	if tool := collabTool(ev.Call.Name); tool != "" {
+		p.collabBegin(ev, tool)
+		return
+	}
 	if server, tool, ok := p.tools.lookupMCP(ev.Call.Name); ok {
 		id := p.newID()
 		p.calls[ev.Call.ID] = id
@@ -239,6 +320,10 @@ func (p *JSON) toolEnd(ev session.ToolCallEnd) {
 	status := string(r.Status)
 	if r.MCP != nil {
 		p.mcpCall(ev.Call.ID, r)
+		return
+	}
+	if tool := collabTool(ev.Call.Name); tool != "" && r.Collab != nil {
+		p.collabEnd(ev, tool)
 		return
 	}
 	switch ev.Call.Name {

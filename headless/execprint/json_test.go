@@ -193,3 +193,39 @@ func execSchema(t *testing.T) *jsonschema.Schema {
 	}
 	return s
 }
+
+// TestJSONCollabItems: the subagent tools' calls are Codex's
+// collab_tool_call items (resume_agent written as wait, as Codex's exec
+// does), in the schema.
+func TestJSONCollabItems(t *testing.T) {
+	var out bytes.Buffer
+	p := execprint.NewJSON(&out, "parent", testTools())
+	spawn := tools.Call{ID: "s1", Name: "spawn_agent", Input: `{"message":"look around"}`}
+	wait := tools.Call{ID: "w1", Name: "wait_agent", Input: `{"targets":["child"]}`}
+	msg := "found it"
+	for _, ev := range []session.Event{
+		session.ToolCallBegin{Call: spawn},
+		session.ToolCallEnd{Call: spawn, Result: tools.Result{Status: tools.StatusCompleted, Collab: &tools.CollabCall{
+			Tool: "spawn_agent", Sender: "parent", Receivers: []string{"child"}, Prompt: "look around",
+			States: map[string]tools.CollabAgentState{"child": {Status: "pending_init"}}}}},
+		session.ToolCallBegin{Call: wait},
+		session.ToolCallEnd{Call: wait, Result: tools.Result{Status: tools.StatusCompleted, Collab: &tools.CollabCall{
+			Tool: "wait_agent", Sender: "parent", Receivers: []string{"child"},
+			States: map[string]tools.CollabAgentState{"child": {Status: "completed", Message: &msg}}}}},
+		session.ToolCallBegin{Call: tools.Call{ID: "r1", Name: "resume_agent", Input: `{"id":"gone"}`}},
+		session.ToolCallEnd{Call: tools.Call{ID: "r1", Name: "resume_agent"}, Result: tools.Result{Status: tools.StatusFailed,
+			Collab: &tools.CollabCall{Tool: "resume_agent", Sender: "parent", Receivers: []string{"gone"}}}},
+	} {
+		p.Handle(ev)
+	}
+	want := []string{
+		`{"type":"thread.started","thread_id":"parent"}`,
+		`{"type":"item.started","item":{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"parent","receiver_thread_ids":[],"prompt":"look around","agents_states":{},"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"parent","receiver_thread_ids":["child"],"prompt":"look around","agents_states":{"child":{"status":"pending_init","message":null}},"status":"completed"}}`,
+		`{"type":"item.started","item":{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"parent","receiver_thread_ids":["child"],"prompt":null,"agents_states":{},"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"parent","receiver_thread_ids":["child"],"prompt":null,"agents_states":{"child":{"status":"completed","message":"found it"}},"status":"completed"}}`,
+		`{"type":"item.started","item":{"id":"item_2","type":"collab_tool_call","tool":"wait","sender_thread_id":"parent","receiver_thread_ids":["gone"],"prompt":null,"agents_states":{},"status":"in_progress"}}`,
+		`{"type":"item.completed","item":{"id":"item_2","type":"collab_tool_call","tool":"wait","sender_thread_id":"parent","receiver_thread_ids":["gone"],"prompt":null,"agents_states":{},"status":"failed"}}`,
+	}
+	checkLines(t, out.String(), want)
+}

@@ -9,7 +9,14 @@
 //   - It shares cooldowns: when the provider answers rate_limit or
 //     overloaded, the job that got the answer waits its retry delay through
 //     [Gate.Cooldown], and until that wait ends no re-send and no first
-//     attempt passes the gate ([Gate.Acquire], [Gate.Wait]).
+//     attempt passes the gate ([Gate.Acquire], [Gate.Wait]). The gate
+//     closes the moment the answer arrives ([Gate.Hold]), not only when
+//     the wait begins, so no other request slips out in between.
+//   - It probes after a cooldown: when the last cooldown ends, one request
+//     passes alone; the others follow once its answer is in and it was
+//     not another rate limit (which starts another cooldown). Jobs sharing
+//     the gate thus send, while the provider keeps refusing, what one job
+//     alone would: one request per cooldown.
 //
 // The gate holds no clock. A cooldown is the waiting job's own sleep, made
 // through the sleep function the caller passes (the real [time]-based one,
@@ -32,9 +39,13 @@ type Gate struct {
 	slots chan struct{} // one token per re-send in flight
 
 	mu      sync.Mutex
-	cooling int           // cooldown sleeps in progress
-	open    chan struct{} // closed while cooling == 0
+	cooling int           // cooldown sleeps and holds in progress
+	open    chan struct{} // closed while the gate is open: nothing cooling, no probe out
 	waiting int           // callers blocked in Acquire or Wait
+	// settling says a cooldown ended and no request has been answered
+	// since: the next caller through is a probe. probing says a probe is
+	// out: everyone else waits for its answer.
+	settling, probing bool
 
 	machine *machine // the machine-wide part ([Open] with a Dir); nil: this process only
 }
@@ -99,7 +110,7 @@ func (g *Gate) Acquire(ctx context.Context) (release func(), err error) {
 		}
 		// A cooldown may have begun while we waited for the slot: give the
 		// slot back and wait it out too.
-		if w.pass() {
+		if probe, ok := w.pass(); ok {
 			var once sync.Once
 			return func() {
 				once.Do(func() {
@@ -107,6 +118,9 @@ func (g *Gate) Acquire(ctx context.Context) (release func(), err error) {
 						releaseMachine()
 					}
 					<-g.slots
+					if probe {
+						g.endProbe()
+					}
 				})
 			}, nil
 		}
@@ -121,25 +135,96 @@ func (g *Gate) Acquire(ctx context.Context) (release func(), err error) {
 // attempt: a first attempt needs no slot, but it does not start while the
 // provider has asked the account to slow down. It returns ctx's cause if
 // ctx ends first.
-func (g *Gate) Wait(ctx context.Context) (err error) {
+func (g *Gate) Wait(ctx context.Context) error {
+	probe, err := g.wait(ctx)
+	if probe {
+		g.endProbe() // nobody reports its answer: the probe ends at once
+	}
+	return err
+}
+
+// wait is Wait, reporting whether the caller passed as a probe.
+func (g *Gate) wait(ctx context.Context) (probe bool, err error) {
 	if g == nil {
-		return nil
+		return false, nil
 	}
 	w := waiter{g: g, ctx: ctx}
 	defer w.done(&err)
 	for {
 		if err := w.waitOpen(); err != nil {
-			return err
+			return false, err
 		}
 		if m := g.machine; m != nil {
 			if err := m.waitCooldown(w.ctx, w.block); err != nil {
-				return err
+				return false, err
 			}
 		}
-		if w.pass() {
-			return nil
+		if probe, ok := w.pass(); ok {
+			return probe, nil
 		}
 	}
+}
+
+// Hold closes the gate at once, until release is called: the caller got
+// an answer that asks the account to slow down and is about to wait its
+// delay through [Gate.Cooldown] (call release once that has begun, or
+// when it will not wait after all). Nothing passes in between. release is
+// idempotent.
+func (g *Gate) Hold() (release func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.mu.Lock()
+	g.cool(+1)
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			g.cool(-1)
+			g.mu.Unlock()
+		})
+	}
+}
+
+// cool changes the count of cooldowns and holds in progress; g.mu is
+// held. When the last one ends the gate settles: the next caller is a
+// probe.
+func (g *Gate) cool(delta int) {
+	wasOpen := g.isOpen()
+	g.cooling += delta
+	if g.cooling == 0 && delta < 0 {
+		g.settling = true
+	}
+	g.reopen(wasOpen)
+}
+
+// isOpen reports whether callers may pass; g.mu is held.
+func (g *Gate) isOpen() bool { return g.cooling == 0 && !g.probing }
+
+// reopen makes g.open agree with the gate's state after a change from
+// wasOpen; g.mu is held.
+func (g *Gate) reopen(wasOpen bool) {
+	switch open := g.isOpen(); {
+	case wasOpen && !open:
+		g.open = make(chan struct{})
+	case !wasOpen && open:
+		close(g.open)
+	}
+}
+
+// endProbe ends the probe out: its answer is in. Unless it started
+// another cooldown (a rate limit again), the gate has settled and opens
+// for everyone.
+func (g *Gate) endProbe() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	wasOpen := g.isOpen()
+	g.probing = false
+	if g.cooling == 0 {
+		g.settling = false
+	}
+	g.reopen(wasOpen)
 }
 
 // Cooldown waits d through sleep and, for as long as that takes, holds
@@ -159,20 +244,14 @@ func (g *Gate) Cooldown(ctx context.Context, d time.Duration, sleep func(context
 		_ = m.extend(ctx, m.now().Add(d))
 	}
 	g.mu.Lock()
-	if g.cooling == 0 {
-		g.open = make(chan struct{})
-	}
-	g.cooling++
+	g.cool(+1)
 	g.mu.Unlock()
 	if t := traceFrom(ctx); t != nil && t.Cooldown != nil {
 		t.Cooldown(d)
 	}
 	defer func() {
 		g.mu.Lock()
-		g.cooling--
-		if g.cooling == 0 {
-			close(g.open)
-		}
+		g.cool(-1)
 		g.mu.Unlock()
 	}()
 	return sleep(ctx, d)
@@ -187,7 +266,12 @@ func (g *Gate) Enter(ctx context.Context, resend bool) (release func(), err erro
 	if resend {
 		return g.Acquire(ctx)
 	}
-	return func() {}, g.Wait(ctx)
+	probe, err := g.wait(ctx)
+	if !probe {
+		return func() {}, err
+	}
+	var once sync.Once
+	return func() { once.Do(g.endProbe) }, err
 }
 
 // Backoff makes the wait d before a retry through sleep. When cooldown is
@@ -272,17 +356,23 @@ func (w *waiter) takeSlot() error {
 	}
 }
 
-// pass lets the caller through unless a cooldown is in progress. The
-// check and the Passed trace happen under the gate's lock, so no caller
-// is reported through after a cooldown began.
-func (w *waiter) pass() bool {
-	w.g.mu.Lock()
-	defer w.g.mu.Unlock()
-	if w.g.cooling > 0 {
-		return false
+// pass lets the caller through unless a cooldown is in progress or a
+// probe is out; the first caller after a cooldown passes as the probe.
+// The check and the Passed trace happen under the gate's lock, so no
+// caller is reported through after a cooldown began.
+func (w *waiter) pass() (probe, ok bool) {
+	g := w.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.isOpen() {
+		return false, false
+	}
+	if g.settling {
+		g.probing = true
+		g.reopen(true)
 	}
 	if t := traceFrom(w.ctx); t != nil && t.Passed != nil {
 		t.Passed(w.resend)
 	}
-	return true
+	return g.probing, true
 }

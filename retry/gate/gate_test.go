@@ -374,3 +374,56 @@ func TestEnterAndBackoff(t *testing.T) {
 		release()
 	}
 }
+
+// TestProbeAfterCooldown: when a cooldown ends, one caller passes alone
+// (the probe); the others pass once its answer is in (release), unless
+// that answer closed the gate again (Hold: another rate limit).
+func TestProbeAfterCooldown(t *testing.T) {
+	g := gate.New(3)
+	rec := newRecorder()
+	ctx := rec.ctx(t.Context())
+	hs := newHeldSleep()
+	cooled := make(chan error)
+	go func() { cooled <- g.Cooldown(ctx, 7*time.Second, hs.sleep) }()
+	<-hs.started
+	close(hs.release)
+	if err := <-cooled; err != nil {
+		t.Fatal(err)
+	}
+	probe, err := g.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan func())
+	go func() {
+		release, err := g.Acquire(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		second <- release
+	}()
+	<-rec.blocked      // the second waits for the probe's answer
+	unhold := g.Hold() // the probe's answer: another rate limit
+	probe()
+	if s := g.Stats(); !s.CoolingDown || s.Waiting != 1 {
+		t.Errorf("Stats while the probe's rate limit holds = %+v; want closed, one waiting", s)
+	}
+	unhold() // (its cooldown would begin here)
+	// Settled again: the second is the next probe; its answer opens the gate.
+	release := <-second
+	release()
+	first, err := g.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, err := g.Acquire(ctx) // open: no probe out any more
+	if err != nil {
+		t.Fatal(err)
+	}
+	first()
+	third()
+	want := []string{"cooldown 7s", "passed acquire", "blocked acquire", "passed acquire", "unblocked acquire", "passed acquire", "passed acquire"}
+	if diff := cmp.Diff(want, rec.events()); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}
