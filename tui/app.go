@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/subagent"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
@@ -91,12 +92,14 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 			}
 			return a.MCP().GetPrompt(ctx, name, args)
 		},
-		Rename:     func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
-		Logout:     chat.Logout,
-		History:    func() []transport.Item { return chat.Current().History() },
-		Background: func() []tools.Background { return chat.Current().Background() },
-		Stop:       func(id int) int { return chat.Current().Stop(id) },
-		Status:     chat.Status,
+		Rename:      func(_ context.Context, name string) (string, error) { return chat.Rename(name) },
+		Logout:      chat.Logout,
+		History:     func() []transport.Item { return chat.Current().History() },
+		Background:  func() []tools.Background { return chat.Current().Background() },
+		Stop:        func(id int) int { return chat.Current().Stop(id) },
+		Agents:      func() []subagent.Info { return chat.Current().Agents.List() },
+		WatchAgents: chat.WatchAgents,
+		Status:      chat.Status,
 		Hooks: func(arg string) (string, []string, error) {
 			return a.HookLines(chat.Current().Workspace().Cwd, arg)
 		},

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/subagent"
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
@@ -35,6 +36,36 @@ type Chat struct {
 	// tier is the service tier /fast chose for this and later sessions;
 	// "" while /fast was not used (the config's tier stays).
 	tier *string
+	// watch hears the subagents of the session in use ([Chat.WatchAgents]);
+	// unwatch stops hearing those of the one before.
+	watch   func(subagent.Info)
+	unwatch func()
+}
+
+// WatchAgents calls f at every change of a subagent of the session in
+// use, and of those /new, /resume and /fork use after it, until stop.
+func (c *Chat) WatchAgents(f func(subagent.Info)) (stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watch = f
+	c.rewatch()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.watch = nil
+		c.rewatch()
+	}
+}
+
+// rewatch moves the watch to the session in use; c.mu is held.
+func (c *Chat) rewatch() {
+	if c.unwatch != nil {
+		c.unwatch()
+		c.unwatch = nil
+	}
+	if c.watch != nil && c.cur != nil && c.cur.Agents != nil {
+		c.unwatch = c.cur.Agents.Watch(c.watch)
+	}
 }
 
 // NewChat returns the chat on app a, on session first, which the chat
@@ -120,6 +151,7 @@ func (c *Chat) use(t *app.Thread) {
 		c.cur.End()
 	}
 	c.cur = t
+	c.rewatch()
 	if c.tier != nil {
 		tier := *c.tier
 		t.Configure(func(st *session.Settings) { st.Sampling.ServiceTier = tier })

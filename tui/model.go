@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"github.com/agentcli/agent/internal/subagent"
 	"strconv"
 	"strings"
 	"time"
@@ -140,6 +141,10 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 	if n := opts.Notices; n != nil {
 		// Drawn in the middle of a render: the notice comes as a message.
 		m.look.hlFailed = func(err error) { n.Post(lexerMissing(err), true) }
+		if w := opts.Commands.WatchAgents; w != nil {
+			// A line per change of a subagent (spawned, working, done).
+			w(func(i subagent.Info) { n.Post(agentLine(i), i.Status == subagent.Errored) })
+		}
 	}
 	m.applyCommand(commandMsg{resume: opts.Messages})
 	if line := warningSummary(opts.Warnings); line != "" {

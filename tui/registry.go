@@ -68,7 +68,6 @@ func absentCommands() []command {
 		no("/recap", "agent has no recap; ask for a summary, or /compact"),
 		no("/voice", "agent has no voice input; type, or paste dictated text"),
 		no("/goal", "agent has no goals; say what you want in a message"),
-		no("/agents", "agent has no agent roles; AGENTS.md holds instructions"),
 		no("/side", "agent has no side conversations; /fork branches this one"),
 		no("/raw", "agent has no raw mode; ctrl+t shows the transcript as text"),
 		no("/tui", "agent has one chat layout; `agent exec` runs without it"),
@@ -79,7 +78,6 @@ func absentCommands() []command {
 		no("/theme", "agent has one theme; NO_COLOR turns colour off"),
 		no("/pets", "agent has no pets; the status line shows what runs"),
 		no("/feedback", "agent sends no feedback; report problems to its maintainers"),
-		no("/subagents", "agent has no sub-agents; run several `agent exec` side by side, or `agent exec --batch`"),
 	}
 }
 

@@ -27,6 +27,8 @@ func sessionCommands() []command {
 		{name: "/copy", help: "copy the last answer to the clipboard (OSC 52: works over SSH and in tmux)", run: (*Model).copyCmd},
 		{name: "/export", args: "[FILE]", help: "write the conversation as Markdown", run: (*Model).exportCmd},
 		{name: "/warnings", help: "the configuration warnings (settings agent ignores)", run: (*Model).warningsCmd},
+		{name: "/agents", args: "[N|NAME]", help: "the subagents the model spawned; with one, its conversation", run: (*Model).agentsCmd},
+		{name: "/subagents", args: "[N|NAME]", help: "the subagents the model spawned (as /agents)", run: (*Model).agentsCmd},
 		{name: "/ps", help: "the commands the model left running in the background", run: (*Model).psCmd},
 		{name: "/stop", args: "[ID]", help: "stop the model's background commands (all, or session ID)", run: (*Model).stopCmd},
 		{name: "/init", help: "have the model write an AGENTS.md for this repository", run: (*Model).initCmd},

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"github.com/agentcli/agent/internal/subagent"
 	"io"
 	"time"
 
@@ -196,6 +197,11 @@ type Commands struct {
 	// (/stop). Both may be called during a turn.
 	Background func() []tools.Background
 	Stop       func(id int) int
+	// Agents lists the subagents of the session in use (/agents);
+	// WatchAgents calls f, from any goroutine, at every change of one (a
+	// line per change in the transcript), until stop. Nil: no subagents.
+	Agents      func() []subagent.Info
+	WatchAgents func(f func(subagent.Info)) (stop func())
 	// SetMode switches the session's collaboration mode ("plan" or
 	// "default", /plan) from its next turn on and returns the line to
 	// show; Mode is the mode in force, for the status line (it may be

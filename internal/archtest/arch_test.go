@@ -106,7 +106,7 @@ func allowedImports() map[string][]string {
 		"headless/mcpserver":             {"internal/termtext", "session", "tools"},
 		"headless/appserver":             {"internal/app", "rollout", "session", "tools", "tools/sandbox", "transport"},
 		"headless/acp":                   {"internal/app", "modelclient", "rollout", "session", "tools", "tools/patch"},
-		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm"},
+		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm", "internal/subagent"},
 		"internal/termtext":              {},
 		"internal/redact":                {},
 		"internal/app": {"auth", "config", "internal/exitcode", "internal/agentsmd", "internal/demo", "internal/redact", "internal/setup", "provider/catalog",

@@ -12,11 +12,13 @@
 //     attempt passes the gate ([Gate.Acquire], [Gate.Wait]). The gate
 //     closes the moment the answer arrives ([Gate.Hold]), not only when
 //     the wait begins, so no other request slips out in between.
-//   - It probes after a cooldown: when the last cooldown ends, one request
-//     passes alone; the others follow once its answer is in and it was
-//     not another rate limit (which starts another cooldown). Jobs sharing
-//     the gate thus send, while the provider keeps refusing, what one job
-//     alone would: one request per cooldown.
+//   - It probes after a cooldown a caller held it for: when the last
+//     cooldown ends, one request passes alone; the others follow once its
+//     answer is in and it was not another rate limit (which holds the gate
+//     again). Jobs sharing the gate thus send, while the provider keeps
+//     refusing, what one job alone would: one request per cooldown. (The
+//     model client holds; agent proxy, which does not, lets its re-send
+//     slots go together after a cooldown.)
 //
 // The gate holds no clock. A cooldown is the waiting job's own sleep, made
 // through the sleep function the caller passes (the real [time]-based one,
@@ -42,10 +44,11 @@ type Gate struct {
 	cooling int           // cooldown sleeps and holds in progress
 	open    chan struct{} // closed while the gate is open: nothing cooling, no probe out
 	waiting int           // callers blocked in Acquire or Wait
-	// settling says a cooldown ended and no request has been answered
-	// since: the next caller through is a probe. probing says a probe is
-	// out: everyone else waits for its answer.
-	settling, probing bool
+	// held says a caller closed the gate at an answer ([Gate.Hold]):
+	// when the cooldowns end the gate settles. settling says the next
+	// caller through is a probe; probing that a probe is out: everyone
+	// else waits for its answer.
+	held, settling, probing bool
 
 	machine *machine // the machine-wide part ([Open] with a Dir); nil: this process only
 }
@@ -176,6 +179,7 @@ func (g *Gate) Hold() (release func()) {
 	}
 	g.mu.Lock()
 	g.cool(+1)
+	g.held = true
 	g.mu.Unlock()
 	var once sync.Once
 	return func() {
@@ -188,13 +192,13 @@ func (g *Gate) Hold() (release func()) {
 }
 
 // cool changes the count of cooldowns and holds in progress; g.mu is
-// held. When the last one ends the gate settles: the next caller is a
-// probe.
+// held. When the last one ends after a hold, the gate settles: the next
+// caller is a probe.
 func (g *Gate) cool(delta int) {
 	wasOpen := g.isOpen()
 	g.cooling += delta
-	if g.cooling == 0 && delta < 0 {
-		g.settling = true
+	if g.cooling == 0 && delta < 0 && g.held {
+		g.settling, g.held = true, false
 	}
 	g.reopen(wasOpen)
 }

@@ -375,17 +375,21 @@ func TestEnterAndBackoff(t *testing.T) {
 	}
 }
 
-// TestProbeAfterCooldown: when a cooldown ends, one caller passes alone
-// (the probe); the others pass once its answer is in (release), unless
-// that answer closed the gate again (Hold: another rate limit).
+// TestProbeAfterCooldown: when a cooldown a caller held the gate for
+// ends, one caller passes alone (the probe); the others pass once its
+// answer is in (release), unless that answer closed the gate again (Hold:
+// another rate limit). A cooldown without a hold (agent proxy's) opens
+// for all at once (TestCooldownHoldsEveryone).
 func TestProbeAfterCooldown(t *testing.T) {
 	g := gate.New(3)
 	rec := newRecorder()
 	ctx := rec.ctx(t.Context())
 	hs := newHeldSleep()
 	cooled := make(chan error)
+	unhold0 := g.Hold() // a rate limit: the gate closes at the answer
 	go func() { cooled <- g.Cooldown(ctx, 7*time.Second, hs.sleep) }()
 	<-hs.started
+	unhold0() // the cooldown has begun
 	close(hs.release)
 	if err := <-cooled; err != nil {
 		t.Fatal(err)
