@@ -42,9 +42,19 @@ func ImageDataURL(path string) (string, error) {
 	if len(b) > MaxImageBytes {
 		return "", fmt.Errorf("%s: more than %d bytes", path, MaxImageBytes)
 	}
+	return ImageBytesDataURL(path, b)
+}
+
+// ImageBytesDataURL is the image b (from what, named in errors: a path,
+// "the clipboard") as a data: URL; it refuses more than [MaxImageBytes]
+// and what is not an image.
+func ImageBytesDataURL(what string, b []byte) (string, error) {
+	if len(b) > MaxImageBytes {
+		return "", fmt.Errorf("%s: more than %d bytes", what, MaxImageBytes)
+	}
 	mime := http.DetectContentType(b)
 	if !strings.HasPrefix(mime, "image/") {
-		return "", fmt.Errorf("%s is not an image (%s)", path, mime)
+		return "", fmt.Errorf("%s is not an image (%s)", what, mime)
 	}
 	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b), nil
 }

@@ -43,6 +43,8 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Dir:          a.Workspace().Cwd,
 		Commands:     chatCommands(a, chat),
 		AttachImages: func(urls []string) { chat.Current().AttachImages(urls...) },
+		// Ctrl+V: an image from the clipboard.
+		ClipboardImage: ClipboardImage(getenv),
 	}
 	pickerHooks(a, chat, &o)
 	return o

@@ -39,12 +39,7 @@ func (m *Model) paste(text string) tea.Cmd {
 		a.pastes, a.images = map[string]string{}, map[string]string{}
 	}
 	if url, ok := m.pastedImage(text); ok {
-		ph := ""
-		for n := len(a.images) + 1; ph == "" || a.images[ph] != ""; n++ {
-			ph = fmt.Sprintf("[Image #%d]", n)
-		}
-		a.images[ph] = url
-		return m.insert(ph)
+		return m.attachImage(url)
 	}
 	if n := utf8.RuneCountInString(text); n > largePaste {
 		ph := fmt.Sprintf("[Pasted Content %d chars]", n)
@@ -55,6 +50,21 @@ func (m *Model) paste(text string) tea.Cmd {
 		return m.insert(ph)
 	}
 	return m.insert(text)
+}
+
+// attachImage inserts [Image #N] for the image url (a data: URL), sent
+// with the message that holds the placeholder.
+func (m *Model) attachImage(url string) tea.Cmd {
+	a := &m.att
+	if a.pastes == nil {
+		a.pastes, a.images = map[string]string{}, map[string]string{}
+	}
+	ph := ""
+	for n := len(a.images) + 1; ph == "" || a.images[ph] != ""; n++ {
+		ph = fmt.Sprintf("[Image #%d]", n)
+	}
+	a.images[ph] = url
+	return m.insert(ph)
 }
 
 // pastedImage reads text as the path of an image file (quoted, with

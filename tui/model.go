@@ -198,10 +198,14 @@ func (m *Model) Init() tea.Cmd {
 // engine events (update_stream.go), approvals (update_approval.go), slash
 // commands (commands.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if us, ok := msg.(userStatusMsg); ok {
-		m.updateUserStatus(us)
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case userStatusMsg:
+		m.updateUserStatus(msg)
+	case clipboardImageMsg:
+		cmd = m.updateClipboardImage(msg)
 	}
-	cmd := m.dispatch(msg)
+	cmd = tea.Batch(cmd, m.dispatch(msg))
 	if sc := m.refreshUserStatus(); sc != nil {
 		cmd = tea.Batch(cmd, sc)
 	}

@@ -104,6 +104,9 @@ type Options struct {
 	// turn about to start; it is called on the turn's goroutine, before
 	// Engine.Turn. nil: pasted images cannot be sent.
 	AttachImages func(urls []string)
+	// ClipboardImage reads the image in the system clipboard (Ctrl+V,
+	// [ClipboardImage]); nil: Ctrl+V says it is not available.
+	ClipboardImage func(ctx context.Context) ([]byte, error)
 	// Inline runs the chat without the alternate screen (--no-alt-screen,
 	// [tui] alternate_screen = "never"): finished blocks are printed into
 	// the terminal's scrollback, the screen keeps only what still changes

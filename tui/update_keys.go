@@ -51,6 +51,8 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	case tea.KeyCtrlT:
 		m.openPager()
 		return nil
+	case tea.KeyCtrlV:
+		return m.pasteClipboardImage()
 	case tea.KeyCtrlD:
 		if m.composer.Value() == "" {
 			return m.quit()
