@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func runTurn(t *testing.T, c *rpcClient, reqID float64, id, text string) string 
 // turn (the fork's next request carries the first turn, not the second);
 // an unknown turn is an error naming it; thread/name/set names the thread,
 // told to its subscribers, shown by thread/list and recorded for `agent
-// resume`.
+// resume`; thread/turns/list pages through its turns.
 func TestAppServerForkAndName(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
@@ -64,6 +65,21 @@ func TestAppServerForkAndName(t *testing.T) {
 	ents, err := rollout.List(t.Context(), home, "", true, 0)
 	if err != nil || len(ents) == 0 || ents[0].Label() != "my named thread" {
 		t.Errorf("agent's session index: %v %+v", err, ents)
+	}
+
+	// thread/turns/list: newest first, a page of one, then the next.
+	page := c.call(10, "thread/turns/list", map[string]any{"threadId": id, "limit": 1})
+	r1, _ := page["result"].(map[string]any)
+	if r1 == nil || len(r1["data"].([]any)) != 1 || r1["nextCursor"] != "1" || !strings.Contains(fmt.Sprint(r1["data"]), "two") {
+		t.Errorf("thread/turns/list limit 1: %v", page)
+	}
+	page = c.call(11, "thread/turns/list", map[string]any{"threadId": id, "cursor": "1", "itemsView": "full"})
+	if r2, _ := page["result"].(map[string]any); r2 == nil || len(r2["data"].([]any)) != 1 || r2["nextCursor"] != nil ||
+		!strings.Contains(fmt.Sprint(r2["data"]), "first question") {
+		t.Errorf("thread/turns/list's second page: %v", page)
+	}
+	if res := c.call(12, "plugin/installed", map[string]any{}); res["result"] == nil {
+		t.Errorf("plugin/installed: %v", res)
 	}
 
 	if code, msg := errorOf(c.call(6, "thread/fork", map[string]any{"threadId": id, "lastTurnId": "no-such-turn"})); code != -32602 || !strings.Contains(msg, "no-such-turn") {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +37,8 @@ func init() {
 		"thread/loaded/list":      (*client).threadLoadedList,
 		"thread/unsubscribe":      (*client).threadUnsubscribe,
 		"thread/name/set":         (*client).threadSetName,
+		"thread/turns/list":       (*client).threadTurnsList,
+		"plugin/installed":        (*client).pluginInstalled,
 		"thread/items/list":       (*client).threadItemsList,
 		"turn/start":              (*client).turnStart,
 		"turn/interrupt":          (*client).turnInterrupt,
@@ -454,6 +458,109 @@ func (c *client) threadRead(params json.RawMessage) (any, func(), error) {
 		j["turns"] = turns
 	}
 	return map[string]any{"thread": j}, nil, nil
+}
+
+// threadTurnsList pages through a thread's turns (newest first unless
+// sortDirection is asc), each with its items as itemsView asks (summary:
+// the final answer).
+func (c *client) threadTurnsList(params json.RawMessage) (any, func(), error) {
+	var p struct {
+		ThreadID  string  `json:"threadId"`
+		Cursor    *string `json:"cursor"`
+		Limit     *int    `json:"limit"`
+		ItemsView *string `json:"itemsView"`
+		Sort      *string `json:"sortDirection"`
+	}
+	if err := decode("thread/turns/list", params, &p); err != nil {
+		return nil, nil, err
+	}
+	var turns []map[string]any
+	if th := c.s.loaded(p.ThreadID); th != nil {
+		th.mu.Lock()
+		turns = append(turns, th.history...)
+		live := append([]*turn(nil), th.turns...)
+		th.mu.Unlock()
+		for _, tu := range live {
+			turns = append(turns, tu.json(true))
+		}
+	} else {
+		e, err := rollout.Find(c.ctx, c.s.opts.App.Home(), p.ThreadID)
+		if err != nil {
+			return nil, nil, invalidParams("thread/turns/list: no thread %s: %v", p.ThreadID, err)
+		}
+		ro, err := rollout.Load(e.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		turns = recordedTurns(ro)
+	}
+	if p.Sort == nil || *p.Sort != "asc" {
+		slices.Reverse(turns)
+	}
+	start := 0
+	if p.Cursor != nil && *p.Cursor != "" {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 || n > len(turns) {
+			return nil, nil, invalidParams("thread/turns/list: cursor %q is not one agent gave", *p.Cursor)
+		}
+		start = n
+	}
+	end := len(turns)
+	if p.Limit != nil && *p.Limit > 0 && start+*p.Limit < end {
+		end = start + *p.Limit
+	}
+	view := "summary"
+	if p.ItemsView != nil && *p.ItemsView != "" {
+		view = *p.ItemsView
+	}
+	data := []any{}
+	for _, t := range turns[start:end] {
+		data = append(data, turnView(t, view))
+	}
+	var next, back any
+	if end < len(turns) {
+		next = strconv.Itoa(end)
+	}
+	if end > start {
+		back = strconv.Itoa(start)
+	}
+	return map[string]any{"data": data, "nextCursor": next, "backwardsCursor": back}, nil, nil
+}
+
+// turnView is turn t (its items in full) with the items view asks for.
+func turnView(t map[string]any, view string) map[string]any {
+	out := make(map[string]any, len(t)+1)
+	for k, v := range t {
+		out[k] = v
+	}
+	if _, ok := out["rootTurnId"]; !ok {
+		out["rootTurnId"] = out["id"]
+	}
+	items, _ := t["items"].([]any)
+	switch view {
+	case "full":
+	case "notLoaded":
+		items = []any{}
+	default:
+		view = "summary"
+		var last []any
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok && m["type"] == "agentMessage" {
+				last = []any{it}
+			}
+		}
+		items = last
+		if items == nil {
+			items = []any{}
+		}
+	}
+	out["items"], out["itemsView"] = items, view
+	return out
+}
+
+// pluginInstalled answers that no plugin is installed: agent has none.
+func (c *client) pluginInstalled(json.RawMessage) (any, func(), error) {
+	return map[string]any{"marketplaces": []any{}, "marketplaceLoadErrors": []any{}}, nil, nil
 }
 
 func (c *client) threadLoadedList(json.RawMessage) (any, func(), error) {
