@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -74,6 +75,18 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		writeError(w, res, "invalid_request_error", "request_body_unreadable", "agent proxy: cannot read the request body")
 		return
 	}
+	// A Responses request to an upstream of another wire is translated
+	// (and its stream translated back); any other is relayed as it is.
+	var br *bridge
+	if p.bridge != nil && route(r.URL.Path) == "/responses" {
+		br = p.bridge
+		if body, err = br.body(body); err != nil {
+			res.status = http.StatusBadRequest
+			res.failure = modelclient.Failure{Kind: modelclient.KindInvalidRequest, Status: res.status, Err: err}
+			writeError(w, res, "invalid_request_error", "bridge_unsupported_request", "agent proxy: "+err.Error())
+			return
+		}
+	}
 	ctx := r.Context()
 	wctx, endWaits := p.waitContext(ctx)
 	defer endWaits()
@@ -122,7 +135,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 			stopped = err
 			return struct{}{}, nil
 		}
-		last = p.try(ctx, r, body)
+		last = p.try(ctx, r, body, br)
 		release()
 		return struct{}{}, last.failure.Err
 	})
@@ -136,6 +149,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 	default:
 		if last.failure.Err != nil {
 			res.failure = last.failure
+		}
+		if br != nil && last.failure.Err == nil && last.resp != nil && isEventStream(last.resp.Header) {
+			br.relay(p, w, r, last, res)
+			return
 		}
 		p.relay(w, r, last, res)
 	}
@@ -164,8 +181,8 @@ func (p *Proxy) giveUp(w http.ResponseWriter, r *http.Request, res *result, err 
 
 // try makes one upstream attempt and reads as much of the answer as the
 // commit decision needs.
-func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte) attempt {
-	resp, err := p.opts.Transport.RoundTrip(p.upstreamRequest(ctx, r, body))
+func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte, br *bridge) attempt {
+	resp, err := p.opts.Transport.RoundTrip(p.upstreamRequest(ctx, r, body, br))
 	if err != nil {
 		return attempt{failure: modelclient.ClassifyRoundTrip(err)}
 	}
@@ -189,11 +206,16 @@ func (p *Proxy) try(ctx context.Context, r *http.Request, body []byte) attempt {
 	return a
 }
 
-// upstreamRequest builds the upstream request for one attempt.
-func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byte) *http.Request {
+// upstreamRequest builds the upstream request for one attempt; through
+// a bridge, to its wire's endpoint with the headers the wire wants.
+func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byte, br *bridge) *http.Request {
+	u := r.URL
+	if br != nil {
+		u = &url.URL{Path: br.path, RawQuery: r.URL.RawQuery}
+	}
 	out := &http.Request{
 		Method:        r.Method,
-		URL:           p.upstreamURL(r.URL),
+		URL:           p.upstreamURL(u),
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
@@ -209,6 +231,9 @@ func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byt
 	out.Header.Del("Accept-Encoding")
 	for k, v := range p.opts.Header {
 		out.Header[k] = append([]string(nil), v...)
+	}
+	if br != nil {
+		out.Header = br.header(out.Header)
 	}
 	return out.WithContext(ctx)
 }

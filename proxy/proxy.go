@@ -121,6 +121,14 @@ type Options struct {
 	// page that rebinds its own name to 127.0.0.1 cannot use the proxy.
 	// Requests with an Origin header are refused (403) either way.
 	AllowRemote bool
+	// UpstreamWire is the wire_api the upstream speaks. "" or
+	// "responses": every request is relayed as it is. "chat" or
+	// "anthropic": a streamed POST /responses is bridged (translated to
+	// the upstream's wire, its stream translated back to the Responses
+	// API's), so a Responses client (Codex) can use a Chat-only or
+	// Anthropic upstream; requests for the upstream's own paths are still
+	// relayed as they are.
+	UpstreamWire string
 	// WriteTimeout bounds each write to a client: one that stops reading
 	// for that long is cut off (counted in [Stats].ClientGone) and its
 	// upstream request closed, so it cannot hold a stream for ever. Zero
@@ -131,11 +139,12 @@ type Options struct {
 // Proxy is the retrying reverse proxy. It is an http.Handler, safe for
 // concurrent use. Make one with [New].
 type Proxy struct {
-	opts  Options
-	gate  *gate.Gate
-	stats *counters
-	rp    *httputil.ReverseProxy
-	seq   atomic.Int64
+	opts   Options
+	bridge *bridge // nil: the upstream speaks the Responses API
+	gate   *gate.Gate
+	stats  *counters
+	rp     *httputil.ReverseProxy
+	seq    atomic.Int64
 
 	// stopping ends when Serve begins to shut down: requests waiting to
 	// retry (or for the gate) stop waiting and are answered 503.
@@ -213,11 +222,15 @@ func New(opts Options) (*Proxy, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
+	br, err := newBridge(opts.UpstreamWire)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
 	g := opts.Gate
 	if g == nil {
 		g = gate.New(opts.MaxConcurrentRetries)
 	}
-	p := &Proxy{opts: opts, gate: g, stats: newCounters()}
+	p := &Proxy{opts: opts, bridge: br, gate: g, stats: newCounters()}
 	p.stopping, p.stop = context.WithCancel(context.Background())
 	p.rp = p.newReverseProxy()
 	return p, nil

@@ -24,6 +24,9 @@ type Route struct {
 	// Target describes the route for the start-up banner, credentials
 	// left out.
 	Target string
+	// Wire is the wire_api the upstream speaks ("": the Responses API):
+	// [Options].UpstreamWire.
+	Wire string
 }
 
 // UpstreamRoute forwards to an explicit upstream (--upstream): nothing
@@ -49,7 +52,10 @@ func ProviderRoute(p provider.Info, getenv func(string) string, warn io.Writer) 
 	if err != nil {
 		return Route{}, fmt.Errorf("provider %q base_url: %w", p.ID, err)
 	}
-	r := Route{Upstream: u, Retry: p.Retry, GateID: p.ID, Header: http.Header{}, Target: fmt.Sprintf("%s (provider %s)", u.Redacted(), p.ID)}
+	r := Route{Upstream: u, Retry: p.Retry, GateID: p.ID, Header: http.Header{}, Target: fmt.Sprintf("%s (provider %s)", u.Redacted(), p.ID), Wire: p.WireAPI}
+	if p.WireAPI != "" && p.WireAPI != provider.WireAPIResponses {
+		r.Target += fmt.Sprintf(", Responses requests bridged to wire_api = %q", p.WireAPI)
+	}
 	for k, v := range p.HTTPHeaders {
 		r.Header.Set(k, v)
 	}

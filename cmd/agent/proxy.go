@@ -81,7 +81,7 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	if err != nil {
 		return usageError(err)
 	}
-	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query}
+	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query, UpstreamWire: route.Wire}
 	httpClient, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)
