@@ -75,17 +75,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		writeError(w, res, "invalid_request_error", "request_body_unreadable", "agent proxy: cannot read the request body")
 		return
 	}
-	// A Responses request to an upstream of another wire is translated
-	// (and its stream translated back); any other is relayed as it is.
-	var br *bridge
-	if p.bridge != nil && route(r.URL.Path) == "/responses" {
-		br = p.bridge
-		if body, err = br.body(body); err != nil {
-			res.status = http.StatusBadRequest
-			res.failure = modelclient.Failure{Kind: modelclient.KindInvalidRequest, Status: res.status, Err: err}
-			writeError(w, res, "invalid_request_error", "bridge_unsupported_request", "agent proxy: "+err.Error())
-			return
-		}
+	br, body, ok := p.bridged(w, r, res, body)
+	if !ok {
+		return
 	}
 	ctx := r.Context()
 	wctx, endWaits := p.waitContext(ctx)
@@ -156,6 +148,24 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, res *result) {
 		}
 		p.relay(w, r, last, res)
 	}
+}
+
+// bridged returns the bridge r goes through (nil: none) and the body to
+// send: a Responses request to an upstream of another wire is translated
+// (and its stream translated back); any other is relayed as it is. A
+// request the bridge cannot translate is answered 400 here (ok false).
+func (p *Proxy) bridged(w http.ResponseWriter, r *http.Request, res *result, body []byte) (_ *bridge, _ []byte, ok bool) {
+	if p.bridge == nil || route(r.URL.Path) != "/responses" {
+		return nil, body, true
+	}
+	out, err := p.bridge.body(body)
+	if err != nil {
+		res.status = http.StatusBadRequest
+		res.failure = modelclient.Failure{Kind: modelclient.KindInvalidRequest, Status: res.status, Err: err}
+		writeError(w, res, "invalid_request_error", "bridge_unsupported_request", "agent proxy: "+err.Error())
+		return nil, nil, false
+	}
+	return p.bridge, out, true
 }
 
 // giveUp ends a request that stopped before an answer to relay: its
