@@ -170,6 +170,28 @@ func (f Failure) WebSocketUnavailable() bool {
 // once.
 const closeMessageTooBig = 1009
 
+// ResponsesCode is the error code the Responses API gives a failure of
+// f's kind, for a failure of another wire told to a Responses client
+// (agent proxy's bridge): Anthropic's overloaded_error is
+// server_is_overloaded there, a rate limit rate_limit_exceeded, ...; f's
+// own code otherwise, server_error when it has none.
+func (f Failure) ResponsesCode() string {
+	switch f.Kind {
+	case KindOverloaded:
+		return "server_is_overloaded"
+	case KindRateLimited:
+		return "rate_limit_exceeded"
+	case KindContextWindow:
+		return "context_length_exceeded"
+	case KindQuota:
+		return "insufficient_quota"
+	}
+	if f.Code != "" {
+		return f.Code
+	}
+	return "server_error"
+}
+
 // Reason is a short human description used in retry notices.
 func (f Failure) Reason() string {
 	var (

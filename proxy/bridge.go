@@ -292,20 +292,7 @@ func (o *responsesWriter) fail(err error) {
 		return
 	}
 	f := modelclient.Classify(err)
-	code := f.Code
-	switch f.Kind {
-	case modelclient.KindOverloaded:
-		code = "server_is_overloaded"
-	case modelclient.KindRateLimited:
-		code = "rate_limit_exceeded"
-	case modelclient.KindContextWindow:
-		code = "context_length_exceeded"
-	case modelclient.KindQuota:
-		code = "insufficient_quota"
-	}
-	if code == "" {
-		code = "server_error"
-	}
+	code := f.ResponsesCode()
 	msg := f.Message
 	if msg == "" {
 		msg = err.Error()
