@@ -111,6 +111,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := newLiveModel(t, Options{Commands: tt.hooks, Model: "gpt-x", ContextWindow: 272000})
+			m.Update(tea.WindowSizeMsg{Width: 100, Height: 60}) // /help's whole list fits
 			m.last, m.total, m.retries = transport.Usage{TotalTokens: 1500}, transport.Usage{TotalTokens: 3000}, 2
 			for _, ln := range tt.lines {
 				slashRun(m, ln)

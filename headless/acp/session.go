@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -351,6 +352,9 @@ func (tu *turn) callBegin(c tools.Call) {
 			title = "Edit " + strings.Join(relAll(ws.Cwd, ca.order), ", ")
 		}
 		opts = append(opts, sdk.WithStartKind(sdk.ToolKindEdit), sdk.WithStartLocations(locs))
+	case "spawn_agent", "send_input", "wait_agent", "resume_agent", "close_agent":
+		title = subagentTitle(c) // a subagent's call: what it is about, in the title
+		opts = append(opts, sdk.WithStartKind(sdk.ToolKindOther))
 	default:
 		title = c.Name
 		opts = append(opts, sdk.WithStartKind(sdk.ToolKindOther))
@@ -359,6 +363,25 @@ func (tu *turn) callBegin(c tools.Call) {
 		tu.calls[c.ID] = &call{}
 	}
 	tu.se.update(sdk.StartToolCall(sdk.ToolCallId(c.ID), title, opts...))
+}
+
+// subagentTitle is the title of a call to a subagent tool: "Subagent:
+// TASK" for spawn_agent, else the tool and the agents it names.
+func subagentTitle(c tools.Call) string {
+	var a struct {
+		Message string   `json:"message"`
+		Target  string   `json:"target"`
+		ID      string   `json:"id"`
+		Targets []string `json:"targets"`
+	}
+	_ = json.Unmarshal([]byte(c.Input), &a)
+	if c.Name == "spawn_agent" {
+		task, _, _ := strings.Cut(strings.TrimSpace(a.Message), "\n")
+		return "Subagent: " + task
+	}
+	ids := append(a.Targets, a.Target, a.ID)
+	ids = slices.DeleteFunc(ids, func(s string) bool { return s == "" })
+	return c.Name + " " + strings.Join(ids, ", ")
 }
 
 // relAll is paths relative to dir where they are under it.

@@ -395,7 +395,9 @@ func (tu *turn) callBegin(call tools.Call) {
 		item = map[string]any{"type": "mcpToolCall", "id": call.ID, "server": server, "tool": tool, "status": "inProgress",
 			"arguments": args, "result": nil, "error": nil, "durationMs": nil}
 	default:
-		return
+		if item = collabItem(call, tu.th.id); item == nil {
+			return
+		}
 	}
 	now := tu.now()
 	tu.mu.Lock()
@@ -422,6 +424,11 @@ func (tu *turn) callEnd(call tools.Call, r tools.Result) {
 	now := tu.now()
 	th := tu.th
 	switch {
+	case r.Collab != nil:
+		if ci != nil {
+			completeCollab(ci.item, r)
+			tu.complete(ci.item, ci.at)
+		}
 	case r.MCP != nil:
 		if ci == nil {
 			return
