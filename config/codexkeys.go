@@ -33,7 +33,7 @@ func codexIgnoredKeys() []string {
 		"mcp_oauth_credentials_store", "memories", "model_auto_compact_token_limit_scope",
 		"model_supports_reasoning_summaries", "oss_provider",
 		"permissions", "personality", "plan_mode_reasoning_effort", "plugins",
-		"realtime", "review_model", "show_raw_agent_reasoning", "skills", "sqlite_home",
+		"realtime", "review_model", "show_raw_agent_reasoning", "sqlite_home",
 		"suppress_unstable_features_warning", "tool_suggest",
 		"tools", "windows", // and [tui]'s keys but alternate_screen (decode.go)
 		// Legacy keys of earlier Codex releases, still in example configs.

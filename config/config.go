@@ -223,6 +223,8 @@ type Config struct {
 
 	// History is [history].
 	History History
+	// Skills is [skills].
+	Skills Skills
 	// AlternateScreen is [tui] alternate_screen, as in Codex: auto (the
 	// default: the alternate screen, except in Zellij), always or never
 	// (the chat runs inline and the terminal keeps its scrollback).
@@ -348,6 +350,7 @@ func Default() Config {
 		ProjectDocMaxBytes:   DefaultProjectDocMaxBytes,
 		ProjectRootMarkers:   []string{".git"},
 		History:              History{Persistence: DefaultHistoryPersistence},
+		Skills:               Skills{IncludeInstructions: true, Bundled: true},
 		AlternateScreen:      "auto",
 		Proxy:                defaultProxy(),
 		Otel:                 Otel{Environment: DefaultOtelEnvironment},

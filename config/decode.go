@@ -72,6 +72,12 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 		return true
 	case reflect.Slice:
 		arr, ok := data.([]any)
+		if tables, isTables := data.([]map[string]any); isTables {
+			arr, ok = make([]any, len(tables)), true // [[name]]: an array of tables
+			for i, t := range tables {
+				arr[i] = t
+			}
+		}
 		if !ok {
 			d.mismatch(path, rv.Type(), data)
 			return false

@@ -37,6 +37,7 @@ func resolve(layers []layer, opts Options, probs *problems) Config {
 	for _, l := range layers {
 		c.applyRest(&l.f)
 		c.applyAgents(l.f.Agents, filepath.Dir(l.src.path))
+		c.applySkills(l, probs)
 	}
 	c.resolveProviders(layers, probs)
 	c.resolveMCP(layers, probs)

@@ -55,6 +55,7 @@ type fileConfig struct {
 	AuthClientID             *string `toml:"auth_client_id"`
 
 	History            *historyFile           `toml:"history"`
+	Skills             *skillsFile            `toml:"skills"`
 	TUI                *tuiFile               `toml:"tui"`
 	Notice             *noticeFile            `toml:"notice"`
 	Projects           map[string]projectFile `toml:"projects"`

@@ -170,7 +170,7 @@ func newRootCmd(ctx context.Context, env Env) *cobra.Command {
 	root.AddCommand(newResumeCmd(ctx, env, g, cf), newForkCmd(ctx, env, g, cf))
 	root.AddCommand(newProxyCmd(ctx, env, g))
 	root.AddCommand(newSandboxCmd(ctx, env, g))
-	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env), newHooksCmd(ctx, env, g), newSkillsCmd(env))
+	root.AddCommand(newDoctorCmd(ctx, env, g), newManCmd(env), newHooksCmd(ctx, env, g), newSkillsCmd(env, g))
 	root.AddCommand(newLoginCmd(ctx, env, g), newLogoutCmd(ctx, env, g))
 	registerCompletions(root, env)
 	return root

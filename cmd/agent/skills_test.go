@@ -72,3 +72,70 @@ func TestSkillsList(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestSkillsConfigKeys: Codex 0.171's [skills] keys are honoured, not
+// warned about: [[skills.config]] disables a skill by name or by its
+// folder (relative to config.toml), so it is neither listed nor loaded on
+// $name; include_instructions = false sends no list while $name still
+// loads the skill; bundled.enabled = false leaves out the skills of
+// skills/.system; an entry without enabled is an error naming it.
+func TestSkillsConfigKeys(t *testing.T) {
+	home := t.TempDir()
+	copySkills(t, home)
+	system := filepath.Join(home, "skills", ".system", "bundled-one")
+	if err := os.MkdirAll(system, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(system, "SKILL.md"), []byte("---\nname: bundled-one\ndescription: A bundled skill\n---\nBUNDLED BODY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list := func(cfg string) string {
+		t.Helper()
+		r := runCLI(t, nil, runOpts{home: home, config: strings.ReplaceAll(cfg, "%URL%", "http://127.0.0.1:9")}, "skills", "list", "-C", t.TempDir())
+		if r.code != 0 || strings.Contains(r.stderr, "ignores") {
+			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		return r.stdout
+	}
+	if out := list(fakeConfig); !strings.Contains(out, "$skill-creator") || !strings.Contains(out, "$bundled-one") {
+		t.Fatalf("without [skills] not every skill is listed:\n%s", out)
+	}
+	byName := "[[skills.config]]\nname = \"skill-creator\"\nenabled = false\n"
+	if out := list(fakeConfig + byName); strings.Contains(out, "$skill-creator") || !strings.Contains(out, "$skill-installer") {
+		t.Errorf("disabled by name:\n%s", out)
+	}
+	byPath := "[[skills.config]]\npath = \"skills/skill-installer\"\nenabled = false\n"
+	if out := list(fakeConfig + byPath); strings.Contains(out, "$skill-installer") || !strings.Contains(out, "$skill-creator") {
+		t.Errorf("disabled by path:\n%s", out)
+	}
+	again := byName + "[[skills.config]]\nname = \"skill-creator\"\nenabled = true\n"
+	if out := list(fakeConfig + again); !strings.Contains(out, "$skill-creator") {
+		t.Errorf("enabled again by a later entry:\n%s", out)
+	}
+	if out := list(fakeConfig + "[skills]\nbundled.enabled = false\n"); strings.Contains(out, "$bundled-one") || !strings.Contains(out, "$skill-creator") {
+		t.Errorf("bundled.enabled = false:\n%s", out)
+	}
+	r := runCLI(t, nil, runOpts{home: home, config: strings.ReplaceAll(fakeConfig, "%URL%", "http://127.0.0.1:9") + "[[skills.config]]\nname = \"x\"\n"}, "skills", "list")
+	if r.code == 0 || !strings.Contains(r.stderr, "skills.config") || !strings.Contains(r.stderr, "enabled") {
+		t.Errorf("an entry without enabled: exit %d\n%s", r.code, r.stderr)
+	}
+
+	const creatorBody = "This skill provides guidance for creating effective skills."
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "no"), rt.Reply("r2", "m2", "yes")})
+	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + byName, stdinTTY: true}, "exec", "-C", t.TempDir(), "use $skill-creator")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	first := fmt.Sprint(srv.Requests()[0].JSON["input"])
+	if strings.Contains(first, "- skill-creator:") || strings.Contains(first, "<name>skill-creator</name>") || !strings.Contains(first, "- skill-installer:") {
+		t.Errorf("a disabled skill reached the model: %s", first)
+	}
+	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + "[skills]\ninclude_instructions = false\n", stdinTTY: true}, "exec", "-C", t.TempDir(), "use $skill-creator")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	second := fmt.Sprint(srv.Requests()[1].JSON["input"])
+	if strings.Contains(second, "<skills_instructions>") || !strings.Contains(second, "<name>skill-creator</name>") {
+		t.Errorf("include_instructions = false: the list was sent or the named skill was not: %s", second)
+	}
+}

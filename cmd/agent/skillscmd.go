@@ -6,12 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentcli/agent/internal/skills"
+	"github.com/agentcli/agent/internal/app"
+	"github.com/agentcli/agent/internal/setup"
 )
 
 // newSkillsCmd is `agent skills list`: the skills a session in the
 // current directory would offer the model, and the files skipped.
-func newSkillsCmd(env Env) *cobra.Command {
+func newSkillsCmd(env Env, g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{Use: "skills", Short: "List skills (SKILL.md in .agents/skills, the home's skills/, ~/.agents/skills)", Args: cobra.NoArgs}
 	var cd string
 	list := &cobra.Command{
@@ -23,12 +24,16 @@ func newSkillsCmd(env Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			cfg, err := setup.LoadConfig(env.Stderr, home, g.flags())
+			if err != nil {
+				return err
+			}
 			if cd == "" {
 				if cd, err = os.Getwd(); err != nil {
 					return err
 				}
 			}
-			found, problems := skills.Discover(skills.Roots(home, env.Getenv("HOME"), cd))
+			found, problems := app.DiscoverSkills(cfg, home, env.Getenv("HOME"), cd)
 			for _, p := range problems {
 				fmt.Fprintln(env.Stderr, "warning: skills: "+p.String())
 			}

@@ -3,20 +3,35 @@ package app
 import (
 	"fmt"
 
+	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/skills"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/transport"
 )
 
 // Skills are the skills of a session working in cwd (the repository's
-// .agents/skills, the home's skills/, ~/.agents/skills) and the files
-// skipped with why.
+// .agents/skills, the home's skills/, ~/.agents/skills) that [skills]
+// leaves enabled, and the files skipped with why.
 func (a *App) Skills(cwd string) ([]skills.Skill, []skills.Problem) {
 	home := a.home
 	if a.ignoreUserConfig {
 		home = ""
 	}
-	return skills.Discover(skills.Roots(home, a.env.Getenv("HOME"), cwd))
+	return DiscoverSkills(a.cfg, home, a.env.Getenv("HOME"), cwd)
+}
+
+// DiscoverSkills are the skills of a session working in cwd, home being
+// the agent home ("" for none) and userHome the user's, that cfg's
+// [skills] leaves enabled, and the files skipped with why.
+func DiscoverSkills(cfg config.Config, home, userHome, cwd string) ([]skills.Skill, []skills.Problem) {
+	found, problems := skills.Discover(skills.Roots(home, userHome, cwd))
+	var on []skills.Skill
+	for _, s := range found {
+		if cfg.Skills.SkillEnabled(s.Name, s.Path) {
+			on = append(on, s)
+		}
+	}
+	return on, problems
 }
 
 // withSkills lists the session's skills to the model (a new session: in
@@ -30,11 +45,15 @@ func (a *App) withSkills(opts *session.Options, t *Thread) {
 	if len(list) == 0 {
 		return
 	}
-	if t.Recorded == nil {
-		text, omitted := skills.Instructions(list, skills.Budget(a.cfg.ContextWindow(a.cfg.Model)))
+	if t.Recorded == nil && a.cfg.Skills.IncludeInstructions {
+		budget, bound := skills.Budget(a.cfg.ContextWindow(a.cfg.Model)), "about 2% of the context window"
+		if n := a.cfg.Skills.MaxContextTokens; n > 0 {
+			budget, bound = int(min(n, 1<<28))*4, fmt.Sprintf("[skills] max_context_tokens = %d", n)
+		}
+		text, omitted := skills.Instructions(list, budget)
 		opts.Context = append(opts.Context, transport.DeveloperMessage(text))
 		if omitted > 0 {
-			opts.Notices = append(opts.Notices, fmt.Sprintf("skills: %d of %d skills left out of the list the model sees (the list is bounded to about 2%% of the context window); name one with $name to use it", omitted, len(list)))
+			opts.Notices = append(opts.Notices, fmt.Sprintf("skills: %d of %d skills left out of the list the model sees (the list is bounded to %s); name one with $name to use it", omitted, len(list), bound))
 		}
 	}
 	opts.PromptItems = func(prompt string) []transport.Item {
