@@ -71,42 +71,7 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 		}
 		return true
 	case reflect.Slice:
-		arr, ok := data.([]any)
-		if tables, isTables := data.([]map[string]any); isTables {
-			arr, ok = make([]any, len(tables)), true // [[name]]: an array of tables
-			for i, t := range tables {
-				arr[i] = t
-			}
-		}
-		if !ok {
-			d.mismatch(path, rv.Type(), data)
-			return false
-		}
-		out := reflect.MakeSlice(rv.Type(), 0, len(arr))
-		good := true
-		for i, x := range arr {
-			v := reflect.New(rv.Type().Elem()).Elem()
-			if v.Kind() == reflect.Struct {
-				// An array of tables: each element is decoded as a table
-				// at path.N (1-based), its unknown keys reported there.
-				if !d.decode(append(slices.Clip(path), strconv.Itoa(i+1)), x, v) {
-					good = false
-					continue
-				}
-				out = reflect.Append(out, v)
-				continue
-			}
-			if !setScalar(v, x) {
-				d.probs.add(d.src, path, "element %d: expected %s, got %s", i+1, want(v.Type()), typeName(x))
-				good = false
-				continue
-			}
-			out = reflect.Append(out, v)
-		}
-		if good {
-			rv.Set(out)
-		}
-		return good
+		return d.decodeSlice(path, data, rv)
 	case reflect.Interface:
 		rv.Set(reflect.ValueOf(data))
 		return true
@@ -117,6 +82,47 @@ func (d *decoder) decode(path []string, data any, rv reflect.Value) bool {
 		}
 		return true
 	}
+}
+
+// decodeSlice decodes an array (of scalars, or of tables given inline or
+// as [[name]]) into the slice rv.
+func (d *decoder) decodeSlice(path []string, data any, rv reflect.Value) bool {
+	arr, ok := data.([]any)
+	if tables, isTables := data.([]map[string]any); isTables {
+		arr, ok = make([]any, len(tables)), true // [[name]]: an array of tables
+		for i, t := range tables {
+			arr[i] = t
+		}
+	}
+	if !ok {
+		d.mismatch(path, rv.Type(), data)
+		return false
+	}
+	out := reflect.MakeSlice(rv.Type(), 0, len(arr))
+	good := true
+	for i, x := range arr {
+		v := reflect.New(rv.Type().Elem()).Elem()
+		if v.Kind() == reflect.Struct {
+			// An array of tables: each element is decoded as a table
+			// at path.N (1-based), its unknown keys reported there.
+			if !d.decode(append(slices.Clip(path), strconv.Itoa(i+1)), x, v) {
+				good = false
+				continue
+			}
+			out = reflect.Append(out, v)
+			continue
+		}
+		if !setScalar(v, x) {
+			d.probs.add(d.src, path, "element %d: expected %s, got %s", i+1, want(v.Type()), typeName(x))
+			good = false
+			continue
+		}
+		out = reflect.Append(out, v)
+	}
+	if good {
+		rv.Set(out)
+	}
+	return good
 }
 
 // unknown reports the key k at path that no field of fields reads: a
