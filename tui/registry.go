@@ -52,7 +52,6 @@ func builtinCommands() []command {
 func absentCommands() []command {
 	no := func(name, line string) command { return command{name: name, absent: name + ": " + line} }
 	return []command{
-		no("/fast", "agent has no fast mode; /model picks a faster model"),
 		no("/presets", "agent has no presets; /model and /permissions set what they would"),
 		no("/ide", "agent has no IDE integration; run it in the IDE's terminal"),
 		no("/keymap", "agent's keys are fixed; /help lists them"),
@@ -73,8 +72,6 @@ func absentCommands() []command {
 		no("/tui", "agent has one chat layout; `agent exec` runs without it"),
 		no("/daemon", "agent has no daemon; `agent exec` runs headless"),
 		no("/cd", "agent works in one directory; start it with `agent -C DIR`"),
-		no("/title", "agent does not set the terminal title; /status names the session"),
-		no("/statusline", "agent's status line is fixed; /status shows the rest"),
 		no("/theme", "agent has one theme; NO_COLOR turns colour off"),
 		no("/pets", "agent has no pets; the status line shows what runs"),
 		no("/feedback", "agent sends no feedback; report problems to its maintainers"),
