@@ -647,3 +647,220 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 		t.Errorf("agent acp exited %d", got.Exit)
 	}
 }
+
+// codexACP returns the command of Codex's ACP adapter
+// (@zed-industries/codex-acp, installed beside the ACP library), skipping
+// the test when it is absent (failing it under CI).
+func codexACP(t *testing.T) []string {
+	t.Helper()
+	launcher, err := filepath.Abs(filepath.Join(acpDir, "node_modules", "@zed-industries", "codex-acp", "bin", "codex-acp.js"))
+	if err == nil {
+		_, err = os.Stat(launcher)
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must run the side-by-side test: %v (.ci/run installs codex-acp with npm ci)", err)
+		}
+		t.Skipf("skipped: @zed-industries/codex-acp is absent (%v); install it with: (cd cmd/agent/%s && npm ci)", err, acpDir)
+	}
+	return []string{"node", launcher}
+}
+
+// sideReport is what sidebyside.mjs recorded of one agent.
+type sideReport struct {
+	Invalid []string
+	Steps   struct {
+		Initialize json.RawMessage
+		New        json.RawMessage
+		Hello      sideTurn
+		Command    struct {
+			sideTurn
+			File *string
+		}
+		Patch struct {
+			sideTurn
+			Files []*string
+		}
+		Cancel    sideTurn
+		Load      json.RawMessage
+		AfterLoad sideTurn
+	}
+	FirstExit, SecondExit any
+}
+
+// sideTurn is one prompt as sidebyside.mjs saw it.
+type sideTurn struct {
+	StopReason, Answer, Thought string
+	Chunks                      int
+	Tools                       []struct {
+		Kind, Status, Output string
+		Content              []string
+	}
+	Plan        []string
+	Permissions []struct {
+		Title, Kind string
+		Options     []string
+	}
+	Others []string
+}
+
+// TestACPSideBySide runs one script of the official ACP client library
+// (sidebyside.mjs: initialize, a new session, an answer, a command asked
+// about and allowed, a plan and a patch, a prompt cancelled, the session
+// loaded by a second connection and continued) against agent acp and
+// against Codex's own adapter, @zed-industries/codex-acp, each on the
+// same fake model server with the same config (one home is both
+// AGENT_HOME and CODEX_HOME). It logs what each did, side by side
+// (docs/editors.md records it); agent must do every step and send nothing
+// the SDK's schemas reject.
+func TestACPSideBySide(t *testing.T) {
+	node, _ := acpNode(t)
+	codex := codexACP(t)
+	bin := buildAgent(t)
+	script, err := filepath.Abs(filepath.Join(acpDir, "sidebyside.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, command []string) (rep sideReport, reqs []rt.Request, err error) {
+		work := t.TempDir()
+		if err := os.WriteFile(filepath.Join(work, "old.txt"), []byte("before\n"), 0o600); err != nil {
+			return rep, nil, err
+		}
+		// Items are announced (output_item.added) before their deltas, as
+		// the Responses API does and codex requires; apply_patch is the
+		// freeform (custom) tool call gpt-5.5 makes.
+		msg := func(id string) rt.Step {
+			return rt.OutputItemAdded(map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}})
+		}
+		srv := rt.NewServer(t, rt.Script{
+			rt.Stream(rt.Created("r1"), rt.OutputItemAdded(map[string]any{"type": "reasoning", "id": "rs1", "summary": []any{}}),
+				rt.ReasoningSummaryDelta("rs1", "thinking it over"), msg("m1"),
+				rt.TextDelta("m1", "hello "), rt.TextDelta("m1", "from the model"), rt.MessageDone("m1", "hello from the model"), rt.Completed("r1")),
+			rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc2", "call_2", "exec_command", `{"cmd":"echo approved output > ran.txt; cat ran.txt"}`), rt.Completed("r2")),
+			rt.Reply("r3", "m3", "the command ran"),
+			rt.Stream(rt.Created("r4"),
+				rt.FunctionCallDone("fc4a", "call_plan", "update_plan", `{"plan":[{"step":"write hello","status":"in_progress"},{"step":"check it","status":"pending"}]}`),
+				rt.OutputItemDone(map[string]any{"type": "custom_tool_call", "id": "fc4b", "call_id": "call_patch", "name": "apply_patch", "status": "completed",
+					"input": "*** Begin Patch\n*** Add File: hello.txt\n+hi there\n*** Update File: old.txt\n@@\n-before\n+after\n*** End Patch"}),
+				rt.Completed("r4")),
+			rt.Reply("r5", "m5", "patched"),
+			rt.Stream(rt.Created("r6"), msg("m6"), rt.TextDelta("m6", "partial"), rt.Stall()),
+			rt.Reply("r7", "m7", "loaded and answered"),
+		})
+		home := t.TempDir()
+		cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n" +
+			"[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + srv.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"responses\"\n"
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+			return rep, nil, err
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+		defer cancel()
+		cmdline, _ := json.Marshal(command)
+		cmd := exec.CommandContext(ctx, node, script)
+		report := filepath.Join(t.TempDir(), "report.json")
+		cmd.Env = []string{"ACP_CMD=" + string(cmdline), "REPORT=" + report, "AGENT_HOME=" + home, "CODEX_HOME=" + home, "HOME=" + home,
+			"WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "RUST_LOG=error"}
+		var stderr syncbuf.Buffer
+		cmd.Stderr = &stderr
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.Output()
+		if err != nil {
+			// What it saw up to where it stopped.
+			b, _ := os.ReadFile(report)
+			json.Unmarshal(b, &rep)
+			return rep, srv.Requests(), fmt.Errorf("%s: node sidebyside.mjs: %v\n%s\n%s", name, err, b, &stderr)
+		}
+		if err := json.Unmarshal(out, &rep); err != nil {
+			return rep, srv.Requests(), fmt.Errorf("%s: the report %q: %v\n%s", name, out, err, &stderr)
+		}
+		t.Logf("%s did (%d model requests): %s\nits stderr:\n%s", name, len(srv.Requests()), out, &stderr)
+		return rep, srv.Requests(), nil
+	}
+	// Both at once: codex-acp takes minutes where it waits out a prompt.
+	var codexRep sideReport
+	var codexErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		codexRep, _, codexErr = run("codex-acp", codex)
+	}()
+	agent, reqs, err := run("agent acp", []string{bin, "acp"})
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if codexErr != nil {
+		// What codex-acp does is recorded, not required of it.
+		t.Logf("codex-acp could not be driven through the script: %v", codexErr)
+	}
+	t.Logf("side by side (agent | codex-acp):\n%s", sideBySide(agent, codexRep))
+
+	if len(agent.Invalid) > 0 {
+		t.Errorf("agent sent messages the SDK's schemas reject: %q", agent.Invalid)
+	}
+	s := agent.Steps
+	if s.Hello.Answer != "hello from the model" || s.Hello.Thought != "thinking it over" {
+		t.Errorf("agent's answer %q, thought %q", s.Hello.Answer, s.Hello.Thought)
+	}
+	if len(s.Command.Permissions) != 1 || s.Command.File == nil || *s.Command.File != "approved output\n" || len(s.Command.Tools) != 1 || s.Command.Tools[0].Status != "completed" {
+		t.Errorf("agent's command: %+v", s.Command)
+	}
+	if len(s.Patch.Files) != 2 || s.Patch.Files[0] == nil || *s.Patch.Files[0] != "hi there\n" || s.Patch.Files[1] == nil || *s.Patch.Files[1] != "after\n" ||
+		!slices.Equal(s.Patch.Plan, []string{"write hello:in_progress", "check it:pending"}) {
+		t.Errorf("agent's plan and patch: %+v", s.Patch)
+	}
+	if s.Cancel.StopReason != "cancelled" || s.AfterLoad.Answer != "loaded and answered" {
+		t.Errorf("agent's cancel %q, answer after load %q", s.Cancel.StopReason, s.AfterLoad.Answer)
+	}
+	// A cancelled answer is not "cut off and retried": nothing retries it.
+	if s.Cancel.Thought != "" {
+		t.Errorf("agent's cancelled turn said %q", s.Cancel.Thought)
+	}
+	if agent.FirstExit != float64(0) || agent.SecondExit != float64(0) {
+		t.Errorf("agent acp exited %v and %v when its input ended; want 0", agent.FirstExit, agent.SecondExit)
+	}
+	if len(reqs) != 7 {
+		t.Errorf("agent made %d model requests; want 7", len(reqs))
+	}
+}
+
+// sideBySide lays the two reports out step by step.
+func sideBySide(a, b sideReport) string {
+	var sb strings.Builder
+	row := func(what string, x, y any) { fmt.Fprintf(&sb, "%-28s | %v | %v\n", what, x, y) }
+	turn := func(name string, x, y sideTurn) {
+		row(name+" stop", x.StopReason, y.StopReason)
+		row(name+" answer", fmt.Sprintf("%q in %d chunks", x.Answer, x.Chunks), fmt.Sprintf("%q in %d chunks", y.Answer, y.Chunks))
+		row(name+" thought", fmt.Sprintf("%q", x.Thought), fmt.Sprintf("%q", y.Thought))
+		row(name+" tools", fmt.Sprintf("%+v", x.Tools), fmt.Sprintf("%+v", y.Tools))
+		row(name+" permissions", fmt.Sprintf("%+v", x.Permissions), fmt.Sprintf("%+v", y.Permissions))
+		row(name+" plan", x.Plan, y.Plan)
+		row(name+" other updates", x.Others, y.Others)
+	}
+	row("initialize", string(a.Steps.Initialize), string(b.Steps.Initialize))
+	row("session/new", string(a.Steps.New), string(b.Steps.New))
+	turn("hello", a.Steps.Hello, b.Steps.Hello)
+	turn("command", a.Steps.Command.sideTurn, b.Steps.Command.sideTurn)
+	str := func(p *string) string {
+		if p == nil {
+			return "<none>"
+		}
+		return fmt.Sprintf("%q", *p)
+	}
+	row("command's file", str(a.Steps.Command.File), str(b.Steps.Command.File))
+	turn("patch", a.Steps.Patch.sideTurn, b.Steps.Patch.sideTurn)
+	var fa, fb []string
+	for _, f := range a.Steps.Patch.Files {
+		fa = append(fa, str(f))
+	}
+	for _, f := range b.Steps.Patch.Files {
+		fb = append(fb, str(f))
+	}
+	row("patched files", fa, fb)
+	turn("cancel", a.Steps.Cancel, b.Steps.Cancel)
+	row("session/load", string(a.Steps.Load), string(b.Steps.Load))
+	turn("after load", a.Steps.AfterLoad, b.Steps.AfterLoad)
+	row("exits", fmt.Sprint(a.FirstExit, " ", a.SecondExit), fmt.Sprint(b.FirstExit, " ", b.SecondExit))
+	row("invalid messages", a.Invalid, b.Invalid)
+	return sb.String()
+}

@@ -287,8 +287,11 @@ func (tu *turn) handle(ev engine.Event) {
 		}
 	case engine.Retracted:
 		// ACP cannot take chunks back: say that the text shown so far
-		// belongs to an attempt that failed and starts again.
-		se.update(sdk.UpdateAgentThoughtText("(the response was cut off; agent retries and the answer starts again)"))
+		// belongs to an attempt that failed and starts again — unless the
+		// user cancelled the turn, which nothing retries.
+		if tu.ctx.Err() == nil {
+			se.update(sdk.UpdateAgentThoughtText("(the response was cut off; agent retries and the answer starts again)"))
+		}
 		for _, id := range ev.ItemIDs {
 			delete(tu.streamed, id)
 		}
