@@ -721,70 +721,15 @@ func TestACPSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(name string, command []string) (rep sideReport, reqs []rt.Request, err error) {
-		work := t.TempDir()
-		if err := os.WriteFile(filepath.Join(work, "old.txt"), []byte("before\n"), 0o600); err != nil {
-			return rep, nil, err
-		}
-		// Items are announced (output_item.added) before their deltas, as
-		// the Responses API does and codex requires; apply_patch is the
-		// freeform (custom) tool call gpt-5.5 makes.
-		msg := func(id string) rt.Step {
-			return rt.OutputItemAdded(map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}})
-		}
-		srv := rt.NewServer(t, rt.Script{
-			rt.Stream(rt.Created("r1"), rt.OutputItemAdded(map[string]any{"type": "reasoning", "id": "rs1", "summary": []any{}}),
-				rt.ReasoningSummaryDelta("rs1", "thinking it over"), msg("m1"),
-				rt.TextDelta("m1", "hello "), rt.TextDelta("m1", "from the model"), rt.MessageDone("m1", "hello from the model"), rt.Completed("r1")),
-			rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc2", "call_2", "exec_command", `{"cmd":"echo approved output > ran.txt; cat ran.txt"}`), rt.Completed("r2")),
-			rt.Reply("r3", "m3", "the command ran"),
-			rt.Stream(rt.Created("r4"),
-				rt.FunctionCallDone("fc4a", "call_plan", "update_plan", `{"plan":[{"step":"write hello","status":"in_progress"},{"step":"check it","status":"pending"}]}`),
-				rt.OutputItemDone(map[string]any{"type": "custom_tool_call", "id": "fc4b", "call_id": "call_patch", "name": "apply_patch", "status": "completed",
-					"input": "*** Begin Patch\n*** Add File: hello.txt\n+hi there\n*** Update File: old.txt\n@@\n-before\n+after\n*** End Patch"}),
-				rt.Completed("r4")),
-			rt.Reply("r5", "m5", "patched"),
-			rt.Stream(rt.Created("r6"), msg("m6"), rt.TextDelta("m6", "partial"), rt.Stall()),
-			rt.Reply("r7", "m7", "loaded and answered"),
-		})
-		home := t.TempDir()
-		cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n" +
-			"[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + srv.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"responses\"\n"
-		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-			return rep, nil, err
-		}
-		ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-		defer cancel()
-		cmdline, _ := json.Marshal(command)
-		cmd := exec.CommandContext(ctx, node, script)
-		report := filepath.Join(t.TempDir(), "report.json")
-		cmd.Env = []string{"ACP_CMD=" + string(cmdline), "REPORT=" + report, "AGENT_HOME=" + home, "CODEX_HOME=" + home, "HOME=" + home,
-			"WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "RUST_LOG=error"}
-		var stderr syncbuf.Buffer
-		cmd.Stderr = &stderr
-		cmd.WaitDelay = 5 * time.Second
-		out, err := cmd.Output()
-		if err != nil {
-			// What it saw up to where it stopped.
-			b, _ := os.ReadFile(report)
-			json.Unmarshal(b, &rep)
-			return rep, srv.Requests(), fmt.Errorf("%s: node sidebyside.mjs: %v\n%s\n%s", name, err, b, &stderr)
-		}
-		if err := json.Unmarshal(out, &rep); err != nil {
-			return rep, srv.Requests(), fmt.Errorf("%s: the report %q: %v\n%s", name, out, err, &stderr)
-		}
-		t.Logf("%s did (%d model requests): %s\nits stderr:\n%s", name, len(srv.Requests()), out, &stderr)
-		return rep, srv.Requests(), nil
-	}
 	// Both at once: codex-acp takes minutes where it waits out a prompt.
 	var codexRep sideReport
 	var codexErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		codexRep, _, codexErr = run("codex-acp", codex)
+		codexRep, _, codexErr = runSideBySide(t, node, script, "codex-acp", codex)
 	}()
-	agent, reqs, err := run("agent acp", []string{bin, "acp"})
+	agent, reqs, err := runSideBySide(t, node, script, "agent acp", []string{bin, "acp"})
 	<-done
 	if err != nil {
 		t.Fatal(err)
@@ -821,6 +766,69 @@ func TestACPSideBySide(t *testing.T) {
 	}
 	if len(reqs) != 7 {
 		t.Errorf("agent made %d model requests; want 7", len(reqs))
+	}
+}
+
+// runSideBySide runs sidebyside.mjs with node against the ACP agent
+// command, on a fake server of its own: what it saw, the model requests.
+func runSideBySide(t *testing.T, node, script, name string, command []string) (rep sideReport, reqs []rt.Request, err error) {
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "old.txt"), []byte("before\n"), 0o600); err != nil {
+		return rep, nil, err
+	}
+	srv := rt.NewServer(t, sideScript())
+	home := t.TempDir()
+	cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n" +
+		"[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + srv.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"responses\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		return rep, nil, err
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	cmdline, _ := json.Marshal(command)
+	cmd := exec.CommandContext(ctx, node, script)
+	report := filepath.Join(t.TempDir(), "report.json")
+	cmd.Env = []string{"ACP_CMD=" + string(cmdline), "REPORT=" + report, "AGENT_HOME=" + home, "CODEX_HOME=" + home, "HOME=" + home,
+		"WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "RUST_LOG=error"}
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		// What it saw up to where it stopped.
+		b, _ := os.ReadFile(report)
+		json.Unmarshal(b, &rep)
+		return rep, srv.Requests(), fmt.Errorf("%s: node sidebyside.mjs: %v\n%s\n%s", name, err, b, &stderr)
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return rep, srv.Requests(), fmt.Errorf("%s: the report %q: %v\n%s", name, out, err, &stderr)
+	}
+	t.Logf("%s did (%d model requests): %s\nits stderr:\n%s", name, len(srv.Requests()), out, &stderr)
+	return rep, srv.Requests(), nil
+}
+
+// sideScript is the model's side of sidebyside.mjs's prompts.
+func sideScript() rt.Script {
+	// Items are announced (output_item.added) before their deltas, as
+	// the Responses API does and codex requires; apply_patch is the
+	// freeform (custom) tool call gpt-5.5 makes.
+	msg := func(id string) rt.Step {
+		return rt.OutputItemAdded(map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}})
+	}
+	return rt.Script{
+		rt.Stream(rt.Created("r1"), rt.OutputItemAdded(map[string]any{"type": "reasoning", "id": "rs1", "summary": []any{}}),
+			rt.ReasoningSummaryDelta("rs1", "thinking it over"), msg("m1"),
+			rt.TextDelta("m1", "hello "), rt.TextDelta("m1", "from the model"), rt.MessageDone("m1", "hello from the model"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc2", "call_2", "exec_command", `{"cmd":"echo approved output > ran.txt; cat ran.txt"}`), rt.Completed("r2")),
+		rt.Reply("r3", "m3", "the command ran"),
+		rt.Stream(rt.Created("r4"),
+			rt.FunctionCallDone("fc4a", "call_plan", "update_plan", `{"plan":[{"step":"write hello","status":"in_progress"},{"step":"check it","status":"pending"}]}`),
+			rt.OutputItemDone(map[string]any{"type": "custom_tool_call", "id": "fc4b", "call_id": "call_patch", "name": "apply_patch", "status": "completed",
+				"input": "*** Begin Patch\n*** Add File: hello.txt\n+hi there\n*** Update File: old.txt\n@@\n-before\n+after\n*** End Patch"}),
+			rt.Completed("r4")),
+		rt.Reply("r5", "m5", "patched"),
+		rt.Stream(rt.Created("r6"), msg("m6"), rt.TextDelta("m6", "partial"), rt.Stall()),
+		rt.Reply("r7", "m7", "loaded and answered"),
 	}
 }
 
