@@ -108,8 +108,8 @@ func TestACPClientLibrary(t *testing.T) {
 			Reasoning struct{ Effort string }
 		}
 		json.Unmarshal(r.Body, &body)
-		if body.Model != "gpt-5.4" || body.Reasoning.Effort != "high" {
-			t.Errorf("request %d: model %q, effort %q; want the chosen gpt-5.4, high", i+1, body.Model, body.Reasoning.Effort)
+		if body.Model != "gpt-5.5" || body.Reasoning.Effort != "high" {
+			t.Errorf("request %d: model %q, effort %q; want the chosen gpt-5.5, high", i+1, body.Model, body.Reasoning.Effort)
 		}
 	}
 	// The loaded session's turn carries the history, the cancelled turn
@@ -147,14 +147,14 @@ type acpReport struct {
 // checkACPReport checks what the ACP client library saw.
 func checkACPReport(t *testing.T, got acpReport, work string) {
 	t.Helper()
-	if got.CurrentModel != "test-model" || len(got.Models) < 2 || got.Models[0] != "test-model" || !slices.Contains(got.Models, "gpt-5.4") {
-		t.Errorf("the model option: current %q of %q; want the config's test-model (the provider's /models) and the presets", got.CurrentModel, got.Models)
+	if got.CurrentModel != "test-model" || len(got.Models) < 2 || got.Models[0] != "test-model" || !slices.Contains(got.Models, "gpt-5.5") {
+		t.Errorf("the model option: current %q of %q; want the config's test-model (the provider's /models) and the catalogue", got.CurrentModel, got.Models)
 	}
 	if got.ModeOption != "config" {
 		t.Errorf("the mode option = %q; want config", got.ModeOption)
 	}
-	if !slices.Equal(got.Efforts, []string{"default", "low", "medium", "high"}) || got.Chosen != "gpt-5.4/high" {
-		t.Errorf("efforts %q, chosen %q; want default, low, medium, high and gpt-5.4/high", got.Efforts, got.Chosen)
+	if len(got.Efforts) < 2 || got.Efforts[0] != "default" || !slices.Contains(got.Efforts, "high") || got.Chosen != "gpt-5.5/high" {
+		t.Errorf("efforts %q, chosen %q; want default first, the model's efforts (high among them) and gpt-5.5/high", got.Efforts, got.Chosen)
 	}
 	if !strings.Contains(got.BadModel, "-32602") || !strings.Contains(got.BadModel, "no-such-model") {
 		t.Errorf("an unknown model: %s; want -32602 naming it", got.BadModel)

@@ -73,10 +73,10 @@ await first.app.connectWith(first.stream, async (cx) => {
   report.models = model.options.map((o) => o.value);
   report.currentModel = model.currentValue;
   report.modeOption = (option(s.configOptions, "mode") || {}).currentValue;
-  const setModel = await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "gpt-5.4" });
+  const setModel = await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "gpt-5.5" });
   validate("zSetSessionConfigOptionResponse", setModel);
   const effort = option(setModel.configOptions, "reasoning_effort");
-  check(effort && effort.category === "thought_level", "a reasoning effort option for gpt-5.4: " + JSON.stringify(setModel.configOptions));
+  check(effort && effort.category === "thought_level", "a reasoning effort option for gpt-5.5: " + JSON.stringify(setModel.configOptions));
   report.efforts = effort.options.map((o) => o.value);
   const setEffort = await cx.request(methods.agent.session.setConfigOption, { sessionId, configId: "reasoning_effort", value: "high" });
   validate("zSetSessionConfigOptionResponse", setEffort);
