@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentcli/agent/modelclient"
 	"github.com/agentcli/agent/provider"
 )
 
@@ -70,6 +71,11 @@ func ProviderRoute(p provider.Info, getenv func(string) string, warn io.Writer) 
 		} else {
 			fmt.Fprintf(warn, "agent proxy: %s is not set; clients' own Authorization headers are passed through\n", p.EnvKey)
 		}
+	}
+	if p.WireAPI == provider.WireAPIAnthropic && r.Header.Get("Authorization") != "" {
+		// The Messages API reads the key from x-api-key, beside its
+		// version, on every path (/messages relayed, /models).
+		r.Header = modelclient.AnthropicHeader(r.Header)
 	}
 	if len(p.QueryParams) > 0 {
 		r.Query = url.Values{}

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -46,6 +47,20 @@ func TestProviderRoute(t *testing.T) {
 	}
 	if warn.Len() != 0 {
 		t.Errorf("warned %q with the key set", warn.String())
+	}
+}
+
+// TestProviderRouteAnthropic: an Anthropic provider's key goes as
+// x-api-key with anthropic-version, the headers the Messages API reads.
+func TestProviderRouteAnthropic(t *testing.T) {
+	p := provider.Info{ID: "claude", BaseURL: "https://api.anthropic.com/v1", EnvKey: "K", WireAPI: provider.WireAPIAnthropic}
+	r, err := proxy.ProviderRoute(p, func(string) string { return "sk-ant-1" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.Header{"X-Api-Key": {"sk-ant-1"}, "Anthropic-Version": {"2023-06-01"}}
+	if diff := cmp.Diff(want, r.Header); diff != "" || r.Wire != provider.WireAPIAnthropic {
+		t.Errorf("headers (-want +got):\n%s; wire %q", diff, r.Wire)
 	}
 }
 
