@@ -32,7 +32,7 @@ func TestE2EExecAnthropicWire(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		rt.Claude(rt.ClaudeStart("msg_1", 40, 1800, 200), rt.ClaudeThinking(0, "I should run it.", thinkingSignature),
-			rt.ClaudeText(1, "Running it."), rt.ClaudeToolUse(2, "toolu_01A", "exec_command", `{"cmd": "echo `, `anthropic-wire-ok"}`),
+			rt.ClaudeText(1, "Running it."), rt.ClaudeToolUse(2, "toolu_01A", "exec_command", `{"cmd": "echo `, `anthropic-wire-ok", "yield_time_ms": 60000}`),
 			rt.ClaudeEnd("tool_use", 30)),
 		rt.Claude(rt.ClaudeStart("msg_2", 60, 2000, 90), rt.ClaudeText(0, "It printed ", "anthropic-wire-ok."), rt.ClaudeEnd("end_turn", 8)),
 	})
@@ -62,6 +62,10 @@ func TestE2EExecAnthropicWire(t *testing.T) {
 	// input_tokens counts the cache's tokens in, as OpenAI counts them.
 	want := map[string]any{"input_tokens": 40.0 + 1800 + 200 + 60 + 2000 + 90, "cached_input_tokens": 3800.0,
 		"cache_write_input_tokens": 290.0, "output_tokens": 38.0, "reasoning_output_tokens": 0.0}
+	if c, _ := usage["cost_usd"].(float64); c <= 0 {
+		t.Errorf("turn.completed usage has no cost for a priced Claude model: %v", usage)
+	}
+	delete(usage, "cost_usd") // its figure is the catalogue's test to check
 	if diff := cmp.Diff(want, usage); diff != "" {
 		t.Errorf("turn.completed usage (-want +got):\n%s", diff)
 	}
@@ -136,7 +140,7 @@ func checkSentBack(t *testing.T, raw []byte) {
 	wantAsst := []string{
 		`{"signature":"` + thinkingSignature + `","thinking":"I should run it.","type":"thinking"}`,
 		`{"text":"Running it.","type":"text"}`,
-		`{"id":"toolu_01A","input":{"cmd":"echo anthropic-wire-ok"},"name":"exec_command","type":"tool_use"}`,
+		`{"id":"toolu_01A","input":{"cmd":"echo anthropic-wire-ok","yield_time_ms":60000},"name":"exec_command","type":"tool_use"}`,
 	}
 	if asst.Role != "assistant" || !cmp.Equal(blocks, wantAsst) {
 		t.Errorf("assistant message %s\nwant the thinking block as sent, the text, the tool_use:\n%s", blocks, strings.Join(wantAsst, "\n"))
