@@ -10,6 +10,7 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/internal/syncbuf"
 )
 
@@ -47,7 +48,8 @@ func driveRemoteChat(t *testing.T, c *tmuxChat, marker string, logs func() strin
 // TestChatRemote: `agent --remote ws://...` runs the chat on agent
 // app-server (with its bearer token): a command approval is asked in
 // agent's own dialog and honoured, the answer shown, Esc interrupts the
-// turn (turn/interrupt) and the thread goes on; every message agent
+// turn (turn/interrupt) and the thread goes on; /rename and /new are
+// the server's requests, /compact is not available; every message agent
 // app-server sends validates against Codex 0.171's schema.
 func TestChatRemote(t *testing.T) {
 	t.Parallel()
@@ -55,7 +57,8 @@ func TestChatRemote(t *testing.T) {
 	work := t.TempDir()
 	marker := filepath.Join(work, "made-by-model")
 	srv := rt.NewServer(t, remoteChatScript(marker))
-	url, stderr := startAppServerEnv(t, bin, appServerConfig(t, srv.URL, false), []string{"TOK=tok-123"}, "-a", "on-request", "--ws-token-env", "TOK")
+	home := appServerConfig(t, srv.URL, false)
+	url, stderr := startAppServerEnv(t, bin, home, []string{"TOK=tok-123"}, "-a", "on-request", "--ws-token-env", "TOK")
 	c := startChatEnv(t, "Ask anything", "AGENT_HOME="+t.TempDir()+" NO_COLOR=1 MYTOKEN=tok-123", bin, work,
 		"--remote", validating(t, url), "--remote-auth-token-env", "MYTOKEN")
 	driveRemoteChat(t, c, marker, stderr.String)
@@ -63,6 +66,17 @@ func TestChatRemote(t *testing.T) {
 	if len(reqs) != 4 {
 		t.Errorf("%d model requests; want 4", len(reqs))
 	}
+	// /rename is thread/name/set (recorded by the server), /new a new
+	// thread; a command the protocol lacks says so.
+	c.send("/rename remote-named")
+	c.waitFor(`session named "remote-named"`)
+	if ents, err := rollout.List(t.Context(), home, "", true, 0); err != nil || len(ents) == 0 || ents[0].Label() != "remote-named" {
+		t.Errorf("the server's session index: %v %+v", err, ents)
+	}
+	c.send("/new")
+	c.waitFor("Started a new conversation.")
+	c.send("/compact")
+	c.waitFor("/compact is not available here")
 }
 
 // TestChatRemoteOnCodex: `agent --remote` runs the chat on Codex 0.171's

@@ -49,10 +49,16 @@ func (c *RemoteChat) Thread() ThreadOpened {
 	return c.opened
 }
 
-// Use makes the thread opened the one the next turns run on.
+// Use makes the thread opened the one the next turns run on; the
+// connection leaves the one it replaces (thread/unsubscribe).
 func (c *RemoteChat) Use(opened ThreadOpened) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if old := c.opened.Thread.ID; old != "" && old != opened.Thread.ID {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		_, _ = c.r.Call(ctx, "thread/unsubscribe", map[string]any{"threadId": old})
+		cancel()
+	}
 	c.opened, c.turns = opened, nil
 	for _, t := range opened.Thread.Turns {
 		c.turns = append(c.turns, t.ID)
@@ -183,6 +189,7 @@ type remoteChange struct {
 // Turn returns.
 func (t *remoteTurn) handle(ctx context.Context, m Message) (done bool, err error) {
 	var p struct {
+		ThreadID  string          `json:"threadId"`
 		TurnID    string          `json:"turnId"`
 		ItemID    string          `json:"itemId"`
 		Delta     string          `json:"delta"`
@@ -198,7 +205,7 @@ func (t *remoteTurn) handle(ctx context.Context, m Message) (done bool, err erro
 			Total, Last usageBreakdown
 		} `json:"tokenUsage"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil || p.TurnID != "" && p.TurnID != t.id {
+	if json.Unmarshal(m.Params, &p) != nil || p.TurnID != "" && p.TurnID != t.id || p.ThreadID != "" && p.ThreadID != t.thread {
 		return false, nil
 	}
 	switch m.Method {
