@@ -10,8 +10,8 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/internal/syncbuf"
+	"github.com/agentcli/agent/rollout"
 )
 
 // remoteChatScript: a command outside the sandbox that asks for approval,
