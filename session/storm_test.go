@@ -90,9 +90,12 @@ func TestFanOutUnderA429Storm(t *testing.T) {
 		if single != 4 {
 			t.Errorf("one session sent %d requests into the storm; want 4 (t=0, 10, 20, 30)", single)
 		}
-		if want := single + n - 1; refused != want {
-			t.Errorf("%d sessions sharing the gate sent %d requests into the storm; want %d: one session's %d plus the other %d first attempts",
-				n, refused, want, single, n-1)
+		// At most one session's requests plus the others' first attempts
+		// (fewer when a first attempt starts after another's 429 closed
+		// the gate).
+		if most := single + n - 1; refused < single || refused > most {
+			t.Errorf("%d sessions sharing the gate sent %d requests into the storm; want %d to %d: one session's %d plus at most the other %d first attempts",
+				n, refused, single, most, single, n-1)
 		}
 		if after != n || took != singleTook {
 			t.Errorf("after the storm: %d requests, done at %v; want one each (%d), done when one session is (%v)", after, took, n, singleTook)
