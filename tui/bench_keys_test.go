@@ -1,8 +1,12 @@
 package tui
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -55,4 +59,41 @@ func BenchmarkMentionSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMentionFirstResults: from the start of the walk of a
+// 100,000-file tree to the first @ results (the first part of the index
+// searched), and to the whole index, as reported metrics (issue 44: first
+// results ≤ 500 ms).
+func BenchmarkMentionFirstResults(b *testing.B) {
+	root := b.TempDir()
+	for d := range 500 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%03d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 200 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file_%03d_handler.go", f)), nil, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	var first, whole time.Duration
+	for range b.N {
+		start := time.Now()
+		var got bool
+		ix, err := buildFileIndex(context.Background(), root, func(p *fileIndex) {
+			if !got && len(p.search("hndlr", mentionRows)) > 0 {
+				got = true
+				first += time.Since(start)
+			}
+		})
+		if err != nil || len(ix.paths) != 100_000 || !got {
+			b.Fatalf("index of %d files, %v, first results %v", len(ix.paths), err, got)
+		}
+		whole += time.Since(start)
+	}
+	b.ReportMetric(float64(first.Milliseconds())/float64(b.N), "ms-first-results")
+	b.ReportMetric(float64(whole.Milliseconds())/float64(b.N), "ms-whole-index")
 }

@@ -25,12 +25,19 @@ type fileIndex struct {
 // ignore (each file's rules apply to paths relative to its directory; a
 // deeper file's rules win), and root's .git/info/exclude. Unreadable
 // directories are skipped. It stops when ctx ends.
-func buildFileIndex(ctx context.Context, root string) (*fileIndex, error) {
+//
+// partial, when not nil, is given the index as it grows: at firstPartial
+// files, then each time the count doubles, so the @ search answers from
+// the first files found while a large tree is still being walked. A
+// partial index is a prefix of the final one and stays valid: the walk
+// only appends after it.
+func buildFileIndex(ctx context.Context, root string, partial func(*fileIndex)) (*fileIndex, error) {
 	rules := map[string][]*ignore.GitIgnore{} // directory (relative) → its rules
 	if gi, err := ignore.CompileIgnoreFile(filepath.Join(root, ".git", "info", "exclude")); err == nil {
 		rules["."] = append(rules["."], gi)
 	}
 	ix := &fileIndex{}
+	next := firstPartial
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if d != nil && d.IsDir() {
@@ -66,10 +73,19 @@ func buildFileIndex(ctx context.Context, root string) (*fileIndex, error) {
 		}
 		ix.paths = append(ix.paths, rel)
 		ix.lower = append(ix.lower, strings.ToLower(rel))
+		if n := len(ix.paths); partial != nil && n >= next {
+			next = 2 * n
+			partial(&fileIndex{paths: ix.paths[:n:n], lower: ix.lower[:n:n]})
+		}
 		return nil
 	})
 	return ix, err
 }
+
+// firstPartial is how many files the walk finds before the @ search first
+// answers from them (buildFileIndex's partial): a few milliseconds of a
+// walk.
+const firstPartial = 2000
 
 // ignored reports whether the rules of rel's ancestors ignore it: the
 // deepest directory whose rules match it decides.

@@ -33,15 +33,17 @@ type popup struct {
 	query  string   // the @ query shown
 	chosen bool     // a row was chosen with the arrows since the text changed
 
-	files    *fileIndex // the @ search's index; nil until built
+	files    *fileIndex // the @ search's index (while building: the part walked); nil until the first part
 	building bool
+	filesCh  chan tea.Msg // the index being built sends its parts and its end here
 	seq      int // the last @ search asked for
 }
 
-// filesMsg is a built file index.
+// filesMsg is a built file index, or (partial) the part walked so far.
 type filesMsg struct {
-	ix  *fileIndex
-	err error
+	ix      *fileIndex
+	err     error
+	partial bool
 }
 
 // mentionMsg is the result of @ search seq.
@@ -142,34 +144,59 @@ func (m *Model) cursorLine() string {
 	return string(rs[:min(len(rs), li.StartColumn+li.ColumnOffset)])
 }
 
-// indexFiles builds the file index on a goroutine of its own.
+// indexFiles builds the file index on a goroutine of its own; its parts
+// arrive as it grows (the search answers from the first files found) and
+// its end last, on pop.filesCh.
 func (m *Model) indexFiles() tea.Cmd {
 	m.pop.building = true
-	root, ctx := m.opts.Dir, m.ctx
+	root, ctx, quit := m.opts.Dir, m.ctx, m.jobs.quit
 	if root == "" {
 		root = "."
 	}
-	return m.jobs.cmd(func() tea.Msg {
-		ix, err := buildFileIndex(ctx, root)
-		return filesMsg{ix: ix, err: err}
+	ch := make(chan tea.Msg, 1)
+	m.pop.filesCh = ch
+	build := m.jobs.cmd(func() tea.Msg {
+		ix, err := buildFileIndex(ctx, root, func(part *fileIndex) {
+			select {
+			case ch <- filesMsg{ix: part, partial: true}:
+			default: // the last part is not read yet: a later one will be
+			}
+		})
+		end := filesMsg{ix: ix, err: err}
+		for {
+			select {
+			case ch <- end:
+				return nil
+			case <-ch: // a part not read yet: the end replaces it
+			case <-quit:
+				return nil
+			}
+		}
 	})
+	return tea.Batch(build, m.jobs.receive(ch))
 }
 
-// filesIndexed adopts a built index and searches it for the query shown.
+// filesIndexed adopts an index, or the part of it walked so far, and
+// searches it for the query shown.
 func (m *Model) filesIndexed(msg filesMsg) tea.Cmd {
 	p := &m.pop
-	p.building = false
+	var next tea.Cmd
+	if msg.partial {
+		next = m.jobs.receive(p.filesCh) // the rest is coming
+	} else {
+		p.building = false
+	}
 	if msg.err != nil && !errorsIsCanceled(msg.err) {
 		p.list.empty = "cannot list the files: " + clean(msg.err.Error())
 	}
 	if msg.ix == nil {
-		return nil
+		return next
 	}
 	p.files = msg.ix
 	if p.kind == popupMention {
-		return m.searchFiles(p.query)
+		return tea.Batch(next, m.searchFiles(p.query))
 	}
-	return nil
+	return next
 }
 
 // searchFiles searches the index for q on a goroutine of its own; only

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +175,7 @@ func TestFileIndexRespectsIgnores(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ix, err := buildFileIndex(context.Background(), root)
+	ix, err := buildFileIndex(context.Background(), root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,5 +361,72 @@ func TestEnterRunsWhatWasTyped(t *testing.T) {
 	enter(m, "/stat")
 	if view := plain(m.View()); !strings.Contains(view, "config: here") {
 		t.Errorf("/stat did not run /status:\n%s", view)
+	}
+}
+
+// TestFileIndexParts: a large tree's index arrives in parts while it is
+// walked, the first at firstPartial files, each a prefix of the whole, so
+// the @ search answers before the walk ends.
+func TestFileIndexParts(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	const n = 5000
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("d%02d", i%50))
+		if i < 50 {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d.go", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var parts []*fileIndex
+	ix, err := buildFileIndex(context.Background(), root, func(p *fileIndex) { parts = append(parts, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.paths) != n || len(parts) != 2 || len(parts[0].paths) != firstPartial || len(parts[1].paths) != 2*firstPartial {
+		t.Fatalf("index of %d files in parts of %v; want %d files in parts of %d and %d", len(ix.paths), partSizes(parts), n, firstPartial, 2*firstPartial)
+	}
+	for _, p := range parts {
+		if !slices.Equal(p.paths, ix.paths[:len(p.paths)]) || len(p.search("f00", mentionRows)) == 0 {
+			t.Errorf("part of %d files is not a searchable prefix of the index", len(p.paths))
+		}
+	}
+}
+
+func partSizes(parts []*fileIndex) []int {
+	var out []int
+	for _, p := range parts {
+		out = append(out, len(p.paths))
+	}
+	return out
+}
+
+// TestMentionAnswersWhileIndexing: the @ popup shows matches from the part
+// of the tree walked so far, and keeps the index coming.
+func TestMentionAnswersWhileIndexing(t *testing.T) {
+	t.Parallel()
+	m := newLiveModel(t, Options{Dir: t.TempDir()})
+	typeText(m, "see @main")
+	m.pop.kind, m.pop.query, m.pop.building = popupMention, "main", true
+	m.pop.filesCh = make(chan tea.Msg, 1)
+	part := &fileIndex{paths: []string{"cmd/agent/main.go"}, lower: []string{"cmd/agent/main.go"}}
+	_, cmd := m.Update(filesMsg{ix: part, partial: true})
+	m.pop.filesCh <- filesMsg{ix: part} // the end, read by the command re-armed
+	pending := runCmd(cmd)
+	for len(pending) > 0 {
+		msg := pending[0]
+		pending = pending[1:]
+		_, cmd := m.Update(msg)
+		pending = append(pending, runCmd(cmd)...)
+	}
+	if view := plain(m.View()); !strings.Contains(view, "cmd/agent/main.go") {
+		t.Fatalf("a part of the index gives no match:\n%s", view)
+	}
+	if m.pop.building {
+		t.Error("the index's end did not arrive after its part")
 	}
 }
