@@ -36,7 +36,7 @@ type popup struct {
 	files    *fileIndex // the @ search's index (while building: the part walked); nil until the first part
 	building bool
 	filesCh  chan tea.Msg // the index being built sends its parts and its end here
-	seq      int // the last @ search asked for
+	seq      int          // the last @ search asked for
 }
 
 // filesMsg is a built file index, or (partial) the part walked so far.
