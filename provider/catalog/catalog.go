@@ -110,9 +110,10 @@ type Catalog struct {
 var builtinJSON []byte
 
 // Builtin is the snapshot built into agent: OpenAI's models as Codex
-// 0.171 lists them (context windows, efforts, modalities) with the list
-// prices of those whose price was published, and Anthropic's current
-// models. It is a new catalogue on each call.
+// 0.171 lists them (context windows, efforts, modalities), the earlier
+// presets agent's /model offered (gpt-5.4, gpt-5.4-mini, gpt-5.3-codex)
+// and older models with the list prices of those whose price was
+// published, and Anthropic's current models. It is a new catalogue on each call.
 func Builtin() *Catalog {
 	c, err := Parse(builtinJSON)
 	if err != nil {
