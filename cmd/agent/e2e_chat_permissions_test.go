@@ -89,7 +89,7 @@ func TestE2EChatModelPickerFromProvider(t *testing.T) {
 	if !regexp.MustCompile(`test-model +current`).MatchString(s) || !strings.Contains(s, "effort: low, medium, high") {
 		t.Errorf("the picker does not list the provider's models with their efforts:\n%s", s)
 	}
-	c.keys("-l", "gpt-5")
+	c.keys("-l", "gpt-5-f") // the catalogue lists a gpt-5 too
 	c.waitFor("› gpt-5-fake")
 	c.keys("Enter")
 	c.waitFor("Reasoning effort for gpt-5-fake")
@@ -120,8 +120,13 @@ func TestE2EChatModelPickerPresets(t *testing.T) {
 	c := startChat(t, bin, home, t.TempDir())
 	c.keys("/model", "Enter")
 	c.waitFor("Choose a model")
-	s, _ := c.poll(5*time.Second, "gpt-5.5")
-	for _, want := range []string{`test-model +current`, `gpt-5\.5 +effort: low, medium, high`, `gpt-5\.3-codex +effort`} {
+	s := c.waitFor("gpt-6.2-sol") // the list arrives after the title
+	if !regexp.MustCompile(`test-model +current`).MatchString(s) || !regexp.MustCompile(`gpt-6\.2-sol +effort: low, medium`).MatchString(s) {
+		t.Errorf("the picker does not start with the configured model, then Codex 0.171's first:\n%s", s)
+	}
+	c.keys("-l", "gpt-5.") // the catalogue's models, filtered
+	s, _ = c.poll(5*time.Second, "gpt-5.3-codex")
+	for _, want := range []string{`gpt-5\.5 +effort: low, medium, high`, `gpt-5\.3-codex +effort`} {
 		if !regexp.MustCompile(want).MatchString(s) {
 			t.Errorf("the picker lacks %q:\n%s", want, s)
 		}
