@@ -115,6 +115,11 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 		call.Input = c.Input
 	}
 	emit(ToolCallBegin{Call: call})
+	if res, ok := s.goalTool(call); ok {
+		_ = s.ledger.set(c.CallID, c.Name, CallFinished)
+		emit(ToolCallEnd{Call: call, Result: res})
+		return res
+	}
 	if res, refused := s.planRefusal(call); refused {
 		_ = s.ledger.set(c.CallID, c.Name, CallDeclined)
 		emit(ToolCallEnd{Call: call, Result: res})

@@ -138,6 +138,9 @@ type Options struct {
 	// Notices are said as warnings once, before the first turn (skills
 	// that could not be read).
 	Notices []string
+	// Goals bound the session's goals and say whether it has them
+	// ([GoalLimits]).
+	Goals GoalLimits
 	// TurnStarts are where the Resumed history's turns begin
 	// ([rollout.Rollout].TurnStarts), for [Session.Rewind].
 	TurnStarts []int
@@ -215,6 +218,9 @@ type Session struct {
 	mode         Mode
 	modeSwitched bool
 
+	goalMu sync.Mutex
+	goal   *Goal // the session's goal, nil for none ([Session.Goal])
+
 	saveMu     sync.Mutex
 	saveErr    error // the first failure to record the session
 	saveWarned bool  // the user was told about saveErr
@@ -275,6 +281,7 @@ func New(opts Options) *Session {
 		// leaves room after it for the next items).
 		s.history = opts.Resumed
 		s.mode = modeOf(s.history) // a resumed plan mode goes on
+		s.goal = goalOf(s.history) // and its goal
 	} else {
 		ctx := make([]transport.Item, len(opts.Context))
 		for i, it := range opts.Context {
@@ -717,7 +724,7 @@ func (s *Session) prompt() *modelclient.Prompt {
 	return &modelclient.Prompt{
 		Instructions:      s.opts.Instructions,
 		Input:             s.normalize(s.portable(s.history)),
-		Tools:             s.opts.Tools.Specs(),
+		Tools:             s.toolSpecs(),
 		ParallelToolCalls: true,
 		OutputSchema:      s.opts.OutputSchema,
 	}
@@ -959,4 +966,14 @@ func (s *Session) take(a *streamed, it transport.Item, emit func(Event)) {
 		_ = s.ledger.set(it.CallID, it.Name, CallRequested)
 		a.calls = append(a.calls, it)
 	}
+}
+
+// toolSpecs are the tools offered: the session's, and the goal tools
+// unless goals are off.
+func (s *Session) toolSpecs() []json.RawMessage {
+	specs := s.opts.Tools.Specs()
+	if !s.opts.Goals.Enabled || s.opts.Tools == nil {
+		return specs
+	}
+	return append(specs, goalSpecs()...)
 }
