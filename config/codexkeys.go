@@ -85,7 +85,7 @@ func codexFeatures() []string {
 		"elevated_windows_sandbox", "enable_experimental_windows_sandbox", "enable_fanout",
 		"enable_mcp_apps", "enable_request_compression", "exec_permission_approvals",
 		"experimental_use_unified_exec_tool", "experimental_windows_sandbox", "external_migration",
-		"fast_mode", "goals", "guardian_approval", "hooks", "image_detail_original",
+		"fast_mode", "guardian_approval", "hooks", "image_detail_original",
 		"image_generation", "imagegenext", "in_app_browser", "js_repl", "js_repl_tools_only",
 		"local_thread_store_compression", "memories", "memory_tool", "mentions_v2", "multi_agent",
 		"multi_agent_v2", "network_proxy", "non_prefixed_mcp_tool_names", "personality",

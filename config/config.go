@@ -155,6 +155,8 @@ type Config struct {
 
 	// Features is [features].
 	Features Features
+	// Goals is [goals].
+	Goals Goals
 	// Agents is [agents]: the subagents' limits and declared roles.
 	Agents Agents
 	// Retry is the global per-class retry policy: [provider.DefaultRetry]
@@ -272,6 +274,22 @@ type Features struct {
 	// UnboundedConnectionRetries keeps reconnecting, without a retry limit,
 	// while the network is down. True by default.
 	UnboundedConnectionRetries bool
+	// Goals offers goals (/goal, the model's goal tools), as Codex's
+	// [features] goals. True by default.
+	Goals bool
+}
+
+// Goals is the [goals] table: the bounds of a goal; 0 takes agent's
+// default (session.DefaultGoalTokens, DefaultGoalTurns,
+// DefaultGoalWallTime). None is unbounded.
+type Goals struct {
+	// MaxGoalTokenBudget is Codex's max_goal_token_budget: the most
+	// tokens a goal may have (and its budget when none is asked for).
+	MaxGoalTokenBudget int64
+	// MaxGoalTurns bounds a goal's continuation turns.
+	MaxGoalTurns int64
+	// MaxGoalWallTimeSeconds bounds the wall time spent pursuing it.
+	MaxGoalWallTimeSeconds int64
 }
 
 // SandboxWorkspaceWrite is the [sandbox_workspace_write] table.
@@ -340,7 +358,7 @@ func Default() Config {
 		ModelProvider:        DefaultModelProvider,
 		Provider:             provs[DefaultModelProvider].Clone(),
 		Providers:            provs,
-		Features:             Features{UnboundedConnectionRetries: true},
+		Features:             Features{UnboundedConnectionRetries: true, Goals: true},
 		Agents:               defaultAgents(),
 		Retry:                provider.DefaultRetry(),
 		AutoContinue:         DefaultAutoContinue(),

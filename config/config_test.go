@@ -379,7 +379,7 @@ env = { A = "1" }
 		"sandbox":   "workspace-write",
 		"hide":      true,
 		"sww":       config.SandboxWorkspaceWrite{WritableRoots: []string{"/tmp/a"}, NetworkAccess: true},
-		"features":  config.Features{UnboundedConnectionRetries: true},
+		"features":  config.Features{UnboundedConnectionRetries: true, Goals: true},
 		"mcp": map[string]config.MCPServer{"docs": {Command: "other", Args: []string{"--stdio"}, Env: map[string]string{"A": "1"},
 			StartupTimeout: 10 * time.Second, ToolTimeout: time.Minute, Enabled: true}},
 	}

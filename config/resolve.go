@@ -210,6 +210,12 @@ func (c *Config) applyRest(f *fileConfig) {
 	c.applyOtel(f.Otel)
 	if ft := f.Features; ft != nil {
 		set(&c.Features.UnboundedConnectionRetries, ft.UnboundedConnectionRetries)
+		set(&c.Features.Goals, ft.Goals)
+	}
+	if g := f.Goals; g != nil {
+		set(&c.Goals.MaxGoalTokenBudget, g.MaxGoalTokenBudget)
+		set(&c.Goals.MaxGoalTurns, g.MaxGoalTurns)
+		set(&c.Goals.MaxGoalWallTimeSeconds, g.MaxGoalWallTimeSeconds)
 	}
 	if p := f.ShellEnvironmentPolicy; p != nil {
 		sp := &c.ShellEnvironmentPolicy

@@ -75,6 +75,7 @@ type fileConfig struct {
 
 	Agents         *agentsFile             `toml:"agents"`
 	Features       *featuresFile           `toml:"features"`
+	Goals          *goalsFile              `toml:"goals"`
 	Retry          *topRetryFile           `toml:"retry"`
 	AutoContinue   *autoContinueFile       `toml:"auto_continue"`
 	Proxy          *proxyFile              `toml:"proxy"`
@@ -165,6 +166,15 @@ type profileFile struct {
 // (codexkeys.go); any other name is an unknown key.
 type featuresFile struct {
 	UnboundedConnectionRetries *bool `toml:"unbounded_connection_retries"`
+	Goals                      *bool `toml:"goals"`
+}
+
+// goalsFile is [goals]: Codex's max_goal_token_budget and agent's bounds
+// of turns and wall time.
+type goalsFile struct {
+	MaxGoalTokenBudget     *int64 `toml:"max_goal_token_budget"`
+	MaxGoalTurns           *int64 `toml:"max_goal_turns"`
+	MaxGoalWallTimeSeconds *int64 `toml:"max_goal_wall_time_seconds"`
 }
 
 // providerFile is [model_providers.<id>].

@@ -118,6 +118,9 @@ func (s *Session) runCall(ctx context.Context, c transport.Item, emit func(Event
 	if res, ok := s.goalTool(call); ok {
 		_ = s.ledger.set(c.CallID, c.Name, CallFinished)
 		emit(ToolCallEnd{Call: call, Result: res})
+		if g := s.Goal(); g != nil && call.Name == "update_goal" && res.Status == tools.StatusCompleted {
+			emit(goalEnded(*g))
+		}
 		return res
 	}
 	if res, refused := s.planRefusal(call); refused {

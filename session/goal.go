@@ -66,7 +66,7 @@ const (
 type GoalLimits struct {
 	// Enabled offers the goal tools and allows goals ([features] goals,
 	// on by default in the app, as in Codex).
-	Enabled bool
+	Enabled  bool
 	Tokens   int64
 	Turns    int
 	WallTime time.Duration
@@ -270,16 +270,19 @@ func (s *Session) Pursue(ctx context.Context, emit func(Event)) error {
 			}
 		}
 		s.setGoal(cur)
-		switch {
-		case err != nil:
+		if err != nil {
 			emit(GoalUpdated{Goal: *cur, Message: "Goal paused: " + cur.Reason})
 			return err
-		case cur.Status == GoalComplete:
-			emit(GoalUpdated{Goal: *cur, Message: "Goal complete: " + cur.Objective})
-		case cur.Status == GoalBlocked:
-			emit(GoalUpdated{Goal: *cur, Message: "Goal blocked: " + cur.Reason})
 		}
 	}
+}
+
+// goalEnded is the event of the model marking g complete or blocked.
+func goalEnded(g Goal) GoalUpdated {
+	if g.Status == GoalComplete {
+		return GoalUpdated{Goal: g, Message: "Goal complete: " + g.Objective}
+	}
+	return GoalUpdated{Goal: g, Message: "Goal blocked: " + nonEmpty(g.Reason, "the model cannot go on without you")}
 }
 
 // goalSpecs are the goal tools the model is offered: Codex's create_goal,
@@ -306,7 +309,9 @@ func (s *Session) goalTool(c tools.Call) (tools.Result, bool) {
 	if !s.opts.Goals.Enabled {
 		return tools.Result{}, false
 	}
-	fail := func(msg string) (tools.Result, bool) { return tools.Result{Output: msg, Status: tools.StatusFailed}, true }
+	fail := func(msg string) (tools.Result, bool) {
+		return tools.Result{Output: msg, Status: tools.StatusFailed}, true
+	}
 	show := func(g *Goal) (tools.Result, bool) {
 		if g == nil {
 			return tools.Result{Output: `{"goal":null}`, Status: tools.StatusCompleted}, true

@@ -108,6 +108,7 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		Skills:  func() ([]string, []string) { return a.SkillLines(chat.Current().Workspace().Cwd) },
 		SetMode: func(_ context.Context, mode string) (string, error) { return chat.Current().SetMode(mode) },
 		Mode:    func() string { return string(chat.Current().Mode()) },
+		Goal:    chat.Goal,
 		// /fast (extra_cmds.go).
 		SetServiceTier: chat.SetServiceTier,
 		ServiceTier:    chat.ServiceTier,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/subagent"
@@ -112,7 +113,60 @@ func (c *Chat) Turn(ctx context.Context, input string, emit func(session.Event))
 	if err != nil {
 		return err
 	}
-	return cur.Turn(ctx, input, emit)
+	if err := cur.Turn(ctx, input, emit); err != nil {
+		return err
+	}
+	return cur.Pursue(ctx, emit) // an active goal goes on, within its budgets
+}
+
+// Goal is /goal: with no argument it shows the session's goal; "pause",
+// "resume" and "clear" act on it; anything else sets it as the objective.
+// It returns the line to show and the message to send (the objective, or
+// a nudge to go on) to start pursuing it.
+func (c *Chat) Goal(arg string) (info, send string, err error) {
+	cur := c.Current()
+	switch arg {
+	case "":
+		g := cur.Goal()
+		if g == nil {
+			return "No goal. /goal OBJECTIVE sets one.", "", nil
+		}
+		return goalLine(*g), "", nil
+	case "pause", "resume":
+		st := session.GoalPaused
+		if arg == "resume" {
+			st = session.GoalActive
+		}
+		g, err := cur.SetGoalStatus(st)
+		if err != nil {
+			return "", "", err
+		}
+		if arg == "resume" {
+			return goalLine(g), "Continue working toward the goal.", nil
+		}
+		return goalLine(g), "", nil
+	case "clear":
+		if !cur.ClearGoal() {
+			return "No goal to clear.", "", nil
+		}
+		return "Goal cleared.", "", nil
+	}
+	g, err := cur.SetGoal(arg, 0)
+	if err != nil {
+		return "", "", err
+	}
+	return goalLine(g), arg, nil
+}
+
+// goalLine is a goal in one line: objective, status and what it spent of
+// each budget.
+func goalLine(g session.Goal) string {
+	line := fmt.Sprintf("Goal (%s): %s · %d/%d tokens · %d/%d turns · %s/%s", g.Status, g.Objective,
+		g.TokensUsed, g.TokenBudget, g.TurnsUsed, g.TurnBudget, g.TimeUsed.Round(time.Second), g.TimeBudget)
+	if g.Reason != "" {
+		line += " · " + g.Reason
+	}
+	return line
 }
 
 // RetryNow ends the running turn's retry wait (the chat's Ctrl+R).

@@ -78,3 +78,16 @@ func showPlan(text string) string {
 	text = strings.Replace(text, "<proposed_plan>", "**Proposed plan**\n", 1)
 	return strings.Replace(text, "</proposed_plan>", "", 1)
 }
+
+// goalCmd is /goal [OBJECTIVE|pause|resume|clear]; a new or resumed goal
+// is pursued from the message it sends.
+func (m *Model) goalCmd(arg string) tea.Cmd {
+	f := m.opts.Commands.Goal
+	if f == nil {
+		return m.unavailable("/goal")
+	}
+	return m.hook(func(context.Context) commandMsg {
+		info, send, err := f(arg)
+		return commandMsg{info: info, send: send, err: err}
+	})
+}

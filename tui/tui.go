@@ -216,6 +216,9 @@ type Commands struct {
 	// ServiceTier is the tier in force. Nil: no /fast.
 	SetServiceTier func(tier string)
 	ServiceTier    func() string
+	// Goal is /goal [OBJECTIVE|pause|resume|clear]: the line to show and
+	// a message to send to pursue the goal ("" for none). Nil: no goals.
+	Goal func(arg string) (info, send string, err error)
 }
 
 // ModelChoice is one model /model offers.

@@ -132,6 +132,10 @@ func (m *Model) apply(ev session.Event) {
 		m.tr.add(&notice{level: lv, text: clean(ev.Notice())})
 	case session.PlanProposed:
 		m.proposed = ev.Plan
+	case session.GoalUpdated:
+		if ev.Message != "" {
+			m.tr.add(&notice{level: levelInfo, text: clean(ev.Message)})
+		}
 	case session.HookStopped:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
 	case session.ToolCallBegin:

@@ -333,11 +333,13 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
 		AutoCompactTokens:    cfg.AutoCompactTokens(),
 		CompactKeepToolCalls: keepToolCalls(cfg),
-		HideReasoning:        cfg.HideAgentReasoning,
-		Price:                priceOf(cfg.Catalog),
-		MaxCostUSD:           cmp.Or(o.MaxCostUSD, cfg.MaxCostUSD),
-		Health:               a.health,
-		Now:                  a.env.Now,
+		Goals: session.GoalLimits{Enabled: cfg.Features.Goals, Tokens: cfg.Goals.MaxGoalTokenBudget,
+			Turns: int(min(cfg.Goals.MaxGoalTurns, 1<<20)), WallTime: time.Duration(min(cfg.Goals.MaxGoalWallTimeSeconds, 1<<32)) * time.Second},
+		HideReasoning: cfg.HideAgentReasoning,
+		Price:         priceOf(cfg.Catalog),
+		MaxCostUSD:    cmp.Or(o.MaxCostUSD, cfg.MaxCostUSD),
+		Health:        a.health,
+		Now:           a.env.Now,
 	}
 	return nil
 }
