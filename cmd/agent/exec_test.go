@@ -419,7 +419,8 @@ func TestExecToolsSent(t *testing.T) {
 	want := map[string]string{"exec_command": "function", "write_stdin": "function", "apply_patch": "function", "update_plan": "function",
 		"view_image": "function", "web_search": "web_search", "request_user_input": "function",
 		// Codex's subagent tools, on by default as in Codex ([agents] max_depth 1).
-		"spawn_agent": "function", "send_input": "function", "resume_agent": "function", "wait_agent": "function", "close_agent": "function"}
+		"spawn_agent": "function", "send_input": "function", "resume_agent": "function", "wait_agent": "function", "close_agent": "function",
+		"create_goal": "function", "update_goal": "function", "get_goal": "function"}
 	if diff := cmp.Diff(want, kinds(srv)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
