@@ -120,7 +120,6 @@ func TestSkillsConfigKeys(t *testing.T) {
 		t.Errorf("an entry without enabled: exit %d\n%s", r.code, r.stderr)
 	}
 
-	const creatorBody = "This skill provides guidance for creating effective skills."
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "no"), rt.Reply("r2", "m2", "yes")})
 	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + byName, stdinTTY: true}, "exec", "-C", t.TempDir(), "use $skill-creator")
 	if r.code != 0 {

@@ -139,13 +139,13 @@ func (c *RemoteChat) Turn(ctx context.Context, input string, emit func(session.E
 
 // remoteTurn is a turn running on the server: what its events need.
 type remoteTurn struct {
-	c            *RemoteChat
-	id, thread   string
-	cwd          string
-	emit         func(session.Event)
-	calls        map[string]*remoteCall
-	last, total  transport.Usage
-	plans, texts int
+	c           *RemoteChat
+	id, thread  string
+	cwd         string
+	emit        func(session.Event)
+	calls       map[string]*remoteCall
+	last, total transport.Usage
+	plans       int
 }
 
 // remoteCall is a command's or a patch's item as started.

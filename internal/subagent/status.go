@@ -119,16 +119,20 @@ type Input struct {
 func (in Input) Text() (string, error) {
 	switch {
 	case in.Message != nil && in.Items != nil:
+		//lint:ignore ST1005 Codex's error, word for word
 		return "", errors.New("Provide either message or items, but not both")
 	case in.Message == nil && in.Items == nil:
+		//lint:ignore ST1005 Codex's error, word for word
 		return "", errors.New("Provide one of: message or items")
 	case in.Message != nil:
 		if strings.TrimSpace(*in.Message) == "" {
+			//lint:ignore ST1005 Codex's error, word for word
 			return "", errors.New("Empty message can't be sent to an agent")
 		}
 		return *in.Message, nil
 	}
 	if len(in.Items) == 0 {
+		//lint:ignore ST1005 Codex's error, word for word
 		return "", errors.New("Items can't be empty")
 	}
 	var parts []string
