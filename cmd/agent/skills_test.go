@@ -120,13 +120,14 @@ func TestSkillsConfigKeys(t *testing.T) {
 		t.Errorf("an entry without enabled: exit %d\n%s", r.code, r.stderr)
 	}
 
+	const creatorBody = "Create skills that give Codex useful, non-obvious guidance"
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "no"), rt.Reply("r2", "m2", "yes")})
 	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + byName, stdinTTY: true}, "exec", "-C", t.TempDir(), "use $skill-creator")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	first := fmt.Sprint(srv.Requests()[0].JSON["input"])
-	if strings.Contains(first, "- skill-creator:") || strings.Contains(first, "<name>skill-creator</name>") || !strings.Contains(first, "- skill-installer:") {
+	if strings.Contains(first, "- skill-creator:") || strings.Contains(first, "<name>skill-creator</name>") || strings.Contains(first, creatorBody) || !strings.Contains(first, "- skill-installer:") {
 		t.Errorf("a disabled skill reached the model: %s", first)
 	}
 	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + "[skills]\ninclude_instructions = false\n", stdinTTY: true}, "exec", "-C", t.TempDir(), "use $skill-creator")
@@ -134,7 +135,7 @@ func TestSkillsConfigKeys(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	second := fmt.Sprint(srv.Requests()[1].JSON["input"])
-	if strings.Contains(second, "<skills_instructions>") || !strings.Contains(second, "<name>skill-creator</name>") {
+	if strings.Contains(second, "<skills_instructions>") || !strings.Contains(second, "<name>skill-creator</name>") || !strings.Contains(second, creatorBody) {
 		t.Errorf("include_instructions = false: the list was sent or the named skill was not: %s", second)
 	}
 }
