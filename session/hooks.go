@@ -29,6 +29,25 @@ type Hooks struct {
 	// Notices are said as warnings before the first turn: hooks files
 	// that could not be read, hooks waiting for trust.
 	Notices []string
+	// Agent is set in a subagent's session (spawn_agent), whose hooks
+	// are Codex's for a thread-spawned child: SubagentStart instead of
+	// SessionStart (none when resumed), SubagentStop instead of Stop,
+	// agent_id and agent_type on every event, no SessionEnd. SessionID
+	// is then the root session's, as Codex's hook session id.
+	Agent *HookAgent
+}
+
+// HookAgent is the subagent a session is, as its hooks see it.
+type HookAgent struct {
+	// ID is agent_id: the subagent's own session id.
+	ID string
+	// Type is agent_type: its role ("default" when spawned without
+	// one), which SubagentStart's and SubagentStop's matchers select.
+	Type string
+	// ParentTranscriptPath is SubagentStop's transcript_path: the
+	// parent's rollout ("" sends null); the subagent's own is its
+	// agent_transcript_path.
+	ParentTranscriptPath string
 }
 
 // HookRun reports one hook's run on an event: front ends name a hook
@@ -96,7 +115,19 @@ func (s *Session) hookInput(turnID string) hooks.Input {
 	if turnID != "" {
 		in["turn_id"] = turnID
 	}
+	if a := h.Agent; a != nil {
+		in["agent_id"], in["agent_type"] = a.ID, a.Type
+	}
 	return in
+}
+
+// stopEvent is the event run when the model ends a turn: Stop, or a
+// subagent's SubagentStop.
+func (s *Session) stopEvent() hooks.Event {
+	if s.opts.Hooks != nil && s.opts.Hooks.Agent != nil {
+		return hooks.SubagentStop
+	}
+	return hooks.Stop
 }
 
 // hooked reports whether some hook of ev runs in this session.
@@ -146,6 +177,15 @@ func (s *Session) sessionStart(ctx context.Context, emit func(Event)) {
 			source = "resume"
 		}
 	}
+	if a := s.opts.Hooks.Agent; a != nil {
+		// Codex runs SubagentStart in a new child's first turn, matched on
+		// its agent_type, and nothing for a resumed one.
+		if source == "startup" {
+			o := s.runHooks(ctx, hooks.SubagentStart, []string{a.Type}, s.hookInput(s.turnID), emit)
+			s.addContexts(o.Contexts)
+		}
+		return
+	}
 	in := s.hookInput("")
 	in["source"] = source
 	o := s.runHooks(ctx, hooks.SessionStart, []string{source}, in, emit)
@@ -153,9 +193,9 @@ func (s *Session) sessionStart(ctx context.Context, emit func(Event)) {
 }
 
 // End runs the SessionEnd hooks of a session that started (a front end
-// calls it when it closes the session).
+// calls it when it closes the session); a subagent's session has none.
 func (s *Session) End(ctx context.Context, emit func(Event)) {
-	if s.opts.Hooks == nil || !s.hookStarted || s.hookEnded {
+	if s.opts.Hooks == nil || s.opts.Hooks.Agent != nil || !s.hookStarted || s.hookEnded {
 		return
 	}
 	s.hookEnded = true
@@ -325,8 +365,8 @@ func (s *Session) permissionRequest(ctx context.Context, turnID string, call too
 	return tools.Decision{}, false
 }
 
-// stopHooks runs Stop after the model ended the turn: the prompt to go on
-// with when a hook blocks the stop.
+// stopHooks runs Stop (a subagent's SubagentStop) after the model ended
+// the turn: the prompt to go on with when a hook blocks the stop.
 func (s *Session) stopHooks(ctx context.Context, turnID, last string, active bool, emit func(Event)) (goOn string) {
 	in := s.hookInput(turnID)
 	in["stop_hook_active"] = active
@@ -334,7 +374,17 @@ func (s *Session) stopHooks(ctx context.Context, turnID, last string, active boo
 	if last != "" {
 		in["last_assistant_message"] = last
 	}
-	o := s.runHooks(ctx, hooks.Stop, nil, in, emit)
+	var match []string
+	if a := s.opts.Hooks.Agent; a != nil {
+		// Codex: the parent's rollout is the transcript, the child's its
+		// agent_transcript_path.
+		in["agent_transcript_path"], in["transcript_path"] = in["transcript_path"], nil
+		if a.ParentTranscriptPath != "" {
+			in["transcript_path"] = a.ParentTranscriptPath
+		}
+		match = []string{a.Type}
+	}
+	o := s.runHooks(ctx, s.stopEvent(), match, in, emit)
 	if o.Block && !o.Stop {
 		return o.Reason
 	}

@@ -515,13 +515,13 @@ func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePol
 	r := &turnRun{s: s, emit: emit, mc: s.newTurn(), images: s.images, contexts: contexts}
 	s.images = nil
 	err := s.coordinator(ctx, policy, r).Run(ctx, input, r.round)
-	for n := 0; err == nil && s.hooked(hooks.Stop); n++ {
+	for n := 0; err == nil && s.hooked(s.stopEvent()); n++ {
 		goOn := s.stopHooks(ctx, s.turnID, s.lastAssistantText(), n > 0, emit)
 		if goOn == "" {
 			break
 		}
 		if n == maxStopContinuations {
-			emit(Warning{Message: fmt.Sprintf("Stop hooks sent the model back to work %d times in this turn; the turn ends here", n)})
+			emit(Warning{Message: fmt.Sprintf("%s hooks sent the model back to work %d times in this turn; the turn ends here", s.stopEvent(), n)})
 			break
 		}
 		r.rounds, r.continued = 0, false

@@ -33,6 +33,9 @@ import (
 // agentTree is the subagents of one root session and all its
 // descendants: the max_threads limit counts across it.
 type agentTree struct {
+	// root is the root session's id: the session_id of every hook of the
+	// tree, as Codex's hook session id.
+	root   string
 	mu     sync.Mutex
 	agents map[string]*agent
 	order  []string
@@ -664,7 +667,7 @@ func (a *App) place(t *Thread, sp Spec) ([]string, error) {
 			}
 		}
 	} else {
-		t.agents = &agentTree{view: &subagent.Tree{}}
+		t.agents = &agentTree{root: t.ID, view: &subagent.Tree{}}
 		var err error
 		if t.ws, err = a.workspaceFor(sp.Cwd, sp.Sandbox, sp.ApprovalPolicy, approve == nil); err != nil {
 			return nil, usageError(err)

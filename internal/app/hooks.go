@@ -59,8 +59,10 @@ func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
 
 // withHooks gives the session opts the hooks of cwd, run with the
 // environment of the model's commands (shell_environment_policy: no
-// provider keys unless it lets them through) and masked output.
-func (a *App) withHooks(opts *session.Options, t *Thread, source string) {
+// provider keys unless it lets them through) and masked output. A
+// subagent's (child) are Codex's for a thread-spawned child: its events
+// carry the root session's id and its own as agent_id.
+func (a *App) withHooks(opts *session.Options, t *Thread, source string, child *childSpec) {
 	cwd := t.ws.Cwd
 	set, notices := a.hookSet(cwd)
 	if len(set.All) == 0 && len(notices) == 0 {
@@ -74,8 +76,12 @@ func (a *App) withHooks(opts *session.Options, t *Thread, source string) {
 	if a.secrets != nil {
 		runner.Mask = a.secrets.String
 	}
-	opts.Hooks = &session.Hooks{Set: set, Runner: runner, SessionID: t.ID, TranscriptPath: t.rec.Path(), Cwd: cwd,
+	opts.Hooks = &session.Hooks{Set: set, Runner: runner, SessionID: t.ID, TranscriptPath: t.Path(), Cwd: cwd,
 		Source: source, PermissionMode: mode, Notices: notices}
+	if child != nil {
+		opts.Hooks.SessionID = t.agents.root
+		opts.Hooks.Agent = &session.HookAgent{ID: t.ID, Type: child.role, ParentTranscriptPath: child.parent.Path()}
+	}
 }
 
 // HookLines are the chat's /hooks: every hook of the session's directory

@@ -231,7 +231,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	case sp.From != "":
 		source = "resume"
 	}
-	a.withHooks(&opts, t, source)
+	a.withHooks(&opts, t, source, sp.child)
 	a.withSkills(&opts, t)
 	t.Session = session.New(opts)
 	if t.Session.Mode() == session.ModePlan {

@@ -27,8 +27,9 @@ import (
 // Event is a hook event name as hooks.json spells it.
 type Event string
 
-// The events agent has a moment for. Codex's SubagentStart/SubagentStop
-// are parsed (their hooks are listed and trusted) but not fired yet.
+// The events of Codex 0.171, every one of which agent fires:
+// SubagentStart and SubagentStop in a subagent's session (spawn_agent),
+// in place of SessionStart and Stop.
 const (
 	PreToolUse        Event = "PreToolUse"
 	PermissionRequest Event = "PermissionRequest"

@@ -296,3 +296,41 @@ func TestMatchingHooksRunConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentAnswers: SubagentStart only adds context (JSON's or plain
+// stdout; continue:false ignored), matched on the agent type;
+// SubagentStop blocks like Stop (exit 2 with stderr, decision:block) and
+// needs JSON, as Codex's session_start.rs and stop.rs read them.
+func TestSubagentAnswers(t *testing.T) {
+	o := run(t, SubagentStart, []string{"worker"}, Input{},
+		command(`echo '{"continue":false,"stopReason":"no","hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"CTX"}}'`),
+		command(`echo plain context`))
+	if o.Stop || len(o.Contexts) != 2 || o.Contexts[0] != "CTX" || o.Contexts[1] != "plain context" || o.Runs[0].Status != Completed {
+		t.Fatalf("SubagentStart: %+v", o)
+	}
+	home := t.TempDir()
+	writeHooks(t, home, map[Event][]map[string]any{SubagentStart: {group("explorer", command("echo x"))}})
+	s := Discover(Sources{Home: home, BypassTrust: true})
+	if o := s.Run(context.Background(), nil, SubagentStart, []string{"worker"}, home, Input{}); len(o.Runs) != 0 {
+		t.Fatalf("an explorer hook ran for a worker: %+v", o)
+	}
+	o = run(t, SubagentStop, []string{"worker"}, Input{}, command(`echo "run the tests" >&2; exit 2`))
+	if !o.Block || o.Reason != "run the tests" || o.Runs[0].Status != Blocked {
+		t.Fatalf("SubagentStop exit 2: %+v", o)
+	}
+	o = run(t, SubagentStop, []string{"worker"}, Input{}, command(`echo '{"decision":"block","reason":"again"}'`))
+	if !o.Block || o.Reason != "again" {
+		t.Fatalf("SubagentStop decision: %+v", o)
+	}
+	for ev, want := range map[Event]string{SubagentStop: "hook returned invalid subagent stop hook JSON output",
+		Stop: "hook returned invalid stop hook JSON output"} {
+		o = run(t, ev, []string{"worker"}, Input{}, command(`echo done`))
+		if o.Block || o.Runs[0].Status != Failed || o.Runs[0].Message != want {
+			t.Fatalf("%s plain text: %+v", ev, o)
+		}
+	}
+	o = run(t, SubagentStop, []string{"worker"}, Input{}, command(`exit 2`))
+	if o.Block || o.Runs[0].Message != "SubagentStop hook exited with code 2 but did not write a continuation prompt to stderr" {
+		t.Fatalf("SubagentStop exit 2 without stderr: %+v", o)
+	}
+}

@@ -246,10 +246,14 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 	case ans.exit == 2:
 		reason := strings.TrimSpace(ans.stderr)
 		if reason == "" {
-			return fail(fmt.Sprintf("%s hook exited with code 2 but did not write a blocking reason to stderr", ev))
+			what := "a blocking reason"
+			if ev == Stop || ev == SubagentStop {
+				what = "a continuation prompt"
+			}
+			return fail(fmt.Sprintf("%s hook exited with code 2 but did not write %s to stderr", ev, what))
 		}
 		switch ev {
-		case PreToolUse, PostToolUse, UserPromptSubmit, Stop, PermissionRequest:
+		case PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, PermissionRequest:
 			o.block(mask(reason))
 			if ev == PermissionRequest {
 				o.Deny = true
@@ -276,10 +280,16 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 		if strings.HasPrefix(out, "[") {
 			return fail(fmt.Sprintf("hook returned invalid %s JSON output", ev))
 		}
-		// Plain text: SessionStart and UserPromptSubmit add it as context
-		// (Claude Code's contract); elsewhere it is only shown.
-		if ev == SessionStart || ev == UserPromptSubmit {
+		// Plain text: SessionStart, SubagentStart and UserPromptSubmit add
+		// it as context (Claude Code's contract, Codex's); Stop and
+		// SubagentStop need JSON (Codex); elsewhere it is only shown.
+		switch ev {
+		case SessionStart, SubagentStart, UserPromptSubmit:
 			o.Contexts = append(o.Contexts, mask(out))
+		case Stop:
+			return fail("hook returned invalid stop hook JSON output")
+		case SubagentStop:
+			return fail("hook returned invalid subagent stop hook JSON output")
 		}
 		return run
 	}
@@ -289,7 +299,9 @@ func (r *Runner) judge(ev Event, run Run, ans answer, o *Outcome) Run {
 	if w.SystemMessage != nil {
 		run.SystemMessage = mask(*w.SystemMessage)
 	}
-	if w.Continue != nil && !*w.Continue {
+	// continue:false stops the work, except SubagentStart's, which only
+	// adds context (Codex).
+	if w.Continue != nil && !*w.Continue && ev != SubagentStart {
 		if ev == PreToolUse || ev == PermissionRequest {
 			return fail(fmt.Sprintf("%s hook returned unsupported continue:false", ev))
 		}
@@ -326,7 +338,7 @@ func (r *Runner) decide(ev Event, run Run, w wire, o *Outcome, mask func(string)
 			return preToolUse(run, sp.PermissionDecision, sp.PermissionDecisionReason, sp.UpdatedInput, o, mask)
 		}
 		fallthrough
-	case PostToolUse, UserPromptSubmit, Stop:
+	case PostToolUse, UserPromptSubmit, Stop, SubagentStop:
 		if w.Decision == nil {
 			if reason != "" && ev == PreToolUse {
 				return fail("PreToolUse hook returned reason without decision")

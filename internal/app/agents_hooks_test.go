@@ -1,0 +1,175 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/session"
+)
+
+// logHook is a hook command appending its stdin, one line, to dir/name
+// and then running more (may be "").
+func logHook(dir, name, more string) string {
+	return "in=$(cat); printf '%s\\n' \"$in\" >> " + filepath.Join(dir, name) + "; " + more
+}
+
+// hookLog reads the stdin lines a logHook wrote.
+func hookLog(t *testing.T, dir, name string) []map[string]any {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(dir, name))
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%s: %v: %s", name, err, line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestSubagentHooks: a child spawned with spawn_agent runs Codex's
+// thread-spawn hooks (codex-rs core/src/hook_runtime.rs): SubagentStart
+// instead of SessionStart, matched on its agent_type, its
+// additionalContext in the child's first request only; SubagentStop
+// instead of Stop, whose block sends the child back to work with the
+// reason (stop_hook_active the second time); agent_id and agent_type on
+// the child's other events; session_id the root's on all of them
+// (Codex's hook session id); no SessionEnd of its own.
+func TestSubagentHooks(t *testing.T) {
+	ts := newTaskServer(t, map[string]rt.Script{
+		"parent task": {
+			call("p1", "c1", "spawn_agent", `{"message":"child task","agent_type":"worker"}`),
+			call("p2", "c2", "wait_agent", `{"targets":["Euclid"],"timeout_ms":600000}`),
+			rt.Reply("p3", "m3", "parent done"),
+		},
+		"child task":     {rt.Reply("k1", "km1", "child done first")},
+		"CHILD-CONTINUE": {rt.Reply("k2", "km2", "child done final")},
+	})
+	a, home := testApp(t, fakeConfig(ts.URL, false), false)
+	a.bypassHookTrust = true
+	logs := t.TempDir()
+	group := func(matcher, cmd string) map[string]any {
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}
+		if matcher != "" {
+			g["matcher"] = matcher
+		}
+		return g
+	}
+	file := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{group("", logHook(logs, "session_start", ""))},
+		"SubagentStart": []any{
+			group("worker", logHook(logs, "subagent_start", `echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"SUBAGENT-START-CTX"}}'`)),
+			group("explorer", logHook(logs, "explorer_start", "")),
+		},
+		"UserPromptSubmit": []any{group("", logHook(logs, "prompt", ""))},
+		"SubagentStop": []any{group("", logHook(logs, "subagent_stop",
+			`case "$in" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"CHILD-CONTINUE"}';; esac`))},
+		"Stop":       []any{group("", logHook(logs, "stop", ""))},
+		"SessionEnd": []any{group("", logHook(logs, "session_end", ""))},
+	}}
+	b, _ := json.Marshal(file)
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notable []string
+	if err := p.Turn(t.Context(), "parent task", func(ev session.Event) {
+		if r, ok := ev.(session.HookRun); ok && r.Notable() {
+			notable = append(notable, r.Notice())
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(notable) > 0 {
+		t.Errorf("hooks failed or blocked in the parent: %v", notable)
+	}
+	kids := ts.requests("child task")
+	if len(kids) != 1 || len(ts.requests("CHILD-CONTINUE")) != 1 {
+		t.Fatalf("%d + %d child requests; want 1 + 1 (SubagentStop sends the child back once)", len(kids), len(ts.requests("CHILD-CONTINUE")))
+	}
+	childID := kids[0].Header.Get("session-id")
+	childPath := p.Agents.List()[0].Path
+	if !strings.Contains(string(kids[0].Body), "SUBAGENT-START-CTX") {
+		t.Error("the SubagentStart hook's context is not in the child's first request")
+	}
+	for _, r := range ts.requests("parent task") {
+		if strings.Contains(string(r.Body), "SUBAGENT-START-CTX") {
+			t.Error("the SubagentStart hook's context reached the parent")
+		}
+	}
+	p.Close()
+
+	checkSubagentStart(t, logs, p, childID, childPath)
+	checkSubagentStop(t, logs, p, childID, childPath)
+	prompts := hookLog(t, logs, "prompt")
+	if len(prompts) != 2 {
+		t.Fatalf("UserPromptSubmit ran %d times; want 2 (parent, child)", len(prompts))
+	}
+	for _, in := range prompts {
+		child := in["prompt"] == "child task"
+		if in["session_id"] != p.ID || (in["agent_id"] == childID) != child || (in["agent_type"] == "worker") != child {
+			t.Errorf("UserPromptSubmit stdin %v: want session_id %s, agent_id/agent_type only for the child", in, p.ID)
+		}
+	}
+	for name, want := range map[string]int{"session_start": 1, "stop": 1, "session_end": 1, "explorer_start": 0} {
+		got := hookLog(t, logs, name)
+		if len(got) != want {
+			t.Errorf("%s ran %d times; want %d (the parent's only): %v", name, len(got), want, got)
+		}
+		for _, in := range got {
+			if in["session_id"] != p.ID || in["agent_id"] != nil {
+				t.Errorf("%s stdin %v: want the parent's", name, in)
+			}
+		}
+	}
+}
+
+func checkSubagentStart(t *testing.T, logs string, p *Thread, childID, childPath string) {
+	t.Helper()
+	starts := hookLog(t, logs, "subagent_start")
+	if len(starts) != 1 {
+		t.Fatalf("SubagentStart ran %d times; want 1", len(starts))
+	}
+	in := starts[0]
+	for k, want := range map[string]any{"hook_event_name": "SubagentStart", "session_id": p.ID, "agent_id": childID,
+		"agent_type": "worker", "transcript_path": childPath, "cwd": p.Workspace().Cwd, "model": "model-a", "permission_mode": "default"} {
+		if in[k] != want {
+			t.Errorf("SubagentStart stdin %s = %v; want %v", k, in[k], want)
+		}
+	}
+	if id, _ := in["turn_id"].(string); id == "" {
+		t.Errorf("SubagentStart stdin has no turn_id: %v", in)
+	}
+}
+
+func checkSubagentStop(t *testing.T, logs string, p *Thread, childID, childPath string) {
+	t.Helper()
+	stops := hookLog(t, logs, "subagent_stop")
+	if len(stops) != 2 {
+		t.Fatalf("SubagentStop ran %d times; want 2", len(stops))
+	}
+	for i, in := range stops {
+		want := map[string]any{"hook_event_name": "SubagentStop", "session_id": p.ID, "agent_id": childID, "agent_type": "worker",
+			"transcript_path": p.Path(), "agent_transcript_path": childPath, "stop_hook_active": i == 1,
+			"last_assistant_message": []string{"child done first", "child done final"}[i]}
+		for k, w := range want {
+			if in[k] != w {
+				t.Errorf("SubagentStop %d stdin %s = %v; want %v", i+1, k, in[k], w)
+			}
+		}
+		if id, _ := in["turn_id"].(string); id == "" {
+			t.Errorf("SubagentStop stdin has no turn_id: %v", in)
+		}
+	}
+}
