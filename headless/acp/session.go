@@ -299,6 +299,14 @@ func (tu *turn) handle(ev engine.Event) {
 		se.update(sdk.UpdateAgentThoughtText(engine.RetryNotice(ev.Retry, ev.Delay)))
 	case engine.Warning:
 		se.update(sdk.UpdateAgentThoughtText("warning: " + ev.Message))
+	case engine.HookRun:
+		// A hook that blocked, failed or has something to say is named;
+		// one that just ran is not worth a line.
+		if ev.Notable() || ev.Run.Message != "" || ev.Run.SystemMessage != "" {
+			se.update(sdk.UpdateAgentThoughtText(ev.Notice()))
+		}
+	case engine.HookStopped:
+		se.update(sdk.UpdateAgentThoughtText("warning: " + ev.Notice()))
 	case engine.ToolCallBegin:
 		tu.callBegin(ev.Call)
 	case engine.ToolCallEnd:

@@ -352,6 +352,8 @@ func (tu *turn) handle(ev session.Event) {
 			"error": map[string]any{"message": session.RetryNotice(ev.Retry, ev.Delay), "codexErrorInfo": nil, "additionalDetails": nil}})
 	case session.Warning:
 		th.broadcast("warning", map[string]any{"threadId": th.id, "message": ev.Message})
+	case session.HookRun, session.HookStopped:
+		tu.hook(ev)
 	case session.ToolCallBegin:
 		tu.callBegin(ev.Call)
 	case session.ToolCallEnd:

@@ -110,6 +110,9 @@ type Hook struct {
 	Hash    string
 	Trust   Trust
 	Enabled bool
+	// Order is the hook's place among every hook declared (Codex's
+	// display order).
+	Order int
 
 	re *regexp.Regexp // the matcher as a regexp, when it is one
 }
@@ -415,6 +418,7 @@ func (s *Set) readGroup(path string, src Source, ev Event, gi int, g any, states
 		default:
 			hook.Trust = Untrusted
 		}
+		hook.Order = len(s.All)
 		s.All = append(s.All, hook)
 	}
 }
