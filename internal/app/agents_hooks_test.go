@@ -9,6 +9,7 @@ import (
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session"
+	"github.com/agentcli/agent/session/hooks"
 )
 
 // logHook is a hook command appending its stdin, one line, to dir/name
@@ -171,5 +172,62 @@ func checkSubagentStop(t *testing.T, logs string, p *Thread, childID, childPath 
 		if id, _ := in["turn_id"].(string); id == "" {
 			t.Errorf("SubagentStop stdin has no turn_id: %v", in)
 		}
+	}
+}
+
+// TestHooksCommandTrusts: the chat's /hooks ([App.HookLines]) lists a
+// hook with its source and trust; an untrusted hook does not run and is
+// named once per process (not again for the next session); "/hooks trust
+// all" records its exact hash where Codex keeps it, the list then says
+// trusted, and the next session of the same process (the chat's /new)
+// runs it.
+func TestHooksCommandTrusts(t *testing.T) {
+	ts := newTaskServer(t, map[string]rt.Script{"hi": {rt.Reply("r1", "m1", "a"), rt.Reply("r2", "m2", "b"), rt.Reply("r3", "m3", "c")}})
+	a, home := testApp(t, fakeConfig(ts.URL, false), false)
+	marks := t.TempDir()
+	file := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"cat > /dev/null; touch ` + filepath.Join(marks, "ran") + `"}]}]}}`
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	turn := func() (named int) {
+		t.Helper()
+		th, err := a.Open(t.Context(), Spec{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer th.Close()
+		if err := th.Turn(t.Context(), "hi", func(ev session.Event) {
+			if w, ok := ev.(session.Warning); ok && strings.Contains(w.Message, "hook not run: SessionStart") && strings.Contains(w.Message, "/hooks") {
+				named++
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return named
+	}
+	ran := func() bool { _, err := os.Stat(filepath.Join(marks, "ran")); return err == nil }
+	if n := turn(); n != 1 || ran() {
+		t.Fatalf("first session: the untrusted hook named %d times, ran %v; want 1, false", n, ran())
+	}
+	if n := turn(); n != 0 || ran() {
+		t.Fatalf("second session: named %d times again, ran %v; want 0, false", n, ran())
+	}
+	cwd := a.Workspace().Cwd
+	_, body, err := a.HookLines(cwd, "")
+	if err != nil || !strings.Contains(strings.Join(body, "\n"), "SessionStart (every) [user, untrusted]") {
+		t.Fatalf("/hooks: %v\n%s", err, strings.Join(body, "\n"))
+	}
+	_, body, err = a.HookLines(cwd, "trust all")
+	text := strings.Join(body, "\n")
+	if err != nil || !strings.Contains(text, "trusted SessionStart") || !strings.Contains(text, "SessionStart (every) [user, trusted]") {
+		t.Fatalf("/hooks trust all: %v\n%s", err, text)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	if want := hooks.Discover(hooks.Sources{Home: home}).All[0]; !strings.Contains(string(cfg), `trusted_hash = "`+want.Hash+`"`) {
+		t.Fatalf("config.toml does not trust %s:\n%s", want.Hash, cfg)
+	}
+	turn()
+	if !ran() {
+		t.Fatal("the next session did not run the hook trusted with /hooks")
 	}
 }

@@ -122,6 +122,9 @@ type App struct {
 	ignoreUserConfig, bypassHookTrust bool
 	hooksMu                           sync.Mutex
 	hooksTold                         map[string]bool
+	// hooksTrusted are the hashes /hooks trusted since config.toml was
+	// read, by hook key (hooksMu): the process's later sessions run them.
+	hooksTrusted map[string]string
 	// workspaceFor resolves the workspace of a directory ("" -C's) under
 	// the flags, or the sandbox and approval policy given.
 	workspaceFor func(dir, sandbox, approval string, headless bool) (Workspace, error)

@@ -20,7 +20,7 @@ func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
 	if a.ignoreUserConfig {
 		home = ""
 	}
-	set := hooks.Discover(setup.HookSources(a.cfg, home, cwd, a.bypassHookTrust))
+	set := hooks.Discover(a.hookSources(home, cwd, a.bypassHookTrust))
 	a.hooksMu.Lock()
 	defer a.hooksMu.Unlock()
 	if a.hooksTold == nil {
@@ -55,6 +55,23 @@ func (a *App) hookSet(cwd string) (_ *hooks.Set, notices []string) {
 		say(fmt.Sprintf("hook not run: %s %s; review and trust it with /hooks in the chat or `agent hooks trust`", h.Name(), why))
 	}
 	return set, notices
+}
+
+// hookSources are the hooks of cwd as config.toml was read, with the
+// trust /hooks gave since: the last layer's [hooks.state].
+func (a *App) hookSources(home, cwd string, bypass bool) hooks.Sources {
+	src := setup.HookSources(a.cfg, home, cwd, bypass)
+	a.hooksMu.Lock()
+	defer a.hooksMu.Unlock()
+	if len(a.hooksTrusted) > 0 {
+		st := map[string]any{}
+		for key, hash := range a.hooksTrusted {
+			st[key] = map[string]any{"trusted_hash": hash}
+		}
+		src.Config = append(src.Config, hooks.Layer{Path: filepath.Join(a.home, "config.toml"), Source: hooks.SourceUser,
+			Table: map[string]any{"state": st}})
+	}
+	return src
 }
 
 // withHooks gives the session opts the hooks of cwd, run with the
@@ -93,7 +110,7 @@ func (a *App) HookLines(cwd, arg string) (title string, body []string, err error
 	if a.ignoreUserConfig {
 		home = ""
 	}
-	set := hooks.Discover(setup.HookSources(a.cfg, home, cwd, false))
+	set := hooks.Discover(a.hookSources(home, cwd, false))
 	fields := strings.Fields(arg)
 	if len(fields) > 0 {
 		if fields[0] != "trust" || len(fields) < 2 {
@@ -107,13 +124,19 @@ func (a *App) HookLines(cwd, arg string) (title string, body []string, err error
 			if err := config.TrustHook(a.home, h.Key, h.Hash); err != nil {
 				return "", nil, err
 			}
+			a.hooksMu.Lock()
+			if a.hooksTrusted == nil {
+				a.hooksTrusted = map[string]string{}
+			}
+			a.hooksTrusted[h.Key] = h.Hash
+			a.hooksMu.Unlock()
 			body = append(body, "trusted "+h.Name()+" at "+h.Hash)
 			n++
 		}
 		if n == 0 {
 			return "", nil, fmt.Errorf("no untrusted hook has the key %s (/hooks lists them)", strings.Join(fields[1:], " "))
 		}
-		set = hooks.Discover(setup.HookSources(a.cfg, home, cwd, false))
+		set = hooks.Discover(a.hookSources(home, cwd, false))
 		body = append(body, "")
 	}
 	if len(set.All) == 0 {
