@@ -1,13 +1,17 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/setup"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/hooks"
 )
@@ -229,5 +233,59 @@ func TestHooksCommandTrusts(t *testing.T) {
 	turn()
 	if !ran() {
 		t.Fatal("the next session did not run the hook trusted with /hooks")
+	}
+}
+
+// TestHookEnvAndMasking: a hook runs with the environment policy's
+// environment, without the provider's key, and what it prints is masked
+// for secrets before anyone sees it.
+func TestHookEnvAndMasking(t *testing.T) {
+	const key = "sk-hookleak-0123456789abcdef"
+	ts := newTaskServer(t, map[string]rt.Script{"hi": {rt.Reply("r1", "m1", "a")}})
+	home, marks := t.TempDir(), t.TempDir()
+	cfg := fmt.Sprintf("model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = %q\nenv_key = \"FAKE_KEY\"\n", ts.URL)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"env > ` + filepath.Join(marks, "env") +
+		`; echo '{\"systemMessage\":\"the key is ` + key + `\"}'"}]}]}}`
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"AGENT_HOME": home, "FAKE_KEY": key, "PATH": os.Getenv("PATH"), "HOOK_VISIBLE": "yes"}
+	env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string { return vars[k] },
+		Environ: func() []string {
+			var out []string
+			for k, v := range vars {
+				out = append(out, k+"="+v)
+			}
+			return out
+		},
+		Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
+	a, err := New(t.Context(), Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Flags: setup.Flags{BypassHookTrust: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	th, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	var said []string
+	if err := th.Turn(t.Context(), "hi", func(ev session.Event) {
+		if r, ok := ev.(session.HookRun); ok {
+			said = append(said, r.Notice())
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(marks, "env"))
+	if strings.Contains(string(got), key) || !strings.Contains(string(got), "HOOK_VISIBLE=yes") {
+		t.Errorf("the hook's environment: want the policy's (HOOK_VISIBLE) without the provider key:\n%s", got)
+	}
+	text := strings.Join(said, "\n")
+	if strings.Contains(text, key) || !strings.Contains(text, "the key is ") {
+		t.Errorf("the hook's systemMessage is not masked: %s", text)
 	}
 }
