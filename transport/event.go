@@ -367,6 +367,36 @@ func (it Item) IsCallOutput() bool {
 	return it.Type == "function_call_output" || it.Type == "custom_tool_call_output"
 }
 
+// OutputText is a tool output item's text: the output string, or the text
+// parts of an output given as content.
+func (it Item) OutputText() string {
+	var o struct {
+		Output json.RawMessage `json:"output"`
+	}
+	if json.Unmarshal(it.Raw, &o) != nil || len(o.Output) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(o.Output, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type, Text string
+	}
+	if json.Unmarshal(o.Output, &parts) != nil {
+		return string(o.Output)
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Text != "" {
+			texts = append(texts, p.Text)
+		} else if p.Type != "" {
+			texts = append(texts, "["+p.Type+"]")
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 // UserMessage builds a user message item with one input_text part.
 func UserMessage(text string) Item {
 	return message("user", "input_text", text)

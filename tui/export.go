@@ -29,7 +29,7 @@ func exportMarkdown(history []transport.Item, title string, now time.Time) strin
 		case it.IsCall():
 			exportCall(&b, it)
 		case it.IsCallOutput():
-			fence(&b, "text", callOutputText(it.Raw))
+			fence(&b, "text", it.OutputText())
 		}
 	}
 	return b.String()
@@ -93,34 +93,4 @@ func fence(b *strings.Builder, lang, text string) {
 		f += "`"
 	}
 	fmt.Fprintf(b, "\n%s%s\n%s\n%s\n", f, lang, strings.TrimRight(text, "\n"), f)
-}
-
-// callOutputText is a tool output's text: the output string, or the text
-// parts of an output given as content.
-func callOutputText(raw json.RawMessage) string {
-	var o struct {
-		Output json.RawMessage `json:"output"`
-	}
-	if json.Unmarshal(raw, &o) != nil || len(o.Output) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(o.Output, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type, Text string
-	}
-	if json.Unmarshal(o.Output, &parts) != nil {
-		return string(o.Output)
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Text != "" {
-			texts = append(texts, p.Text)
-		} else if p.Type != "" {
-			texts = append(texts, "["+p.Type+"]")
-		}
-	}
-	return strings.Join(texts, "\n")
 }

@@ -130,9 +130,20 @@ type acpReport struct {
 	Answer2, Cancelled          string
 	FirstExit, SecondExit       int
 	ReplayedUser, ReplayedAgent string
-	Plan, PatchAsked            []string
-	PatchStatus                 string
-	Diffs                       []struct {
+	ReplayedCalls               []string
+	ReplayedPlans               int
+	ReplayOrder                 string
+	// Usage is the first turn's usage_update.
+	Usage struct {
+		Used, Size, Count int
+		Cost              *struct {
+			Amount   float64
+			Currency string
+		}
+	}
+	Plan, PatchAsked []string
+	PatchStatus      string
+	Diffs            []struct {
 		Path             string
 		OldText, NewText *string
 	}
@@ -161,6 +172,11 @@ func checkACPReport(t *testing.T, got acpReport, work string) {
 	}
 	if got.Answer != "hello from agent" || got.Chunks != 2 {
 		t.Errorf("the first answer = %q in %d chunks; want \"hello from agent\" in 2 (streamed, once)", got.Answer, got.Chunks)
+	}
+	// gpt-5.5's window is the catalogue's; it has no price there, so no
+	// cost is guessed.
+	if u := got.Usage; u.Count != 0 || u.Used <= 0 || u.Size != 272000 || u.Cost != nil {
+		t.Errorf("the first turn's usage_update = %+v; want one, its tokens used of gpt-5.5's 272000 and no cost", u)
 	}
 	if got.Thought != "thinking it over" {
 		t.Errorf("thought chunks = %q; want the reasoning summary", got.Thought)
@@ -209,6 +225,31 @@ func checkACPReport(t *testing.T, got acpReport, work string) {
 	}
 	if !strings.Contains(got.ReplayedAgent, "hello from agent") || !strings.Contains(got.ReplayedAgent, "the command ran") {
 		t.Errorf("session/load replayed agent messages %q", got.ReplayedAgent)
+	}
+	checkACPReplayedCalls(t, got)
+}
+
+// checkACPReplayedCalls checks the tool calls session/load replayed: each
+// ended, in its turn, with its output; refused ones failed.
+func checkACPReplayedCalls(t *testing.T, got acpReport) {
+	t.Helper()
+	if len(got.ReplayedCalls) != 4 {
+		t.Fatalf("session/load replayed %d tool calls %q; want 4 (the command, the patch, two refused)", len(got.ReplayedCalls), got.ReplayedCalls)
+	}
+	for i, w := range []string{"execute echo approved output > ran.txt; cat ran.txt: completed", "edit Edit hello.txt, old.txt: completed", "execute echo no: failed", "execute echo no: failed"} {
+		if !strings.HasPrefix(got.ReplayedCalls[i], w) {
+			t.Errorf("replayed call %d = %q; want it to start %q", i+1, got.ReplayedCalls[i], w)
+		}
+	}
+	if !strings.Contains(got.ReplayedCalls[0], "approved output") {
+		t.Errorf("the replayed command %q lacks its output", got.ReplayedCalls[0])
+	}
+	if got.ReplayedPlans != 1 {
+		t.Errorf("session/load replayed %d plans; want 1", got.ReplayedPlans)
+	}
+	// The command sits between its prompt and the answer that followed it.
+	if !strings.Contains(got.ReplayOrder, "user_message_chunk,tool_call,agent_message_chunk") {
+		t.Errorf("the replay's order %s; want a tool call between a prompt and its answer", got.ReplayOrder)
 	}
 }
 

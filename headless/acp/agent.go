@@ -28,6 +28,7 @@ func (s *Server) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.I
 			LoadSession:         true,
 			PromptCapabilities:  sdk.PromptCapabilities{Image: true, EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
+			McpCapabilities:     sdk.McpCapabilities{Http: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "agent", Version: s.opts.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -44,11 +45,10 @@ func (s *Server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.N
 	if !filepath.IsAbs(p.Cwd) {
 		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not an absolute path", p.Cwd)})
 	}
-	se, err := s.open(ctx, app.Spec{Cwd: p.Cwd})
+	se, err := s.open(ctx, app.Spec{Cwd: p.Cwd, MCPServers: s.mcpServers(p.McpServers)})
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	s.warnMCP(p.McpServers)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(se.id), Modes: se.modes(), Models: se.modelState(ctx), ConfigOptions: se.configOptions(ctx)}, nil
 }
 
@@ -70,11 +70,10 @@ func (s *Server) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk
 	if cwd == "" {
 		cwd = ent.Cwd
 	}
-	se, err := s.open(ctx, app.Spec{From: ent.Path, Cwd: cwd})
+	se, err := s.open(ctx, app.Spec{From: ent.Path, Cwd: cwd, MCPServers: s.mcpServers(p.McpServers)})
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	s.warnMCP(p.McpServers)
 	if err := se.replay(ctx); err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -219,12 +218,4 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 		se.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m), SessionUpdate: "current_mode_update"}})
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: se.configOptions(ctx)}, nil
-}
-
-// warnMCP names the MCP servers a client asked for, which agent does not
-// connect (its own come from its config).
-func (s *Server) warnMCP(servers []sdk.McpServer) {
-	if len(servers) > 0 {
-		s.opts.Log.Warn(fmt.Sprintf("the client's %d MCP servers are not connected: agent uses the MCP servers of its config", len(servers)))
-	}
 }

@@ -12,7 +12,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentcli/agent/internal/app"
-	"github.com/agentcli/agent/rollout"
 	engine "github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/patch"
@@ -156,24 +155,6 @@ func promptInput(blocks []sdk.ContentBlock) (string, []string, error) {
 	return strings.Join(parts, "\n"), images, nil
 }
 
-// replay sends a loaded session's recorded messages as session/update
-// notifications: the user's as user_message_chunk, the assistant's as
-// agent_message_chunk.
-func (se *session) replay(ctx context.Context) error {
-	if se.t.Recorded == nil {
-		return nil
-	}
-	for _, ev := range se.t.Recorded.Events {
-		switch ev.Type {
-		case rollout.EventUserMessage:
-			se.update(sdk.UpdateUserMessageText(ev.Message))
-		case rollout.EventAgentMessage:
-			se.update(sdk.UpdateAgentMessageText(ev.Message))
-		}
-	}
-	return ctx.Err()
-}
-
 // approve asks the client about a call the policy does not allow by
 // itself: allow once or always, reject once or always; a cancelled
 // request (the prompt cancelled) aborts the turn.
@@ -311,7 +292,21 @@ func (tu *turn) handle(ev engine.Event) {
 		tu.callBegin(ev.Call)
 	case engine.ToolCallEnd:
 		tu.callEnd(ev.Call, ev.Result)
+	case engine.TurnCompleted:
+		se.update(se.usage(ev))
 	}
+}
+
+// usage is the usage_update after a turn: the context its last response
+// filled of the model's window (0 when the window is unknown) and what the
+// session has cost, when every price is known.
+func (se *session) usage(ev engine.TurnCompleted) sdk.SessionUpdate {
+	u := &sdk.SessionUsageUpdate{SessionUpdate: "usage_update", Used: int(ev.Last.TotalTokens),
+		Size: int(se.s.opts.App.Config().ContextWindow(se.t.Settings().Sampling.Model))}
+	if ev.TotalCost != nil {
+		u.Cost = &sdk.Cost{Amount: *ev.TotalCost, Currency: "USD"}
+	}
+	return sdk.SessionUpdate{UsageUpdate: u}
 }
 
 // rawJSON is a call's arguments as a JSON value (its text when not JSON).
@@ -324,18 +319,15 @@ func rawJSON(input string) any {
 
 // callBegin announces a tool call as a tool_call.
 func (tu *turn) callBegin(c tools.Call) {
-	ws := tu.se.t.Workspace()
-	opts := []sdk.ToolCallStartOpt{sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartRawInput(rawJSON(c.Input))}
-	var title string
-	switch c.Name {
-	case "update_plan":
+	if c.Name == "update_plan" {
 		return // the plan is sent when the call ends
+	}
+	ws := tu.se.t.Workspace()
+	d := tu.se.describe(c)
+	opts := []sdk.ToolCallStartOpt{sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartRawInput(rawJSON(c.Input)), sdk.WithStartKind(d.kind)}
+	ca := &call{}
+	switch c.Name {
 	case "exec_command":
-		title = commandText(c.Input)
-		if argv, ok := tools.ExecArgv(ws.Shell, c.Input); ok && title == "" {
-			title = tools.ShellJoin(argv)
-		}
-		opts = append(opts, sdk.WithStartKind(sdk.ToolKindExecute))
 		if tu.se.terminals {
 			// A terminal the client draws, fed from the tool call's _meta:
 			// the command itself runs here, in agent's sandbox.
@@ -343,37 +335,53 @@ func (tu *turn) callBegin(c tools.Call) {
 				tc.Meta = map[string]any{"terminal_info": map[string]any{"terminal_id": c.ID, "cwd": ws.Cwd}}
 			})
 		}
-	case "write_stdin":
-		title = "Write to a running command"
-		opts = append(opts, sdk.WithStartKind(sdk.ToolKindExecute))
 	case "apply_patch":
-		ca := &call{files: map[string]*string{}}
-		tu.calls[c.ID] = ca
-		for _, p := range patchPaths(c) {
-			abs := absIn(ws.Cwd, p)
+		ca.files = map[string]*string{}
+		var locs []sdk.ToolCallLocation
+		for _, abs := range d.paths {
 			ca.order = append(ca.order, abs)
 			ca.files[abs] = tu.se.readText(tu.ctx, abs)
+			locs = append(locs, sdk.ToolCallLocation{Path: abs})
 		}
-		var locs []sdk.ToolCallLocation
-		for _, p := range ca.order {
-			locs = append(locs, sdk.ToolCallLocation{Path: p})
+		opts = append(opts, sdk.WithStartLocations(locs))
+	}
+	tu.calls[c.ID] = ca
+	tu.se.update(sdk.StartToolCall(sdk.ToolCallId(c.ID), d.title, opts...))
+}
+
+// described is how a tool call is shown: its title, kind and, for a
+// patch, the absolute paths of its files.
+type described struct {
+	title string
+	kind  sdk.ToolKind
+	paths []string
+}
+
+// describe is how c is shown to the client.
+func (se *session) describe(c tools.Call) described {
+	ws := se.t.Workspace()
+	switch c.Name {
+	case "exec_command":
+		title := commandText(c.Input)
+		if argv, ok := tools.ExecArgv(ws.Shell, c.Input); ok && title == "" {
+			title = tools.ShellJoin(argv)
 		}
-		title = "Edit files"
-		if len(ca.order) > 0 {
-			title = "Edit " + strings.Join(relAll(ws.Cwd, ca.order), ", ")
+		return described{title: title, kind: sdk.ToolKindExecute}
+	case "write_stdin":
+		return described{title: "Write to a running command", kind: sdk.ToolKindExecute}
+	case "apply_patch":
+		d := described{title: "Edit files", kind: sdk.ToolKindEdit}
+		for _, p := range patchPaths(c) {
+			d.paths = append(d.paths, absIn(ws.Cwd, p))
 		}
-		opts = append(opts, sdk.WithStartKind(sdk.ToolKindEdit), sdk.WithStartLocations(locs))
+		if len(d.paths) > 0 {
+			d.title = "Edit " + strings.Join(relAll(ws.Cwd, d.paths), ", ")
+		}
+		return d
 	case "spawn_agent", "send_input", "wait_agent", "resume_agent", "close_agent":
-		title = subagentTitle(c) // a subagent's call: what it is about, in the title
-		opts = append(opts, sdk.WithStartKind(sdk.ToolKindOther))
-	default:
-		title = c.Name
-		opts = append(opts, sdk.WithStartKind(sdk.ToolKindOther))
+		return described{title: subagentTitle(c), kind: sdk.ToolKindOther} // what it is about, in the title
 	}
-	if _, ok := tu.calls[c.ID]; !ok {
-		tu.calls[c.ID] = &call{}
-	}
-	tu.se.update(sdk.StartToolCall(sdk.ToolCallId(c.ID), title, opts...))
+	return described{title: c.Name, kind: sdk.ToolKindOther}
 }
 
 // subagentTitle is the title of a call to a subagent tool: "Subagent:
@@ -443,18 +451,7 @@ func (tu *turn) callEnd(c tools.Call, r tools.Result) {
 		if len(r.Plan) == 0 {
 			return
 		}
-		var entries []sdk.PlanEntry
-		for _, s := range r.Plan {
-			st := sdk.PlanEntryStatusPending
-			switch s.Status {
-			case "completed":
-				st = sdk.PlanEntryStatusCompleted
-			case "in_progress":
-				st = sdk.PlanEntryStatusInProgress
-			}
-			entries = append(entries, sdk.PlanEntry{Content: s.Step, Priority: sdk.PlanEntryPriorityMedium, Status: st})
-		}
-		se.update(sdk.UpdatePlan(entries...))
+		se.update(sdk.UpdatePlan(planEntries(r.Plan)...))
 		return
 	}
 	ca := tu.calls[c.ID]
@@ -521,4 +518,20 @@ func (tu *turn) callEnd(c tools.Call, r tools.Result) {
 		opts = append(opts, sdk.WithUpdateContent(content))
 	}
 	se.update(sdk.UpdateToolCall(sdk.ToolCallId(c.ID), opts...))
+}
+
+// planEntries are the plan's steps as ACP plan entries.
+func planEntries(plan []tools.PlanStep) []sdk.PlanEntry {
+	var entries []sdk.PlanEntry
+	for _, s := range plan {
+		st := sdk.PlanEntryStatusPending
+		switch s.Status {
+		case "completed":
+			st = sdk.PlanEntryStatusCompleted
+		case "in_progress":
+			st = sdk.PlanEntryStatusInProgress
+		}
+		entries = append(entries, sdk.PlanEntry{Content: s.Step, Priority: sdk.PlanEntryPriorityMedium, Status: st})
+	}
+	return entries
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/checkpoint"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
@@ -50,6 +51,10 @@ type Spec struct {
 	// chat's /new and /clear): its SessionStart hooks get source "clear",
 	// as Codex sends it, instead of "startup".
 	Clear bool
+	// MCPServers are MCP servers of this session alone, besides config's
+	// (an ACP client's): started before Open returns, stopped with the
+	// session, shared with its subagents.
+	MCPServers []mcp.ServerConfig
 
 	// child opens a subagent of a session (spawn_agent): its parent's
 	// workspace and approver; nil for a session a front end opens.
@@ -101,6 +106,9 @@ type Thread struct {
 	self    *agent
 	approve func(ctx context.Context, req tools.ApprovalRequest) tools.Decision
 	collab  []tools.Tool
+	// mcp runs the session's own MCP servers ([Spec].MCPServers); nil
+	// when it has none.
+	mcp *mcp.Manager
 }
 
 // Workspace is where the session works and under which rules.
@@ -183,6 +191,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 	}
 	set := t.tools
 	t.closers = append(t.closers, func() { set.Close() })
+	notices = append(notices, t.startSessionMCP(ctx, sp)...)
 	t.addSources(set)
 	opts := a.opts
 	opts.Tools, opts.ApprovalPolicy, opts.Approve = t.tools, t.ws.Policy, approve
@@ -369,6 +378,9 @@ func (a *App) hold(t *Thread) error {
 func (t *Thread) addSources(set *tools.Set) {
 	if t.a.mcpServers != nil {
 		set.AddSource(t.a.mcpServers.Tools)
+	}
+	if t.mcp != nil {
+		set.AddSource(t.mcp.Tools)
 	}
 	if collab := t.collab; collab != nil {
 		set.AddSource(func() []tools.Tool { return collab })

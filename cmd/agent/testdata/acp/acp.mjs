@@ -96,6 +96,8 @@ await first.app.connectWith(first.stream, async (cx) => {
   const u1 = first.seen.updates.slice(n);
   report.chunks = u1.filter((u) => u.update.sessionUpdate === "agent_message_chunk").length;
   report.answer = text(u1, "agent_message_chunk");
+  const usage = u1.filter((u) => u.update.sessionUpdate === "usage_update").map((u) => u.update);
+  report.usage = usage.length === 1 ? usage[0] : { count: usage.length };
   report.thought = text(u1, "agent_thought_chunk");
 
   // 2. A command the policy asks about, approved once.
@@ -162,6 +164,11 @@ await second.app.connectWith(second.stream, async (cx) => {
   validate("zLoadSessionResponse", l, ["models"]);
   report.replayedUser = text(second.seen.updates, "user_message_chunk");
   report.replayedAgent = text(second.seen.updates, "agent_message_chunk");
+  report.replayedCalls = second.seen.updates
+    .filter((u) => u.update.sessionUpdate === "tool_call")
+    .map((u) => u.update.kind + " " + u.update.title + ": " + u.update.status + " " + (u.update.content || []).map((c) => c.content?.text ?? "").join(""));
+  report.replayedPlans = second.seen.updates.filter((u) => u.update.sessionUpdate === "plan").length;
+  report.replayOrder = second.seen.updates.map((u) => u.update.sessionUpdate).join(",");
   const r = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and after loading" }] });
   check(r.stopReason === "end_turn", "loaded prompt stop reason " + r.stopReason);
 });
