@@ -105,7 +105,7 @@ func allowedImports() map[string][]string {
 		"headless":                       {"headless/execprint", "internal/exitcode", "internal/app", "internal/atomicfile", "modelclient", "internal/redact", "retry", "session", "tools/mcp"},
 		"headless/mcpserver":             {"internal/termtext", "session", "tools"},
 		"headless/appserver":             {"internal/app", "rollout", "session", "tools", "tools/sandbox", "transport"},
-		"headless/acp":                   {"internal/app", "modelclient", "rollout", "session", "tools", "tools/patch"},
+		"headless/acp":                   {"internal/app", "modelclient", "rollout", "session", "tools", "tools/mcp", "tools/patch", "transport"},
 		"tui":                            {"config", "internal/app", "session", "tools", "tools/mcp", "modelclient", "rollout", "transport", "internal/termtext", "internal/filelock", "internal/atomicfile", "internal/review", "tui/highlight", "internal/quietterm", "internal/subagent"},
 		"internal/termtext":              {},
 		"internal/redact":                {},
