@@ -181,13 +181,17 @@ func checkExecApproval(env Env, policy string) error {
 	return nil
 }
 
-// runExecTurn runs one turn of sess and prints it as exec does.
+// runExecTurn runs one turn of sess and prints it as exec does; an active
+// goal (the model's create_goal, or a resumed session's) is then pursued
+// within its budgets, as Codex's exec continues one. An empty prompt runs
+// the goal's turns only.
 func runExecTurn(ctx context.Context, env Env, f *execFlags, a *app.App, sess *app.Thread, prompt string) error {
 	stepGC := headless.StepGC(env.Getenv)
 	return headless.RunTurn(ctx, sess.Session, prompt, headless.Options{
 		Stdout: env.Stdout, Stderr: env.Stderr, StdoutTTY: env.StdoutTTY, StderrTTY: env.StderrTTY, Width: env.Width,
 		JSON: f.json, SessionID: sess.ID, Header: headless.AppHeader(a, sess, version), Tools: headless.AppTools(sess),
 		WaitForReset: f.waitForReset, Continue: a.ContinuePrompt,
+		Goals: true, ResumeCommand: "agent exec resume " + sess.ID,
 		LastMessage: f.lastMessage, Secrets: env.Secrets,
 		Now: env.now, Sleep: env.sleep,
 		OnStream: func() { headless.StreamGC(env.Getenv) },

@@ -11,6 +11,7 @@ import (
 	"github.com/agentcli/agent/internal/app"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tui"
 )
@@ -31,8 +32,10 @@ func newExecResumeCmd(ctx context.Context, env Env, g *globalFlags, f *execFlags
 		Use:   "resume [--last | ID] [PROMPT]",
 		Short: "Continue a recorded session without the interactive UI",
 		Long: `Continue a recorded session, appending to its rollout file. With a PROMPT
-(or "-" for standard input) a new turn is run; without one, a turn that was
-interrupted, failed or paused is continued with the continuation prompt.`,
+(or "-" for standard input) a new turn is run; without one, the session's
+goal (active, or paused by a usage limit or the user) is pursued within
+its budgets, else a turn that was interrupted, failed or paused is
+continued with the continuation prompt.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			warnIgnored(cmd, env.Stderr)
@@ -73,9 +76,15 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 				if prompt, err = headless.ReadPrompt(env.Stdin, env.StdinTTY, args); err != nil {
 					return usageError(err)
 				}
+			} else if g := sess.Goal(); g != nil && resumableGoal(g.Status) {
+				// As Codex's promptless exec resume: the goal's turns
+				// continue the session, no made-up prompt recorded.
+				if _, err := sess.SetGoalStatus(session.GoalActive); err != nil {
+					return &exitcode.Error{Code: exitcode.Failed, Err: err}
+				}
 			} else {
 				if ro.LastTurn == rollout.TurnCompleted || ro.LastTurn == rollout.TurnNone {
-					return usageError(errors.New("the session's last turn completed; give a PROMPT to continue it"))
+					return usageError(errors.New("the session's last turn completed and it has no goal to go on with; give a PROMPT to continue it"))
 				}
 				prompt = a.ContinuePrompt()
 			}
@@ -85,6 +94,17 @@ interrupted, failed or paused is continued with the continuation prompt.`,
 	}
 	p.add(cmd)
 	return cmd
+}
+
+// resumableGoal reports whether a promptless exec resume continues a
+// goal in state st: one that is active, or that a usage limit, a failed
+// turn or the user paused (as Codex's /goal resume takes them).
+func resumableGoal(st session.GoalStatus) bool {
+	switch st {
+	case session.GoalActive, session.GoalUsageLimited, session.GoalPaused:
+		return true
+	}
+	return false
 }
 
 // newResumeCmd is `agent resume`: the chat, on a recorded session.

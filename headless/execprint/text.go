@@ -60,6 +60,10 @@ type TextOptions struct {
 	// Answer, when set, turns the final message into what stdout gets
 	// (agent review shows its findings as a list).
 	Answer func(string) string
+	// HoldAnswer keeps the final message off stdout when a turn completes:
+	// [Text.WriteAnswer] writes the last one, once, when the run ends (a
+	// goal pursued over turns answers once).
+	HoldAnswer bool
 }
 
 // NewText returns a printer writing where o says. The caller calls
@@ -283,17 +287,25 @@ func (p *Text) Handle(ev session.Event) {
 		} else if t > 0 {
 			fmt.Fprintf(p.opts.Stderr, "tokens used: %d\n", t)
 		}
-		if p.hasFinal {
-			text := p.final
-			if p.opts.Answer != nil {
-				text = p.opts.Answer(text)
-			}
-			if p.opts.StdoutTTY {
-				text = termtext.Sanitize(text) // the model's text must not drive the terminal
-			}
-			writeLine(p.opts.Stdout, text)
+		if !p.opts.HoldAnswer {
+			p.WriteAnswer()
 		}
 	}
+}
+
+// WriteAnswer writes the last accepted message on stdout, if there is one.
+func (p *Text) WriteAnswer() {
+	if !p.hasFinal {
+		return
+	}
+	text := p.final
+	if p.opts.Answer != nil {
+		text = p.opts.Answer(text)
+	}
+	if p.opts.StdoutTTY {
+		text = termtext.Sanitize(text) // the model's text must not drive the terminal
+	}
+	writeLine(p.opts.Stdout, text)
 }
 
 // writeLine writes parts and a newline: a short line in one write, a long

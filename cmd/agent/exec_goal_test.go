@@ -1,0 +1,70 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentcli/agent/internal/exitcode"
+	rt "github.com/agentcli/agent/internal/responsestest"
+)
+
+// goalConfig is the fake provider's config plus [goals] lines.
+func goalConfig(goals string) string {
+	return "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n\n[goals]\n" + goals
+}
+
+// createGoal is a response whose model calls create_goal.
+func createGoal(id, objective string) rt.Attempt {
+	return rt.Stream(rt.Created(id), rt.FunctionCallDone(id+"-g", id+"-c", "create_goal", `{"objective":"`+objective+`"}`), rt.Completed(id))
+}
+
+// completeGoal is a response whose model calls update_goal complete.
+func completeGoal(id string) rt.Attempt {
+	return rt.Stream(rt.Created(id), rt.FunctionCallDone(id+"-g", id+"-c", "update_goal", `{"status":"complete"}`), rt.Completed(id))
+}
+
+// TestExecPursuesGoal: as Codex's exec, a goal the model creates in
+// `agent exec` is pursued in the same run, turn after turn with the goal's
+// continuation prompt, until the model marks it complete: stdout holds the
+// last answer once, stderr names the goal's end, exit 0. A goal that
+// never ends is stopped by its turn budget ([goals] max_goal_turns), the
+// budget named, exit 0; a promptless `exec resume` of a session whose goal
+// a budget stopped (and whose turn completed) asks for a prompt.
+func TestExecPursuesGoal(t *testing.T) {
+	srv := rt.NewServer(t, rt.Script{
+		createGoal("r1", "make the tests pass"), rt.Reply("r2", "m2", "goal set, starting"),
+		completeGoal("r3"), rt.Reply("r4", "m4", "all tests pass"),
+	})
+	r := runCLI(t, srv, runOpts{stdinTTY: true}, "exec", "make the tests pass, as a goal")
+	if r.code != 0 || r.stdout != "all tests pass\n" {
+		t.Fatalf("exit %d, stdout %q; want 0 and the last answer once\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests; want 4 (the turn's two, the goal turn's two)", len(reqs))
+	}
+	if body := string(reqs[2].Body); !strings.Contains(body, "Continue working toward the goal: make the tests pass") {
+		t.Errorf("the third request is not the goal's continuation:\n%s", body)
+	}
+	if !strings.Contains(r.stderr, "Goal complete: make the tests pass") {
+		t.Errorf("stderr does not say the goal is complete:\n%s", r.stderr)
+	}
+
+	srv = rt.NewServer(t, rt.Script{
+		createGoal("r1", "never ends"), rt.Reply("r2", "m2", "set"),
+		rt.Reply("r3", "m3", "still going"), rt.Reply("r4", "m4", "still going, again"),
+	})
+	r = runCLI(t, srv, runOpts{config: goalConfig("max_goal_turns = 2\n"), stdinTTY: true}, "exec", "--json", "go on forever")
+	if r.code != 0 || len(srv.Requests()) != 4 {
+		t.Fatalf("budget: exit %d, %d requests; want 0, 4\nstdout:\n%s\nstderr:\n%s", r.code, len(srv.Requests()), r.stdout, r.stderr)
+	}
+	if strings.Count(r.stdout, `"type":"turn.completed"`) != 3 || !strings.Contains(r.stdout, "turn budget (2 turns)") {
+		t.Errorf("--json: want three turns and the budget named:\n%s", r.stdout)
+	}
+	id := sessionIDOf(t, strings.ReplaceAll(strings.SplitN(r.stdout, "\n", 2)[0], `{"type":"thread.started","thread_id":"`, "session id: "))
+	id = strings.TrimSuffix(id, `"}`)
+	r = runCLI(t, nil, runOpts{home: r.home, stdinTTY: true}, "exec", "resume", id)
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "give a PROMPT") || len(srv.Requests()) != 4 {
+		t.Errorf("promptless resume of a spent goal: exit %d, %d requests; want %d, none sent\n%s", r.code, len(srv.Requests()), exitcode.Usage, r.stderr)
+	}
+}
