@@ -265,8 +265,11 @@ func (s *Session) Pursue(ctx context.Context, emit func(Event)) error {
 			cur.Status, cur.Reason = GoalPaused, "a turn failed: "+err.Error()
 			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 				cur.Reason = "stopped by the user"
-			} else if k := modelclient.OutcomeOf(err).Failure.Kind; k == modelclient.KindUsageLimit {
-				cur.Status, cur.Reason = GoalUsageLimited, "the usage limit was reached; it goes on after the reset"
+			} else if f := modelclient.OutcomeOf(err).Failure; f.Kind == modelclient.KindUsageLimit {
+				cur.Status, cur.Reason = GoalUsageLimited, "the usage limit was reached"
+				if !f.ResetsAt.IsZero() {
+					cur.Reason += " (it resets at " + f.ResetsAt.Local().Format("15:04:05") + ")"
+				}
 			}
 		}
 		s.setGoal(cur)

@@ -134,7 +134,11 @@ func (m *Model) apply(ev session.Event) {
 		m.proposed = ev.Plan
 	case session.GoalUpdated:
 		if ev.Message != "" {
-			m.tr.add(&notice{level: levelInfo, text: clean(ev.Message)})
+			text := ev.Message
+			if st := ev.Goal.Status; st == session.GoalUsageLimited || st == session.GoalPaused {
+				text += " (/goal resume continues it)"
+			}
+			m.tr.add(&notice{level: levelInfo, text: clean(text)})
 		}
 	case session.HookStopped:
 		m.tr.add(&notice{level: levelWarn, text: clean(ev.Notice())})
