@@ -221,8 +221,8 @@ func goalPrompt(g Goal) string {
 		g.Objective, max(g.TokenBudget-g.TokensUsed, 0), max(g.TurnBudget-g.TurnsUsed, 0), (g.TimeBudget - g.TimeUsed).Round(time.Second))
 }
 
-// spent names the budget g has spent, "" while none is.
-func (g Goal) spent() string {
+// Spent names the budget g has spent, "" while none is.
+func (g Goal) Spent() string {
 	switch {
 	case g.TokensUsed >= g.TokenBudget:
 		return fmt.Sprintf("token budget (%d tokens)", g.TokenBudget)
@@ -235,49 +235,81 @@ func (g Goal) spent() string {
 }
 
 // Pursue continues the session's active goal, one continuation turn after
-// another, until the model marks it complete or blocked, a budget is
-// spent (the goal stops, budgetLimited, resumable), the user stops it (ctx
-// ends: paused), or a turn fails: a usage limit pauses it (usageLimited)
-// until the reset, any other failure pauses it. It returns the failed
-// turn's error. Without an active goal it returns at once.
+// another ([Session.PursueTurn]), until the model marks it complete or
+// blocked, a budget is spent (the goal stops, budgetLimited, resumable),
+// the user stops it (ctx ends: paused), or a turn fails: a usage limit
+// pauses it (usageLimited) until the reset, any other failure pauses it.
+// It returns the failed turn's error. Without an active goal it returns
+// at once.
 func (s *Session) Pursue(ctx context.Context, emit func(Event)) error {
 	for {
-		g := s.Goal()
-		if g == nil || g.Status != GoalActive {
-			return nil
-		}
-		if b := g.spent(); b != "" {
-			g.Status, g.Reason = GoalBudgetLimited, "its "+b+" is spent"
-			s.setGoal(g)
-			emit(GoalUpdated{Goal: *g, Message: "Goal stopped: its " + b + " is spent; /goal resume gives it another budget"})
-			return nil
-		}
-		start, before := s.now(), s.total.TotalTokens
-		err := s.Turn(ctx, goalPrompt(*g), emit)
-		cur := s.Goal()
-		if cur == nil {
-			return err
-		}
-		cur.TokensUsed += s.total.TotalTokens - before
-		cur.TurnsUsed++
-		cur.TimeUsed += s.now().Sub(start)
-		if err != nil && cur.Status == GoalActive {
-			cur.Status, cur.Reason = GoalPaused, "a turn failed: "+err.Error()
-			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-				cur.Reason = "stopped by the user"
-			} else if f := modelclient.OutcomeOf(err).Failure; f.Kind == modelclient.KindUsageLimit {
-				cur.Status, cur.Reason = GoalUsageLimited, "the usage limit was reached"
-				if !f.ResetsAt.IsZero() {
-					cur.Reason += " (it resets at " + f.ResetsAt.Local().Format("15:04:05") + ")"
-				}
-			}
-		}
-		s.setGoal(cur)
-		if err != nil {
-			emit(GoalUpdated{Goal: *cur, Message: "Goal paused: " + cur.Reason})
+		more, err := s.PursueTurn(ctx, emit)
+		if err != nil || !more {
 			return err
 		}
 	}
+}
+
+// PursueTurn runs one continuation turn of the session's active goal and
+// reports whether the goal is still active after it (another turn is
+// due). A spent budget stops the goal instead (budgetLimited, a message
+// naming the budget) and runs no turn; a failed turn pauses the goal as
+// [Session.Pursue] says and returns its error. Without an active goal it
+// runs nothing and reports false. Call it while no other turn runs.
+func (s *Session) PursueTurn(ctx context.Context, emit func(Event)) (bool, error) {
+	g := s.Goal()
+	if g == nil || g.Status != GoalActive {
+		return false, nil
+	}
+	if b := g.Spent(); b != "" {
+		g.Status, g.Reason = GoalBudgetLimited, "its "+b+" is spent"
+		s.setGoal(g)
+		emit(GoalUpdated{Goal: *g, Message: "Goal stopped: its " + b + " is spent; /goal resume gives it another budget"})
+		return false, nil
+	}
+	start, before := s.now(), s.total.TotalTokens
+	err := s.Turn(ctx, goalPrompt(*g), emit)
+	cur := s.Goal()
+	if cur == nil {
+		return false, err
+	}
+	cur.TokensUsed += s.total.TotalTokens - before
+	cur.TurnsUsed++
+	cur.TimeUsed += s.now().Sub(start)
+	if err != nil && cur.Status == GoalActive {
+		cur.Status, cur.Reason = GoalPaused, "a turn failed: "+err.Error()
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			cur.Reason = "stopped by the user"
+		} else if f := modelclient.OutcomeOf(err).Failure; f.Kind == modelclient.KindUsageLimit {
+			cur.Status, cur.Reason = GoalUsageLimited, "the usage limit was reached"
+			if !f.ResetsAt.IsZero() {
+				cur.Reason += " (it resets at " + f.ResetsAt.Local().Format("15:04:05") + ")"
+			}
+		}
+	}
+	s.setGoal(cur)
+	if err != nil {
+		emit(GoalUpdated{Goal: *cur, Message: "Goal paused: " + cur.Reason})
+		return false, err
+	}
+	return cur.Status == GoalActive, nil
+}
+
+// SetGoalTokenBudget gives the goal a token budget of tokens (capped by
+// [Options].Goals' maximum; 0 or less: the maximum). Call it while no
+// turn runs.
+func (s *Session) SetGoalTokenBudget(tokens int64) (Goal, error) {
+	g := s.Goal()
+	if g == nil {
+		return Goal{}, errors.New("the session has no goal")
+	}
+	l := s.opts.Goals.withDefaults()
+	if tokens <= 0 || tokens > l.Tokens {
+		tokens = l.Tokens
+	}
+	g.TokenBudget = tokens
+	s.setGoal(g)
+	return *g, nil
 }
 
 // goalEnded is the event of the model marking g complete or blocked.

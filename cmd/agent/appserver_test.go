@@ -141,8 +141,8 @@ func TestAppServerBadInput(t *testing.T) {
 		t.Errorf("thread/start before initialize got %v", res)
 	}
 	c.initialize()
-	res = c.call(3, "thread/goal/set", map[string]any{"threadId": "x"})
-	if code, msg := errorOf(res); code != -32601 || !strings.Contains(msg, "thread/goal/set") {
+	res = c.call(3, "review/start", map[string]any{"threadId": "x"})
+	if code, msg := errorOf(res); code != -32601 || !strings.Contains(msg, "review/start") {
 		t.Errorf("an unimplemented method got %v; want -32601 naming it", res)
 	}
 	res = c.call(4, "turn/start", map[string]any{"threadId": 7})

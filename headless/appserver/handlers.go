@@ -40,6 +40,9 @@ func init() {
 		"thread/turns/list":       (*client).threadTurnsList,
 		"plugin/installed":        (*client).pluginInstalled,
 		"thread/items/list":       (*client).threadItemsList,
+		"thread/goal/get":         (*client).threadGoalGet,
+		"thread/goal/set":         (*client).threadGoalSet,
+		"thread/goal/clear":       (*client).threadGoalClear,
 		"turn/start":              (*client).turnStart,
 		"turn/interrupt":          (*client).turnInterrupt,
 		"turn/steer":              (*client).turnSteer,
@@ -276,6 +279,10 @@ func (c *client) open(method string, params json.RawMessage, fork bool) (any, fu
 		c.notify("thread/started", map[string]any{"thread": th.json(false)})
 		for _, w := range warn {
 			c.notify("warning", map[string]any{"threadId": th.id, "message": w})
+		}
+		th.syncGoal("") // a recorded goal's snapshot
+		if method == "thread/resume" {
+			th.continueGoal() // as Codex: a resumed thread's active goal goes on
 		}
 	}, nil
 }

@@ -37,6 +37,9 @@ type thread struct {
 	history []map[string]any
 	// fork and resume turn counter: ids of this process's turns.
 	n int
+	// goalSent is the goal the subscribers were last told of, as JSON
+	// ("" for none): thread/goal/updated goes out when it changes.
+	goalSent string
 }
 
 // openSpec is what thread/start, thread/resume and thread/fork ask for.

@@ -24,6 +24,8 @@ type turn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	input  string
+	// goal says the turn continues the thread's goal (it has no input).
+	goal bool
 	// run runs the turn, once the response to turn/start is sent.
 	run func()
 
@@ -163,6 +165,16 @@ func (tu *turn) complete(item map[string]any, started time.Time) {
 // startTurn starts a turn on input and returns it; its notifications
 // follow once the response to turn/start is sent (run).
 func (th *thread) startTurn(input string) (*turn, error) {
+	return th.newTurn(input, false)
+}
+
+// startGoalTurn starts a continuation turn of the thread's goal.
+func (th *thread) startGoalTurn() (*turn, error) {
+	return th.newTurn("", true)
+}
+
+// newTurn starts a turn: on input, or (goal) a continuation of the goal.
+func (th *thread) newTurn(input string, goal bool) (*turn, error) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if th.closed {
@@ -173,12 +185,12 @@ func (th *thread) startTurn(input string) (*turn, error) {
 	}
 	th.n++
 	ctx, cancel := context.WithCancel(context.Background())
-	tu := &turn{th: th, id: rollout.NewID(), cancel: cancel, done: make(chan struct{}), input: input,
+	tu := &turn{th: th, id: rollout.NewID(), cancel: cancel, done: make(chan struct{}), input: input, goal: goal,
 		started: th.s.now(), status: "inProgress", open: map[string]*openItem{}, retracted: map[string]int{},
 		calls: map[string]*callItem{}, usage: th.t.Usage()}
 	th.turn = tu
 	th.turns = append(th.turns, tu)
-	if th.preview == "" {
+	if th.preview == "" && !goal {
 		th.preview = firstLine(input)
 	}
 	tu.run = func() { tu.loop(ctx) }
@@ -200,11 +212,16 @@ func (tu *turn) loop(ctx context.Context) {
 	defer close(tu.done)
 	th.broadcast("thread/status/changed", map[string]any{"threadId": th.id, "status": map[string]any{"type": "active", "activeFlags": []string{}}})
 	th.broadcast("turn/started", map[string]any{"threadId": th.id, "turn": tu.json(false)})
-	user := userMessageItem(tu.id+"-user", tu.input)
-	now := tu.now()
-	tu.notifyItem("item/started", user, now)
-	tu.complete(user, now)
-	err := th.t.Turn(ctx, tu.input, tu.handle)
+	var err error
+	if tu.goal {
+		_, err = th.t.PursueTurn(ctx, tu.handle)
+	} else {
+		user := userMessageItem(tu.id+"-user", tu.input)
+		now := tu.now()
+		tu.notifyItem("item/started", user, now)
+		tu.complete(user, now)
+		err = th.t.Turn(ctx, tu.input, tu.handle)
+	}
 	tu.mu.Lock()
 	tu.completed = tu.now()
 	switch {
@@ -237,8 +254,12 @@ func (tu *turn) loop(ctx context.Context) {
 	th.turn = nil
 	th.updated = tu.now()
 	th.mu.Unlock()
+	th.syncGoal(tu.id)
 	th.broadcast("thread/status/changed", map[string]any{"threadId": th.id, "status": map[string]any{"type": "idle"}})
 	th.broadcast("turn/completed", map[string]any{"threadId": th.id, "turn": tu.summary()})
+	if status == "completed" {
+		th.continueGoal() // an active goal goes on, within its budgets
+	}
 }
 
 // item is the open item as a ThreadItem.
@@ -358,6 +379,11 @@ func (tu *turn) handle(ev session.Event) {
 		tu.callBegin(ev.Call)
 	case session.ToolCallEnd:
 		tu.callEnd(ev.Call, ev.Result)
+		if strings.HasSuffix(ev.Call.Name, "_goal") {
+			th.syncGoal(tu.id) // the model's create_goal or update_goal
+		}
+	case session.GoalUpdated:
+		th.syncGoal(tu.id)
 	case session.WebSearchDone:
 		now := tu.now()
 		item := map[string]any{"type": "webSearch", "id": ev.ItemID, "query": ev.Query, "action": nil}
