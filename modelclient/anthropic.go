@@ -3,6 +3,7 @@ package modelclient
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -100,7 +101,7 @@ func (anthropicEncoder) Body(r *Call) ([]byte, error) {
 	p, st := r.Prompt, r.Settings
 	b := anthropicBody{
 		Model:     st.Model,
-		MaxTokens: anthropicMaxTokens(st.Model),
+		MaxTokens: anthropicMaxTokens(st.Model, r.MaxOutputTokens),
 		Messages:  anthropicMessages(p.Input),
 		Tools:     anthropicTools(p.Tools),
 		Stream:    true,
@@ -119,8 +120,8 @@ func (anthropicEncoder) Body(r *Call) ([]byte, error) {
 	if len(b.Tools) > 0 {
 		b.ToolChoice = map[string]any{"type": "auto", "disable_parallel_tool_use": !p.ParallelToolCalls}
 	}
-	if budget := thinkingBudget(st.ReasoningEffort); budget > 0 {
-		b.Thinking = map[string]any{"type": "enabled", "budget_tokens": min(budget, b.MaxTokens/2)}
+	if budget := min(thinkingBudget(st.ReasoningEffort), b.MaxTokens/2); budget >= minThinkingBudget {
+		b.Thinking = map[string]any{"type": "enabled", "budget_tokens": budget}
 	}
 	if len(p.OutputSchema) > 0 {
 		if !json.Valid(p.OutputSchema) {
@@ -131,10 +132,23 @@ func (anthropicEncoder) Body(r *Call) ([]byte, error) {
 	return json.Marshal(b)
 }
 
+// defaultMaxTokens is max_tokens for a model whose output limit nobody
+// knows: what the Claude 4 models take (and opencode's cap).
+const defaultMaxTokens = 32000
+
+// minThinkingBudget is the least thinking budget the API takes: a
+// max_tokens that leaves less (budget_tokens must be below it) turns
+// thinking off.
+const minThinkingBudget = 1024
+
 // anthropicMaxTokens is the max_tokens a request asks for (the API
-// requires one): the model's output limit where agent knows it, else
-// 32000, which the Claude 4 models take.
-func anthropicMaxTokens(model string) int {
+// requires one): the model's output limit in the catalogue (limit, from
+// [Options].OutputLimit), else that of the older Claude models the
+// catalogue leaves out, else [defaultMaxTokens].
+func anthropicMaxTokens(model string, limit int64) int {
+	if limit > 0 {
+		return int(min(limit, math.MaxInt32))
+	}
 	m := strings.ToLower(model)
 	switch {
 	case strings.Contains(m, "claude-3-haiku"), strings.Contains(m, "claude-3-opus"), strings.Contains(m, "claude-3-sonnet"):
@@ -147,7 +161,7 @@ func anthropicMaxTokens(model string) int {
 	case strings.Contains(m, "claude-3-7"), strings.Contains(m, "sonnet-4"), strings.Contains(m, "haiku-4"), strings.Contains(m, "opus-4"):
 		return 64000
 	}
-	return 32000
+	return defaultMaxTokens
 }
 
 // thinkingBudget is the thinking budget of a reasoning effort; 0: no

@@ -79,6 +79,11 @@ type Options struct {
 	// Observer hears about each sampling request's attempts (telemetry);
 	// nil: nobody.
 	Observer Observer
+	// OutputLimit is a model's output limit in tokens (the catalogue's
+	// limit.output), for a wire that must name one ([Call].MaxOutputTokens:
+	// Anthropic's max_tokens); nil, or 0 for a model: unknown, the wire's
+	// default.
+	OutputLimit func(model string) int64
 }
 
 // Close releases the cached WebSocket connection, if any.
@@ -221,7 +226,11 @@ func (c *Client) encode(p *Prompt, st Settings, previousResponseID string) ([]by
 	if c.wireErr != nil {
 		return nil, c.wireErr
 	}
-	return c.wire.Encoder.Body(&Call{Prompt: p, Settings: st, SessionID: c.opts.SessionID, PreviousResponseID: previousResponseID})
+	call := &Call{Prompt: p, Settings: st, SessionID: c.opts.SessionID, PreviousResponseID: previousResponseID}
+	if c.opts.OutputLimit != nil {
+		call.MaxOutputTokens = c.opts.OutputLimit(st.Model)
+	}
+	return c.wire.Encoder.Body(call)
 }
 
 // HeaderError is a header no HTTP request can carry (a line break or

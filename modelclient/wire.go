@@ -60,6 +60,10 @@ type Call struct {
 	// of the same connection: Prompt's input is then only what was
 	// added since (a [Wire] with WebSocket alone is asked for it).
 	PreviousResponseID string
+	// MaxOutputTokens is the model's output limit ([Options].OutputLimit);
+	// 0 when unknown. A wire that must name a limit (Anthropic's
+	// max_tokens) asks for it; the others send none.
+	MaxOutputTokens int64
 }
 
 // Responses is the Responses API's wire: POST {base_url}/responses, over

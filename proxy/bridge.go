@@ -27,12 +27,14 @@ import (
 type bridge struct {
 	wire modelclient.Wire
 	path string // the wire's endpoint under the upstream root
+	// outputLimit is [Options].OutputLimit; nil: unknown.
+	outputLimit func(model string) int64
 }
 
 // newBridge returns the bridge to an upstream speaking wire_api api, or
 // nil when the upstream speaks the Responses API (requests are then
-// relayed byte for byte).
-func newBridge(api string) (*bridge, error) {
+// relayed byte for byte). outputLimit may be nil.
+func newBridge(api string, outputLimit func(string) int64) (*bridge, error) {
 	if api == "" || api == provider.WireAPIResponses {
 		return nil, nil
 	}
@@ -40,7 +42,7 @@ func newBridge(api string) (*bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &bridge{wire: w, path: w.Encoder.URL(provider.Info{})}, nil
+	return &bridge{wire: w, path: w.Encoder.URL(provider.Info{}), outputLimit: outputLimit}, nil
 }
 
 // responsesRequest is what a bridge reads of a Responses request.
@@ -95,7 +97,11 @@ func (b *bridge) body(in []byte) ([]byte, error) {
 			p.OutputSchema = t.Format.Schema
 		}
 	}
-	return b.wire.Encoder.Body(&modelclient.Call{Prompt: p, Settings: st})
+	call := &modelclient.Call{Prompt: p, Settings: st}
+	if b.outputLimit != nil {
+		call.MaxOutputTokens = b.outputLimit(rq.Model)
+	}
+	return b.wire.Encoder.Body(call)
 }
 
 // inputItems reads a request's input: a string (one user message) or a

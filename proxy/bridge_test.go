@@ -133,7 +133,7 @@ func TestBridgeChat(t *testing.T) {
 }
 
 // TestBridgeAnthropic: the same client served by a Messages upstream: the
-// key goes as x-api-key; thinking comes back as a reasoning item carrying
+// key goes as x-api-key, max_tokens is the model's output limit; thinking comes back as a reasoning item carrying
 // the signed block, which the client's next request sends back and the
 // proxy restores as the thinking block it was; an error event after the
 // stream began ends it with response.failed in a code Codex knows.
@@ -146,6 +146,7 @@ func TestBridgeAnthropic(t *testing.T) {
 	h := newHarness(t, up.URL, func(o *proxy.Options) {
 		o.UpstreamWire = "anthropic"
 		o.Header = map[string][]string{"Authorization": {"Bearer sk-ant-test"}}
+		o.OutputLimit = func(model string) int64 { return map[string]int64{"qwen3": 8192}[model] }
 	})
 	_, body, err := h.post(t, "/responses", bridgedRequest)
 	if err != nil {
@@ -163,6 +164,9 @@ func TestBridgeAnthropic(t *testing.T) {
 	}
 	if q := up.Requests()[0]; q.Path != "/v1/messages" || q.Header.Get("X-Api-Key") != "sk-ant-test" || q.Header.Get("Authorization") != "" {
 		t.Errorf("upstream %s x-api-key %q authorization %q", q.Path, q.Header.Get("X-Api-Key"), q.Header.Get("Authorization"))
+	}
+	if q := up.Requests()[0]; q.JSON["max_tokens"] != 8192.0 {
+		t.Errorf("max_tokens %v; want the model's output limit, 8192", q.JSON["max_tokens"])
 	}
 
 	// The client's next request carries the reasoning item back.

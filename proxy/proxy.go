@@ -129,6 +129,11 @@ type Options struct {
 	// Anthropic upstream; requests for the upstream's own paths are still
 	// relayed as they are.
 	UpstreamWire string
+	// OutputLimit is a model's output limit in tokens (the catalogue's
+	// limit.output), which a bridged request to an upstream that must
+	// name one (Anthropic's max_tokens) asks for; nil, or 0 for a model:
+	// the wire's default.
+	OutputLimit func(model string) int64
 	// WriteTimeout bounds each write to a client: one that stops reading
 	// for that long is cut off (counted in [Stats].ClientGone) and its
 	// upstream request closed, so it cannot hold a stream for ever. Zero
@@ -222,7 +227,7 @@ func New(opts Options) (*Proxy, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
-	br, err := newBridge(opts.UpstreamWire)
+	br, err := newBridge(opts.UpstreamWire, opts.OutputLimit)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}

@@ -286,3 +286,37 @@ func TestFailoverToAnthropic(t *testing.T) {
 		t.Errorf("the Claude backup's history lacks the prompt, the call or its output:\n%s", body)
 	}
 }
+
+// TestAnthropicMaxTokensFromCatalogue: max_tokens, which the Messages API
+// requires, is the model's output limit in the catalogue: config's
+// [models."NAME"] limit.output over the built-in snapshot's, the
+// snapshot's for a model it lists, 32000 for a model nobody knows; the
+// thinking budget stays under it (and thinking is left off when the
+// limit leaves no room for the API's least budget of 1024 tokens).
+func TestAnthropicMaxTokensFromCatalogue(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		model, models string
+		want          float64
+		thinking      bool
+	}{
+		{"claude-sonnet-4-5", "[models.\"claude-sonnet-4-5\"]\nlimit = { output = 8192 }\n", 8192, true},
+		{"claude-haiku-4-5", "", 64000, true},
+		{"claude-opus-4-1-20250805", "", 32000, true},
+		{"gateway-llm", "", 32000, true},
+		{"small-llm", "[models.\"small-llm\"]\nlimit = { context = 16000, output = 1500 }\n", 1500, false},
+	} {
+		srv := rt.NewServer(t, rt.Script{rt.ClaudeReply("ok")})
+		config := strings.Replace(anthropicConfig, "claude-sonnet-4-5", tt.model, 1) + tt.models
+		r := runCLI(t, srv, runOpts{config: config}, "exec", "hi")
+		if r.code != 0 || len(srv.Requests()) != 1 {
+			t.Fatalf("%s: exit %d; stderr:\n%s", tt.model, r.code, r.stderr)
+		}
+		q := srv.Requests()[0].JSON
+		th, _ := q["thinking"].(map[string]any)
+		budget, _ := th["budget_tokens"].(float64)
+		if q["max_tokens"] != tt.want || (th != nil) != tt.thinking || (th != nil && (budget < 1024 || budget >= tt.want)) {
+			t.Errorf("%s: max_tokens %v thinking %v; want max_tokens %v, thinking %v within it", tt.model, q["max_tokens"], q["thinking"], tt.want, tt.thinking)
+		}
+	}
+}

@@ -81,7 +81,9 @@ func runProxy(ctx context.Context, env Env, g *globalFlags, f *proxyFlags, cmd *
 	if err != nil {
 		return usageError(err)
 	}
-	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query, UpstreamWire: route.Wire}
+	opts := proxy.Options{Upstream: route.Upstream, Retry: route.Retry, Header: route.Header, Query: route.Query, UpstreamWire: route.Wire,
+		// A bridged Messages request's max_tokens is the catalogue's.
+		OutputLimit: func(model string) int64 { m, _ := cfg.Catalog.Lookup(model); return m.Limit.Output }}
 	httpClient, err := modelclient.NewHTTPClient(setup.CAFile(cfg, env.Getenv))
 	if err != nil {
 		return usageError(err)

@@ -274,6 +274,7 @@ func (a *App) clientOptions(o Options, p provider.Info, creds credentials, hc *h
 		Logger:           a.logger,
 		Gate:             g,
 		CredentialSource: creds.source,
+		OutputLimit:      outputLimit(cfg.Catalog),
 	}
 }
 

@@ -22,6 +22,15 @@ func priceOf(c *catalog.Catalog) session.Pricer {
 	}
 }
 
+// outputLimit is the catalogue's output limit of a model (limit.output;
+// 0 when unknown), which the Anthropic wire sends as max_tokens.
+func outputLimit(c *catalog.Catalog) func(model string) int64 {
+	return func(model string) int64 {
+		m, _ := c.Lookup(model)
+		return m.Limit.Output
+	}
+}
+
 // checkBudget refuses a cost budget that cannot be kept: with
 // --max-cost (or max_cost_usd), the model and every fallback's model need
 // a price.
