@@ -4,8 +4,9 @@
 // changing the client.
 //
 // Start with [New] and [Options], then [Proxy.Serve] on a listener (or
-// mount the [Proxy] as an http.Handler). POST /v1/responses and POST
-// /v1/chat/completions are retried; every other path, and WebSocket
+// mount the [Proxy] as an http.Handler). POST /v1/responses, POST
+// /v1/chat/completions and POST /v1/messages (Anthropic's) are retried;
+// every other path, and WebSocket
 // upgrades when [Options].WebSocket is [WebSocketPassthrough], are passed
 // through once. GET [StatsPath] answers the counters as JSON.
 //
@@ -15,7 +16,8 @@
 //     been written to the client. The proxy looks at the status, the
 //     headers and, for an event stream, the first event that is not a
 //     lifecycle event (response.created, response.in_progress,
-//     response.queued); lifecycle events before it are held back. Once it
+//     response.queued; the Messages API's message_start and ping);
+//     lifecycle events before it are held back. Once it
 //     writes the status line it relays the rest unbuffered, flushing every
 //     chunk, and never retries; a stream that breaks after that point is
 //     cut off for the client too.

@@ -280,7 +280,8 @@ func (p *Proxy) peekStream(a *attempt) {
 }
 
 // isLifecycle reports whether ev only announces the response (created,
-// in progress, queued) and so may be held back before the commit.
+// in progress, queued; the Messages API's message_start and its pings)
+// and so may be held back before the commit.
 func isLifecycle(ev gosse.Event) bool {
 	typ := ev.Type
 	if typ == "" {
@@ -291,7 +292,7 @@ func isLifecycle(ev gosse.Event) bool {
 		typ = v.Type
 	}
 	switch typ {
-	case "response.created", "response.in_progress", "response.queued":
+	case "response.created", "response.in_progress", "response.queued", "message_start", "ping":
 		return true
 	}
 	return false
@@ -362,7 +363,7 @@ func (p *Proxy) relay(w http.ResponseWriter, r *http.Request, a attempt, res *re
 			}
 		}
 		switch {
-		case errors.Is(err, io.EOF) && fin.on && !res.final && route(res.path) == "/responses":
+		case errors.Is(err, io.EOF) && fin.on && !res.final && (route(res.path) == "/responses" || route(res.path) == "/messages"):
 			// A clean end before the final event is a truncated answer
 			// all the same: cut it, so it never looks complete.
 			p.upstreamBroke(r, res, transport.ErrIncomplete)
@@ -432,7 +433,8 @@ func (p *Proxy) upstreamBroke(r *http.Request, res *result, err error) {
 
 // finalWatch spots, in the bytes of an event stream as they are relayed,
 // the final event of a response: a line "event: response.completed" (or
-// failed, incomplete), or a data line whose JSON starts with that type.
+// failed, incomplete; the Messages API's message_stop), or a data line
+// whose JSON starts with that type.
 // A line can only start after a newline, and JSON text escapes newlines,
 // so an answer that merely mentions the names does not match.
 type finalWatch struct {
@@ -445,6 +447,7 @@ var finalMarks = [][]byte{
 	[]byte("\nevent:response.completed"),
 	[]byte("\ndata: {\"type\":\"response.completed\""), []byte("\ndata: {\"type\":\"response.failed\""),
 	[]byte("\ndata: {\"type\":\"response.incomplete\""),
+	[]byte("\nevent: message_stop"), []byte("\nevent:message_stop"), []byte("\ndata: {\"type\":\"message_stop\""),
 }
 
 // saw reports whether b (following what was seen before) holds a final

@@ -270,11 +270,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	dw := newDeadlineWriter(w, p.opts.WriteTimeout)
 	defer dw.clear()
-	if rest := route(r.URL.Path); r.Method == http.MethodPost && (rest == "/responses" || rest == "/chat/completions") {
+	if r.Method == http.MethodPost && retried(route(r.URL.Path)) {
 		p.forward(dw, r, res)
 		return
 	}
 	p.passthrough(dw, r, res)
+}
+
+// retried reports whether a POST of route rest goes through the retry
+// engine: the sampling endpoints of the Responses API, Chat Completions
+// and Anthropic's Messages API. Other paths are relayed once.
+func retried(rest string) bool {
+	return rest == "/responses" || rest == "/chat/completions" || rest == "/messages"
 }
 
 // waitContext returns a context for r's waits (a retry's backoff, the

@@ -678,3 +678,48 @@ func TestCleanEndBeforeFinalEventIsCut(t *testing.T) {
 		t.Errorf("log lacks FAILED committed=true:\n%s", logs)
 	}
 }
+
+// TestAnthropicMessagesRetried: a client of Anthropic's Messages API
+// (Claude Code, an SDK) sending POST /v1/messages through the proxy is
+// retried as Responses and Chat clients are: a 529 overloaded_error (its
+// retry-after honoured), then a stream that fails with an overloaded
+// error event right after message_start (nothing shown yet), then the
+// answer, relayed byte for byte; the client's x-api-key passes through.
+// A stream that ends cleanly before message_stop is cut, never relayed
+// as complete.
+func TestAnthropicMessagesRetried(t *testing.T) {
+	answer := rt.ClaudeReply("the answer")
+	up := rt.NewServer(t, rt.Script{
+		rt.StatusBody(529, rt.ClaudeErrorBody("overloaded_error", "Overloaded"), "retry-after", "3"),
+		rt.Claude(rt.ClaudeStart("msg_x", 5, 0, 0), rt.ClaudeError("overloaded_error", "Overloaded")),
+		answer,
+		rt.Claude(rt.ClaudeStart("msg_y", 5, 0, 0), rt.ClaudeText(0, "half"), rt.End()),
+	})
+	h := newHarness(t, up.URL, nil)
+	const body = `{"model":"claude-sonnet-4-5","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	resp, got, err := h.post(t, "/messages", body, "X-Api-Key", "sk-ant-client", "Anthropic-Version", "2023-06-01")
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get(proxy.HeaderAttempts) != "3" {
+		t.Fatalf("status %d attempts %q err %v:\n%s", resp.StatusCode, resp.Header.Get(proxy.HeaderAttempts), err, got)
+	}
+	if _, want := reference(t, answer); string(got) != string(want) {
+		t.Errorf("relayed body:\n%s\nwant the answer's bytes:\n%s", got, want)
+	}
+	reqs := up.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d upstream requests; want 3", len(reqs))
+	}
+	for _, q := range reqs {
+		if q.Path != "/v1/messages" || q.Header.Get("X-Api-Key") != "sk-ant-client" || string(q.Body) != body {
+			t.Errorf("upstream request %s x-api-key %q body %s", q.Path, q.Header.Get("X-Api-Key"), q.Body)
+		}
+	}
+	sleeps := h.recordedSleeps()
+	if len(sleeps) != 2 || sleeps[0] != 3*time.Second {
+		t.Errorf("waits %v; want the server's 3 s, then the overload schedule's", sleeps)
+	}
+
+	_, got, err = h.post(t, "/messages", body)
+	if err == nil || strings.Contains(string(got), "message_stop") {
+		t.Errorf("a stream without message_stop: read error %v; want the response cut:\n%s", err, got)
+	}
+}
