@@ -105,14 +105,37 @@ func lastLine(s string) string {
 // back as a tool message; Codex prints the answer. The chat server sees
 // the proxy's key, never a Responses request.
 func TestCodexThroughProxyToChatServer(t *testing.T) {
+	chat := &chatToolServer{}
+	codexThroughProxy(t, chat, "chat")
+	chat.mu.Lock()
+	defer chat.mu.Unlock()
+	if len(chat.bodies) < 2 {
+		t.Fatalf("%d chat requests; want the call and the answer", len(chat.bodies))
+	}
+	for i, b := range chat.bodies {
+		if chat.auth[i] != "Bearer "+fakeKey || strings.Contains(string(b), `"input"`) {
+			t.Errorf("chat request %d: auth %q, body %.200s; want the proxy's key and chat messages", i, chat.auth[i], b)
+		}
+	}
+	if last := string(chat.bodies[len(chat.bodies)-1]); !strings.Contains(last, `"tool_call_id":"call_bridge_1"`) || !strings.Contains(last, "bridged-shell-ok") {
+		t.Errorf("the last chat request lacks the tool message with the output:\n%s", last)
+	}
+}
+
+// codexThroughProxy runs one `codex exec` turn (Codex 0.171, a private
+// CODEX_HOME, a Responses provider) through `agent proxy --provider` of
+// an upstream speaking wire_api wire, served by up: the model's shell call
+// must run in Codex, its output echoed back, and Codex must print the
+// answer "The command printed: bridged-shell-ok".
+func codexThroughProxy(t *testing.T, up http.Handler, wire string) {
+	t.Helper()
 	cli := codexCLI(t)
 	bin := buildAgent(t)
-	chat := &chatToolServer{}
-	up := httptest.NewServer(chat)
-	defer up.Close()
+	srv := httptest.NewServer(up)
+	defer srv.Close()
 
 	home := t.TempDir()
-	cfg := "model = \"qwen3\"\nmodel_provider = \"local\"\n[model_providers.local]\nbase_url = \"" + up.URL + "/v1\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"chat\"\n"
+	cfg := "model = \"qwen3\"\nmodel_provider = \"local\"\n[model_providers.local]\nbase_url = \"" + srv.URL + "/v1\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"" + wire + "\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -158,18 +181,5 @@ func TestCodexThroughProxyToChatServer(t *testing.T) {
 	}
 	if !ran || !answered {
 		t.Errorf("codex ran the command %v, printed the answer %v; want both:\n%s\nproxy:\n%s", ran, answered, out, stderr)
-	}
-	chat.mu.Lock()
-	defer chat.mu.Unlock()
-	if len(chat.bodies) < 2 {
-		t.Fatalf("%d chat requests; want the call and the answer", len(chat.bodies))
-	}
-	for i, b := range chat.bodies {
-		if chat.auth[i] != "Bearer "+fakeKey || strings.Contains(string(b), `"input"`) {
-			t.Errorf("chat request %d: auth %q, body %.200s; want the proxy's key and chat messages", i, chat.auth[i], b)
-		}
-	}
-	if last := string(chat.bodies[len(chat.bodies)-1]); !strings.Contains(last, `"tool_call_id":"call_bridge_1"`) || !strings.Contains(last, "bridged-shell-ok") {
-		t.Errorf("the last chat request lacks the tool message with the output:\n%s", last)
 	}
 }
