@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -318,5 +319,55 @@ func TestAnthropicMaxTokensFromCatalogue(t *testing.T) {
 		if q["max_tokens"] != tt.want || (th != nil) != tt.thinking || (th != nil && (budget < 1024 || budget >= tt.want)) {
 			t.Errorf("%s: max_tokens %v thinking %v; want max_tokens %v, thinking %v within it", tt.model, q["max_tokens"], q["thinking"], tt.want, tt.thinking)
 		}
+	}
+}
+
+// TestFailoverFromAnthropicBack: the chain crosses wires the other way. A
+// Messages provider that thinks (a signed thinking block) and runs a
+// shell call, then stays overloaded (529), hands the turn to a Responses
+// fallback, which gets the same history as Responses items (the call a
+// function_call, its output a function_call_output, the prompt a user
+// message) and never the Anthropic thinking block, which no other API
+// can read; the next run starts on the fallback while the Messages
+// provider is in its cooldown.
+func TestFailoverFromAnthropicBack(t *testing.T) {
+	t.Parallel()
+	first := rt.Script{rt.Claude(rt.ClaudeStart("msg_1", 40, 0, 0), rt.ClaudeThinking(0, "I should run it.", thinkingSignature),
+		rt.ClaudeToolUse(1, "toolu_x", "exec_command", `{"cmd": "true"}`), rt.ClaudeEnd("tool_use", 20))}
+	for range 1 + provider.DefaultRetry()[provider.ClassOverloaded].MaxRetries {
+		first = append(first, rt.StatusBody(529, rt.ClaudeErrorBody("overloaded_error", "Overloaded")))
+	}
+	primary := rt.NewServer(t, first)
+	backup := rt.NewServer(t, rt.Script{rt.Reply("rb1", "mb1", "answer from the Responses backup"), rt.Reply("rb2", "mb2", "second run on the backup")})
+	home := t.TempDir()
+	config := "model = \"claude-sonnet-4-5\"\nmodel_provider = \"claude\"\nmodel_reasoning_effort = \"medium\"\n" +
+		"fallback = [{ provider = \"backup\", model = \"m-backup\" }]\n" +
+		"[model_providers.claude]\nbase_url = \"" + primary.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"anthropic\"\n" +
+		"[model_providers.backup]\nbase_url = \"" + backup.URL + "\"\nenv_key = \"FAKE_KEY\"\n"
+	r := runCLI(t, nil, runOpts{config: config, home: home}, "exec", "--sandbox", "danger-full-access", "run it")
+	if r.code != 0 || r.stdout != "answer from the Responses backup\n" || !strings.Contains(r.stderr, "Switching to backup/m-backup") {
+		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	b := backup.Requests()
+	if len(b) != 1 || !strings.HasSuffix(b[0].Path, "/responses") || b[0].JSON["model"] != "m-backup" {
+		t.Fatalf("backup requests %d; want one Responses request for m-backup", len(b))
+	}
+	body := string(b[0].Body)
+	if strings.Contains(body, thinkingSignature) || strings.Contains(body, `"type":"reasoning"`) || strings.Contains(body, `"messages"`) {
+		t.Errorf("the Responses backup got the Anthropic thinking block or a Messages body:\n%s", body)
+	}
+	var types []string
+	for _, it := range b[0].JSON["input"].([]any) {
+		m := it.(map[string]any)
+		types = append(types, fmt.Sprint(m["type"], ":", m["call_id"]))
+	}
+	if got := strings.Join(types, " "); !strings.Contains(got, "function_call:toolu_x function_call_output:toolu_x") || !strings.Contains(body, "run it") {
+		t.Errorf("the backup's input %s; want the prompt, the call and its output as Responses items:\n%s", got, body)
+	}
+
+	sent := len(primary.Requests())
+	r = runCLI(t, nil, runOpts{config: config, home: home}, "exec", "again")
+	if r.code != 0 || r.stdout != "second run on the backup\n" || len(primary.Requests()) != sent || !strings.Contains(r.stderr, "claude failed recently") {
+		t.Errorf("second run: exit %d, stdout %q, %d new primary requests (want none: it is cooling down); stderr:\n%s", r.code, r.stdout, len(primary.Requests())-sent, r.stderr)
 	}
 }
