@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentcli/agent/modelclient"
+	"github.com/agentcli/agent/provider"
 )
 
 // modelsTimeout bounds the provider's /models request of the /model picker.
@@ -19,9 +22,9 @@ const modelsTimeout = 3 * time.Second
 // lists its presets whatever the provider.
 func (a *App) Models(ctx context.Context) []string {
 	co := a.clientOpts
-	names := fetchModels(ctx, co.Provider.BaseURL, co.HTTPClient, co.Auth)
+	names := fetchModels(ctx, co.Provider.BaseURL, co.Provider.WireAPI, co.HTTPClient, co.Auth)
 	family := "openai"
-	if co.Provider.WireAPI == "anthropic" {
+	if co.Provider.WireAPI == provider.WireAPIAnthropic {
 		family = "anthropic"
 	}
 	for _, m := range a.cfg.Catalog.Models(family) {
@@ -32,9 +35,11 @@ func (a *App) Models(ctx context.Context) []string {
 	return names
 }
 
-// fetchModels asks baseURL/models for its model ids (OpenAI's "data" or
-// Codex's "models" list); nil when it does not answer in time or well.
-func fetchModels(ctx context.Context, baseURL string, hc *http.Client, auth interface {
+// fetchModels asks baseURL/models for its model ids (OpenAI's and
+// Anthropic's "data", or Codex's "models" list), with the key where the
+// provider's wire reads it (x-api-key for wire_api "anthropic"); nil when
+// it does not answer in time or well.
+func fetchModels(ctx context.Context, baseURL, wire string, hc *http.Client, auth interface {
 	Apply(context.Context, http.Header) error
 }) []string {
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
@@ -45,6 +50,9 @@ func fetchModels(ctx context.Context, baseURL string, hc *http.Client, auth inte
 	}
 	if auth != nil && auth.Apply(ctx, req.Header) != nil {
 		return nil
+	}
+	if wire == provider.WireAPIAnthropic {
+		req.Header = modelclient.AnthropicHeader(req.Header)
 	}
 	if hc == nil {
 		hc = http.DefaultClient

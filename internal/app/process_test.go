@@ -175,17 +175,63 @@ func TestChatModels(t *testing.T) {
 	}
 }
 
+// TestChatModelsAnthropic: on wire_api = "anthropic", /model asks the
+// provider's GET /models as the Messages API reads a key (x-api-key with
+// anthropic-version, no bearer token) and lists its models, then the
+// catalogue's Claude models (never OpenAI's); without /models, the
+// catalogue's Claude models.
+func TestChatModelsAnthropic(t *testing.T) {
+	var mu sync.Mutex
+	serve := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !serve || r.URL.Path != "/v1/models" || r.Header.Get("X-Api-Key") != "sk-ant-models-0000" ||
+			r.Header.Get("Anthropic-Version") == "" || r.Header.Get("Authorization") != "" {
+			http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"data":[{"type":"model","id":"claude-gateway-only","display_name":"Gateway"}],"has_more":false}`))
+	}))
+	defer srv.Close()
+	cfg := "model = \"claude-sonnet-4-5\"\nmodel_provider = \"claude\"\n[model_providers.claude]\nbase_url = \"" + srv.URL +
+		"/v1\"\nenv_key = \"CLAUDE_KEY\"\nwire_api = \"anthropic\"\n"
+	a, _ := appWith(t, cfg, map[string]string{"CLAUDE_KEY": "sk-ant-models-0000"})
+	th, err := a.Open(t.Context(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	claudeOnly := func(names []string) bool {
+		for _, n := range names {
+			if !strings.HasPrefix(n, "claude-") {
+				return false
+			}
+		}
+		return len(names) > 1
+	}
+	if got := a.Models(t.Context()); len(got) == 0 || got[0] != "claude-gateway-only" || !claudeOnly(got) || !slices.Contains(got, "claude-haiku-4-5") {
+		t.Errorf("Models = %q; want the provider's claude-gateway-only, then the catalogue's Claude models", got)
+	}
+	mu.Lock()
+	serve = false
+	mu.Unlock()
+	if got := a.Models(t.Context()); !claudeOnly(got) || !slices.Contains(got, "claude-sonnet-4-5") || slices.Contains(got, "claude-gateway-only") {
+		t.Errorf("Models without /models = %q; want the catalogue's Claude models", got)
+	}
+}
+
 // TestFetchModelsRefusesGarbage: an answer that is not a models list, or
 // is too large, is no list.
 func TestFetchModelsRefusesGarbage(t *testing.T) {
 	for _, body := range []string{"<html>", `{"data":"x"}`, `{"data":[` + strings.Repeat(`{"id":"m"},`, 120000) + `{"id":"m"}]}`} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
-		if got := fetchModels(t.Context(), srv.URL, srv.Client(), nil); got != nil {
+		if got := fetchModels(t.Context(), srv.URL, "", srv.Client(), nil); got != nil {
 			t.Errorf("fetchModels of %.20q... = %d names; want none", body, len(got))
 		}
 		srv.Close()
 	}
-	if got := fetchModels(t.Context(), "http://[::1", nil, nil); got != nil {
+	if got := fetchModels(t.Context(), "http://[::1", "", nil, nil); got != nil {
 		t.Errorf("fetchModels of a bad URL = %q", got)
 	}
 }
