@@ -407,8 +407,11 @@ func (m *Model) showStatus() {
 	}
 	body = append(body, ctxLine,
 		fmt.Sprintf("  tokens this session: %s (input %s, output %s)",
-			compact(m.total.TotalTokens), compact(m.total.InputTokens), compact(m.total.OutputTokens)),
-		fmt.Sprintf("  retries this session: %d", m.retries))
+			compact(m.total.TotalTokens), compact(m.total.InputTokens), compact(m.total.OutputTokens)))
+	if m.cost != nil { // unknown without a price: never guessed
+		body = append(body, fmt.Sprintf("  cost this session: $%.4f", *m.cost))
+	}
+	body = append(body, fmt.Sprintf("  retries this session: %d", m.retries))
 	m.info("Status", body)
 }
 

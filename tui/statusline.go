@@ -50,8 +50,16 @@ type userStatusInput struct {
 		UsedTokens  int64 `json:"used_tokens"`
 		TotalTokens int64 `json:"total_tokens"`
 	} `json:"context_window"`
-	TurnRunning bool `json:"turn_running"`
-	PlanMode    bool `json:"plan_mode"`
+	// Cost is the session's cost, absent while unknown.
+	Cost        *userStatusCost `json:"cost,omitempty"`
+	TurnRunning bool            `json:"turn_running"`
+	PlanMode    bool            `json:"plan_mode"`
+}
+
+// userStatusCost is the session's cost as Claude Code's statusLine gives
+// it.
+type userStatusCost struct {
+	TotalCostUSD float64 `json:"total_cost_usd"`
 }
 
 // userStatusJSON is the status line command's input now.
@@ -63,6 +71,9 @@ func (m *Model) userStatusJSON() string {
 	in.Cwd, in.Workspace.CurrentDir = m.opts.Dir, m.opts.Dir
 	in.Model.ID, in.Model.DisplayName = m.opts.Model, m.opts.Model
 	in.ContextWindow.UsedTokens, in.ContextWindow.TotalTokens = int64(m.last.TotalTokens), int64(m.opts.ContextWindow)
+	if m.cost != nil {
+		in.Cost = &userStatusCost{TotalCostUSD: *m.cost}
+	}
 	in.TurnRunning, in.PlanMode = m.turn != nil, m.planMode()
 	b, _ := json.Marshal(in)
 	return string(b)

@@ -679,3 +679,35 @@ func TestStatusShowsCost(t *testing.T) {
 		t.Errorf("status tokens = %q; an unknown cost is shown", got)
 	}
 }
+
+// TestStatusCommandShowsCost: /status lists the session's cost once a
+// priced turn completed, and a status line command reads it as Claude
+// Code's statusLine does (cost.total_cost_usd); an unknown cost is in
+// neither.
+func TestStatusCommandShowsCost(t *testing.T) {
+	m := newLiveModel(t, Options{Model: "gpt-x", ContextWindow: 272000})
+	m.turn = &turn{}
+	m.apply(session.TurnCompleted{Last: transport.Usage{TotalTokens: 1500}, Total: transport.Usage{TotalTokens: 3000}})
+	slashRun(m, "/status")
+	if view := plain(m.View()); !strings.Contains(view, "tokens this session") || strings.Contains(view, "cost this session") {
+		t.Errorf("/status of an unpriced session:\n%s", view)
+	}
+	var in map[string]any
+	_ = json.Unmarshal([]byte(m.userStatusJSON()), &in)
+	if _, ok := in["cost"]; ok {
+		t.Errorf("the status line command reads a cost nobody knows: %v", in)
+	}
+
+	usd := 0.4212
+	m.turn = &turn{}
+	m.apply(session.TurnCompleted{Last: transport.Usage{TotalTokens: 1500}, Total: transport.Usage{TotalTokens: 3000}, TotalCost: &usd})
+	slashRun(m, "/status")
+	if view := plain(m.View()); !strings.Contains(view, "cost this session: $0.4212") {
+		t.Errorf("/status lacks the session's cost:\n%s", view)
+	}
+	in = nil
+	_ = json.Unmarshal([]byte(m.userStatusJSON()), &in)
+	if c, _ := in["cost"].(map[string]any); c["total_cost_usd"] != usd {
+		t.Errorf("the status line command reads %v; want cost.total_cost_usd %v", in["cost"], usd)
+	}
+}
