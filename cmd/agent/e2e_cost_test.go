@@ -124,3 +124,36 @@ func TestE2EExecMaxCost(t *testing.T) {
 		t.Errorf("max_cost_usd = 0.5: %v; want exit code %d\n%s", err, exitcode.Budget, stderr)
 	}
 }
+
+// TestBatchResultsCost: each result line of agent exec --batch carries
+// its prompt's cost in usage.cost_usd, priced from the catalogue; without
+// a price there is none.
+func TestBatchResultsCost(t *testing.T) {
+	priced := func(id string) rt.Attempt {
+		return rt.Stream(rt.Created("r"+id), rt.MessageDone("m"+id, "done "+id), rt.CompletedUsage("r"+id, 1000, 400, 100, 0))
+	}
+	ps := newPromptServer(t, map[string]rt.Script{"a": {priced("a")}, "b": {priced("b")}})
+	path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"))
+	r := runCLI(t, nil, runOpts{config: ps.config() + costConfig}, "exec", "--batch", path, "--jobs", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	// 600 uncached at $1000, 400 cached at $100, 100 out at $2000 per million.
+	const want = (600*1000 + 400*100 + 100*2000) / 1e6
+	results := readResults(t, r.stdout)
+	for _, res := range results {
+		if res.Usage == nil || res.Usage.CostUSD == nil || math.Abs(*res.Usage.CostUSD-want) > 1e-9 {
+			t.Errorf("result %s: usage %+v; want cost_usd %v", res.ID, res.Usage, want)
+		}
+	}
+	if len(results) != 2 {
+		t.Errorf("%d results; want 2:\n%s", len(results), r.stdout)
+	}
+
+	ps = newPromptServer(t, map[string]rt.Script{"a": {priced("a")}})
+	path = writeBatch(t, t.TempDir(), batchLine("a", "a"))
+	r = runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path)
+	if r.code != 0 || strings.Contains(r.stdout, "cost_usd") {
+		t.Errorf("an unpriced model: exit %d, results:\n%s", r.code, r.stdout)
+	}
+}
