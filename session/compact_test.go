@@ -190,6 +190,37 @@ func TestAutoCompactThreshold(t *testing.T) {
 	}
 }
 
+// TestAutoCompactFollowsTheModel: the automatic compaction limit is the
+// model in use's (its context window): a response of 1000 tokens is
+// within the configured model's, and over the one of the model /model
+// switches to, so the next turn compacts first.
+func TestAutoCompactFollowsTheModel(t *testing.T) {
+	h := newHarness(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.MessageDone("m1", "big"), rt.CompletedUsage("r1", 900, 0, 100, 0)),
+		rt.Stream(rt.Created("r2"), rt.MessageDone("m2", "big"), rt.CompletedUsage("r2", 900, 0, 100, 0)),
+		rt.Reply("r3", "m3", "summary"),
+		rt.Reply("r4", "m4", "small"),
+	}, withRecorder(&fakeRecorder{}), func(_ *provider.Info, o *session.Options) {
+		o.AutoCompactTokens = 5000
+		o.AutoCompactFor = func(model string) int64 { return map[string]int64{"test-model": 5000, "small-model": 800}[model] }
+	})
+	if err := h.turn(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.turn(t, "two"); err != nil {
+		t.Fatal(err)
+	}
+	h.sess.Configure(func(st *session.Settings) { st.Sampling.Model = "small-model" })
+	if err := h.turn(t, "three"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 4 || strings.Contains(string(reqs[1].Body), "CONTEXT CHECKPOINT COMPACTION") ||
+		!strings.Contains(string(reqs[2].Body), "CONTEXT CHECKPOINT COMPACTION") || reqs[2].JSON["model"] != "small-model" {
+		t.Errorf("%d requests; want turn two uncompacted (test-model's limit 5000), then a compaction for small-model (800) before turn three", len(reqs))
+	}
+}
+
 // TestRequestAfterCompactionKeepsItsBudget: a context overflow is not a
 // retry: the request sent after the compaction still has its stream
 // budget, and a cut is retried.

@@ -106,6 +106,10 @@ type Options struct {
 	// least this many tokens (min(model_auto_compact_token_limit, 90% of the
 	// context window)); 0 turns auto-compaction off.
 	AutoCompactTokens int64
+	// AutoCompactFor, when set, is AutoCompactTokens of a model: the limit
+	// then follows the model in use (one /model chose, a fallback's), whose
+	// context window may differ from the configured model's.
+	AutoCompactFor func(model string) int64
 	// CompactKeepToolCalls is how many of the latest tool calls a local
 	// compaction keeps verbatim, with their outputs and the steps between
 	// them (compact_keep_tool_calls); 0: [DefaultKeepToolCalls], negative:
@@ -690,10 +694,19 @@ func (r *turnRun) recover(ctx context.Context, err error) bool {
 	return false
 }
 
-// maybeCompact compacts when the last response used AutoCompactTokens or
-// more.
+// autoCompactTokens is the automatic compaction limit of the model the
+// next request goes to. It runs on the turn's goroutine.
+func (s *Session) autoCompactTokens() int64 {
+	if f := s.opts.AutoCompactFor; f != nil {
+		return f(s.sampling().Model)
+	}
+	return s.opts.AutoCompactTokens
+}
+
+// maybeCompact compacts when the last response used the automatic
+// compaction limit (autoCompactTokens) or more.
 func (s *Session) maybeCompact(ctx context.Context, emit func(Event)) error {
-	limit := s.opts.AutoCompactTokens
+	limit := s.autoCompactTokens()
 	if limit <= 0 || s.lastTotal < limit {
 		return nil
 	}
@@ -926,7 +939,7 @@ func (s *Session) completed(usage *transport.Usage, emit func(Event)) transport.
 		u = *usage
 		s.total.Add(u)
 		s.lastTotal = u.TotalTokens
-		if s.lastTotal < s.opts.AutoCompactTokens {
+		if s.lastTotal < s.autoCompactTokens() {
 			s.compactHold, s.compactHeld = 0, false // below the limit again
 		}
 		s.price(u)

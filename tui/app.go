@@ -30,7 +30,10 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Transport:     chat.Current().Transport(),
 		ContextWindow: cfg.ContextWindow(cfg.Model),
 		AutoCompact:   cfg.AutoCompactTokens(),
-		HistoryPath:   filepath.Join(a.Home(), "history.jsonl"),
+		Window: func(model string) (int64, int64) {
+			return cfg.ContextWindow(model), cfg.AutoCompactTokensFor(model)
+		},
+		HistoryPath: filepath.Join(a.Home(), "history.jsonl"),
 		// [history]: persistence = "none" writes nothing; max_bytes trims.
 		HistoryNoSave:   cfg.History.Persistence == "none",
 		HistoryMaxBytes: cfg.History.MaxBytes,

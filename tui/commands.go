@@ -343,6 +343,9 @@ func (m *Model) applyCommand(msg commandMsg) {
 	}
 	if msg.model != "" {
 		m.opts.Model, m.effort = msg.model, msg.effort
+		if w := m.opts.Window; w != nil {
+			m.opts.ContextWindow, m.opts.AutoCompact = w(msg.model)
+		}
 	}
 	if msg.reset {
 		m.tr.reset()

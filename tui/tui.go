@@ -56,6 +56,9 @@ type Options struct {
 	// AutoCompact is where automatic compaction starts, in tokens; the
 	// status line shows how close the context is to it. 0: none.
 	AutoCompact int64
+	// Window, when set, gives ContextWindow and AutoCompact of another
+	// model, for the model /model switches to; nil keeps them.
+	Window func(model string) (window, autoCompact int64)
 	// HistoryPath is the composer history file (JSON lines, appended with
 	// O_APPEND, created 0600); empty keeps history in memory only.
 	HistoryPath string

@@ -711,3 +711,22 @@ func TestStatusCommandShowsCost(t *testing.T) {
 		t.Errorf("the status line command reads %v; want cost.total_cost_usd %v", in["cost"], usd)
 	}
 }
+
+// TestModelSwitchTakesItsWindow: /model NAME shows the new model's
+// context window and automatic compaction limit (the catalogue's), not
+// the configured model's.
+func TestModelSwitchTakesItsWindow(t *testing.T) {
+	hooks := Commands{Model: func(context.Context, string, string) (Engine, error) { return nil, nil }}
+	windows := map[string]int64{"gpt-x": 272000, "local-7b": 32000}
+	m := newLiveModel(t, Options{Commands: hooks, Model: "gpt-x", ContextWindow: 272000, AutoCompact: 244800,
+		Window: func(model string) (int64, int64) { return windows[model], windows[model] * 9 / 10 }})
+	m.last = transport.Usage{TotalTokens: 14400}
+	slashRun(m, "/model local-7b")
+	if got := m.tokens(); got != "14.4k / 32k tokens (50% of auto-compact)" {
+		t.Errorf("status tokens after /model local-7b = %q; want local-7b's window and limit", got)
+	}
+	slashRun(m, "/model unknown-model")
+	if got := m.tokens(); got != "14.4k tokens" {
+		t.Errorf("status tokens after /model of a model without a known window = %q; want no window", got)
+	}
+}

@@ -336,6 +336,7 @@ func (a *App) sessionOptions(o Options, p provider.Info) error {
 		Continue: session.ContinuePolicy{Enabled: cfg.AutoContinue.Enabled && !o.NoAutoContinue,
 			Delays: cfg.AutoContinue.Delays, Prompt: cfg.AutoContinue.Prompt},
 		AutoCompactTokens:    cfg.AutoCompactTokens(),
+		AutoCompactFor:       cfg.AutoCompactTokensFor, // the window of the model in use
 		CompactKeepToolCalls: keepToolCalls(cfg),
 		Goals: session.GoalLimits{Enabled: cfg.Features.Goals, Tokens: cfg.Goals.MaxGoalTokenBudget,
 			Turns: int(min(cfg.Goals.MaxGoalTurns, 1<<20)), WallTime: time.Duration(min(cfg.Goals.MaxGoalWallTimeSeconds, 1<<32)) * time.Second},
