@@ -71,6 +71,45 @@ func TestE2EExecChatWire(t *testing.T) {
 	}
 }
 
+// TestExecChatWireReasoningAndUsage: agent exec --json on the chat wire
+// shows the reasoning_content DeepSeek, vLLM and llama.cpp stream as a
+// reasoning item, and takes the turn's usage from the last chunk
+// (stream_options.include_usage), cached tokens included.
+func TestExecChatWireReasoningAndUsage(t *testing.T) {
+	usage := rt.EventData(`{"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],` +
+		`"usage":{"prompt_tokens":310,"completion_tokens":42,"total_tokens":352,"prompt_tokens_details":{"cached_tokens":256}}}`)
+	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.ChatReasoning("The user wants"), rt.ChatReasoning(" a greeting."),
+		rt.ChatDelta("Hello."), rt.ChatFinish("stop"), usage, rt.ChatDone())})
+	r := runCLI(t, srv, runOpts{config: chatConfig}, "exec", "--json", "hi")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	var reasoning, answer string
+	var use map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev struct {
+			Type  string         `json:"type"`
+			Item  map[string]any `json:"item"`
+			Usage map[string]any `json:"usage"`
+		}
+		_ = json.Unmarshal([]byte(line), &ev)
+		switch {
+		case ev.Type == "item.completed" && ev.Item["type"] == "reasoning":
+			reasoning, _ = ev.Item["text"].(string)
+		case ev.Type == "item.completed" && ev.Item["type"] == "agent_message":
+			answer, _ = ev.Item["text"].(string)
+		case ev.Type == "turn.completed":
+			use = ev.Usage
+		}
+	}
+	if !strings.Contains(reasoning, "The user wants a greeting.") || answer != "Hello." {
+		t.Errorf("reasoning %q, answer %q; stdout:\n%s", reasoning, answer, r.stdout)
+	}
+	if use["input_tokens"] != 310.0 || use["cached_input_tokens"] != 256.0 || use["output_tokens"] != 42.0 {
+		t.Errorf("turn.completed usage %v; want the last chunk's 310 in (256 cached), 42 out", use)
+	}
+}
+
 // TestExecChatWireFaults: the fault scenarios of the Responses API hold
 // on the chat wire, through the same retry engine: a 500 then the answer,
 // a stream cut mid-answer, a stream that ends without [DONE] or a
