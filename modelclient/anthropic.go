@@ -120,7 +120,7 @@ func (anthropicEncoder) Body(r *Call) ([]byte, error) {
 	if len(b.Tools) > 0 {
 		b.ToolChoice = map[string]any{"type": "auto", "disable_parallel_tool_use": !p.ParallelToolCalls}
 	}
-	if budget := min(thinkingBudget(st.ReasoningEffort), b.MaxTokens/2); budget >= minThinkingBudget {
+	if budget := min(thinkingBudget(st.ReasoningEffort), b.MaxTokens/2); budget >= minThinkingBudget && thinkingAllowed(b.Messages) {
 		b.Thinking = map[string]any{"type": "enabled", "budget_tokens": budget}
 	}
 	if len(p.OutputSchema) > 0 {
@@ -162,6 +162,30 @@ func anthropicMaxTokens(model string, limit int64) int {
 		return 64000
 	}
 	return defaultMaxTokens
+}
+
+// thinkingAllowed reports whether a request of msgs may turn thinking
+// on: the API then wants the assistant message before the lastmost
+// tool_result to start with its thinking block ("Expected `thinking` or
+// `redacted_thinking`, but found `tool_use`"), which a tool loop another
+// provider ran (a failover mid-turn), or whose thinking was dropped, lacks.
+// Such a request goes without thinking; the next turn has it again.
+func thinkingAllowed(msgs []anthropicMessage) bool {
+	n := len(msgs)
+	if n < 2 || msgs[n-1].Role != "user" || msgs[n-2].Role != "assistant" {
+		return true
+	}
+	loop := false
+	for _, blk := range msgs[n-1].Content {
+		if m, ok := blk.(map[string]any); ok && m["type"] == "tool_result" {
+			loop = true
+		}
+	}
+	if !loop {
+		return true
+	}
+	_, signed := msgs[n-2].Content[0].(json.RawMessage) // a thinking block, as the API sent it
+	return signed
 }
 
 // thinkingBudget is the thinking budget of a reasoning effort; 0: no

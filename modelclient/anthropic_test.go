@@ -107,3 +107,49 @@ func TestAnthropicHeader(t *testing.T) {
 		t.Errorf("a provider's own headers: %v", got)
 	}
 }
+
+// TestAnthropicThinkingNeedsItsBlock: with thinking on, the API refuses a
+// conversation whose final assistant message (the one before the
+// lastmost tool_result) does not start with a thinking block ("Expected
+// `thinking` or `redacted_thinking`, but found `tool_use`"): history from
+// another provider (a failover mid-turn) or whose thinking was dropped is
+// sent with thinking off for that request; once the model's own turn
+// starts with its block, thinking is on again.
+func TestAnthropicThinkingNeedsItsBlock(t *testing.T) {
+	item := func(s string) transport.Item {
+		it, err := transport.ParseItem(json.RawMessage(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	thinking := func(input ...transport.Item) any {
+		body, err := modelclient.Anthropic().Encoder.Body(&modelclient.Call{
+			Prompt:   &modelclient.Prompt{Instructions: "be brief", Input: input},
+			Settings: modelclient.Settings{Model: "claude-sonnet-4-5", ReasoningEffort: "medium"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		_ = json.Unmarshal(body, &got)
+		return got["thinking"]
+	}
+	user := transport.UserMessage("run it")
+	call := item(`{"type":"function_call","call_id":"c1","name":"exec_command","arguments":"{}"}`)
+	out := transport.CallOutput("c1", "ok", false)
+	signed := item(`{"type":"reasoning","summary":[],"encrypted_content":"{\"type\":\"thinking\",\"thinking\":\"t\",\"signature\":\"sig\"}"}`)
+	if th := thinking(user); th == nil {
+		t.Error("a new turn: thinking off; want on")
+	}
+	if th := thinking(user, call, out); th != nil {
+		t.Errorf("a tool loop whose call has no thinking block: thinking %v; want off", th)
+	}
+	if th := thinking(user, signed, call, out); th == nil {
+		t.Error("a tool loop whose call follows its thinking block: thinking off; want on")
+	}
+	answer := item(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)
+	if th := thinking(user, call, out, answer, transport.UserMessage("next")); th == nil {
+		t.Error("a new turn after another provider's tool loop: thinking off; want on")
+	}
+}

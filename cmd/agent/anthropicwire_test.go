@@ -259,7 +259,8 @@ func TestAnthropicWireSecrets(t *testing.T) {
 // TestFailoverToAnthropic: a Responses provider that runs a shell call and
 // then stays at capacity hands the turn to a Messages fallback, which gets
 // the same history as content blocks (the call a tool_use, its output a
-// tool_result), the other provider's reasoning left out.
+// tool_result), the other provider's reasoning left out, and thinking off
+// for that tool loop (the API wants its own thinking block before it).
 func TestFailoverToAnthropic(t *testing.T) {
 	t.Parallel()
 	args, _ := json.Marshal(map[string]string{"cmd": "true"})
@@ -269,7 +270,7 @@ func TestFailoverToAnthropic(t *testing.T) {
 	}
 	primary := rt.NewServer(t, first)
 	backup := rt.NewServer(t, rt.Script{rt.ClaudeReply("answer from the Claude backup")})
-	config := "model = \"m-primary\"\nmodel_provider = \"primary\"\n" +
+	config := "model = \"m-primary\"\nmodel_provider = \"primary\"\nmodel_reasoning_effort = \"medium\"\n" +
 		"fallback = [{ provider = \"backup\", model = \"claude-haiku-4-5\" }]\n" +
 		"[model_providers.primary]\nbase_url = \"" + primary.URL + "\"\nenv_key = \"FAKE_KEY\"\n" +
 		"[model_providers.backup]\nbase_url = \"" + backup.URL + "\"\nenv_key = \"FAKE_KEY\"\nwire_api = \"anthropic\"\n"
@@ -285,6 +286,11 @@ func TestFailoverToAnthropic(t *testing.T) {
 	if !strings.Contains(body, `"type":"tool_use"`) || !strings.Contains(body, `"id":"call_x"`) ||
 		!strings.Contains(body, `"tool_use_id":"call_x"`) || !strings.Contains(body, `"text":"run it"`) {
 		t.Errorf("the Claude backup's history lacks the prompt, the call or its output:\n%s", body)
+	}
+	// The tool loop the backup goes on has no thinking block of its own,
+	// which the API requires with thinking on: this request has none.
+	if th := b[0].JSON["thinking"]; th != nil {
+		t.Errorf("thinking = %v; want off for a tool loop another provider ran", th)
 	}
 }
 
