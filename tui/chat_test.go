@@ -379,3 +379,22 @@ func TestNewSendsSessionStartClear(t *testing.T) {
 		t.Fatalf("SessionStart sources %q, want startup then clear", sources)
 	}
 }
+
+// TestChatWindowFromCatalogue: the chat's context indicator and its
+// automatic compaction limit are the catalogue's window of the model
+// (config's [models."NAME"] here), and those of the model /model picks.
+func TestChatWindowFromCatalogue(t *testing.T) {
+	a, _ := testApp(t, "model = \"local-7b\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"http://127.0.0.1:9\"\n"+
+		"[models.\"local-7b\"]\nlimit = { context = 32000 }\n", true)
+	sess, err := a.Open(t.Context(), app.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := AppOptions(a, NewChat(a, sess), &strings.Builder{}, func(string) string { return "" })
+	if o.ContextWindow != 32000 || o.AutoCompact != 28800 {
+		t.Errorf("window %d, auto-compact %d; want local-7b's 32000 and 90%% of it", o.ContextWindow, o.AutoCompact)
+	}
+	if w, ac := o.Window("claude-sonnet-4-5"); w != 200000 || ac != 180000 {
+		t.Errorf("claude-sonnet-4-5's window %d, auto-compact %d; want the snapshot's 200000 and 180000", w, ac)
+	}
+}
