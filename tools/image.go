@@ -124,19 +124,10 @@ func (v *ViewImage) Run(_ context.Context, inv *Invocation) Result {
 // readable refuses a path inside an unreadable directory, after symbolic
 // links.
 func (v *ViewImage) readable(path string) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
+	if _, err := filepath.EvalSymlinks(path); err != nil {
 		return err
 	}
-	for _, d := range v.opts.Unreadable {
-		if rd, err := filepath.EvalSymlinks(d); err == nil {
-			d = rd
-		}
-		if rel, err := filepath.Rel(d, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%s is in %s, which the model cannot read", path, d)
-		}
-	}
-	return nil
+	return unreadable(path, v.opts.Unreadable)
 }
 
 // ImageDataURLs reads the image files of -i/--image flags (each a path or

@@ -603,7 +603,7 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 	t.Parallel()
 	node, script := acpNode(t)
 	script = filepath.Join(filepath.Dir(script), "editor.mjs")
-	bin, work, outside := buildAgent(t), t.TempDir(), filepath.Join(t.TempDir(), "outside.txt")
+	bin, work, outside, home := buildAgent(t), t.TempDir(), filepath.Join(t.TempDir(), "outside.txt"), t.TempDir()
 	for f, text := range map[string]string{filepath.Join(work, "buf.txt"): "on disk\n", outside: "outside\n"} {
 		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -616,8 +616,15 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 		rt.Reply("r4", "m4", "ran"),
 		rt.Stream(rt.Created("r5"), rt.FunctionCallDone("fc5", "call_o", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: `+outside+`\n@@\n-outside\n+escaped\n*** End Patch"}`), rt.Completed("r5")),
 		rt.Reply("r6", "m6", "refused"),
+		rt.Stream(rt.Created("r7"),
+			rt.FunctionCallDone("fc7a", "call_r", "read_file", `{"file_path":"buf.txt"}`),
+			rt.FunctionCallDone("fc7b", "call_h", "read_file", `{"file_path":`+strconv.Quote(filepath.Join(home, "config.toml"))+`}`),
+			rt.Completed("r7")),
+		rt.Reply("r8", "m8", "read"),
 	})
-	home := writeConfig(t, srv.URL, "")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("model = \"test-model\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \""+srv.URL+"\"\nenv_key = \"FAKE_KEY\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
@@ -645,6 +652,8 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 		TerminalExit     map[string]any
 		CommandStatus    string
 		TerminalRequests int
+		ReadCalls        []string
+		ReadStatuses     []string
 		Exit             int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
@@ -684,8 +693,37 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 	if b, _ := os.ReadFile(outside); string(b) != "outside\n" {
 		t.Errorf("outside.txt = %q after a rejected patch", b)
 	}
+	checkEditorReads(t, got.ReadCalls, got.ReadStatuses, srv.Requests(), work)
 	if got.Exit != 0 {
 		t.Errorf("agent acp exited %d", got.Exit)
+	}
+}
+
+// checkEditorReads checks the model's read_file calls of the editor test:
+// the buffer read through the editor (its unsaved, patched text, not the
+// disk's), the agent home refused, each shown as a read of its file.
+func checkEditorReads(t *testing.T, calls, statuses []string, reqs []rt.Request, work string) {
+	t.Helper()
+	// The two calls run in parallel: their order is not fixed.
+	calls, statuses = slices.Sorted(slices.Values(calls)), slices.Sorted(slices.Values(statuses))
+	if len(calls) != 2 || calls[1] != "read Read buf.txt "+filepath.Join(work, "buf.txt") || !strings.HasSuffix(calls[0], "config.toml") {
+		t.Errorf("the read_file tool calls = %q; want a read of buf.txt and one of the home's config.toml", calls)
+	}
+	if !slices.Equal(statuses, []string{"completed", "failed"}) {
+		t.Errorf("the reads ended %q; want one completed, one failed (the agent home)", statuses)
+	}
+	if len(reqs) != 8 {
+		t.Fatalf("%d model requests; want 8", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Body), `"name":"read_file"`) {
+		t.Errorf("the model is not offered read_file where the editor holds the files")
+	}
+	last := string(reqs[7].Body)
+	if !strings.Contains(last, "L1: patched buffer") || strings.Contains(last, "L1: on disk") {
+		t.Errorf("the model did not read the editor's buffer: %s", last)
+	}
+	if !strings.Contains(last, "which the model cannot read") || strings.Contains(last, "model_providers") {
+		t.Errorf("the agent home was not refused: %s", last)
 	}
 }
 

@@ -344,6 +344,10 @@ func (tu *turn) callBegin(c tools.Call) {
 			locs = append(locs, sdk.ToolCallLocation{Path: abs})
 		}
 		opts = append(opts, sdk.WithStartLocations(locs))
+	case "read_file":
+		if len(d.paths) > 0 {
+			opts = append(opts, sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: d.paths[0]}}))
+		}
 	}
 	tu.calls[c.ID] = ca
 	tu.se.update(sdk.StartToolCall(sdk.ToolCallId(c.ID), d.title, opts...))
@@ -376,6 +380,17 @@ func (se *session) describe(c tools.Call) described {
 		}
 		if len(d.paths) > 0 {
 			d.title = "Edit " + strings.Join(relAll(ws.Cwd, d.paths), ", ")
+		}
+		return d
+	case "read_file":
+		var a struct {
+			FilePath string `json:"file_path"`
+		}
+		_ = json.Unmarshal([]byte(c.Input), &a)
+		d := described{title: "Read " + a.FilePath, kind: sdk.ToolKindRead}
+		if a.FilePath != "" {
+			d.paths = []string{absIn(ws.Cwd, a.FilePath)}
+			d.title = "Read " + relAll(ws.Cwd, d.paths)[0]
 		}
 		return d
 	case "spawn_agent", "send_input", "wait_agent", "resume_agent", "close_agent":

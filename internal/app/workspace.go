@@ -127,6 +127,11 @@ func (w Workspace) tools() (*tools.Set, error) {
 		tools.NewViewImage(tools.ViewImageOptions{Cwd: w.Cwd, Unreadable: pol.HiddenPaths}),
 		tools.RequestUserInput{Headless: w.Headless},
 	}
+	if w.Editor != nil {
+		// An editor holds the files (ACP): the model reads them as it has
+		// them, unsaved changes included.
+		list = append(list, tools.NewReadFile(tools.ReadFileOptions{Cwd: w.Cwd, Unreadable: pol.HiddenPaths, Editor: w.Editor}))
+	}
 	if w.WebSearch != "disabled" {
 		list = append(list, tools.WebSearch{Live: w.WebSearch == "live"})
 	}

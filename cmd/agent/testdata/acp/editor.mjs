@@ -91,6 +91,15 @@ await app.connectWith(stream, async (cx) => {
   // told.
   const r3 = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "patch outside" }] });
   check(r3.stopReason === "end_turn", "prompt 3: " + r3.stopReason);
+
+  // 4. The model reads the buffer (read_file, through the editor) and
+  // tries the agent home.
+  n = updates.length;
+  const r4 = await cx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the buffer" }] });
+  check(r4.stopReason === "end_turn", "prompt 4: " + r4.stopReason);
+  const u4 = updates.slice(n);
+  report.readCalls = u4.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.kind + " " + u.title + " " + (u.locations || []).map((l) => l.path).join(","));
+  report.readStatuses = u4.filter((u) => u.sessionUpdate === "tool_call_update" && u.status).map((u) => u.status);
 });
 child.stdin.end();
 report.exit = await new Promise((resolve) => child.on("exit", (code) => resolve(code)));
