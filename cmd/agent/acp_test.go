@@ -609,19 +609,7 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_p", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: buf.txt\n@@\n-unsaved buffer\n+patched buffer\n*** End Patch"}`), rt.Completed("r1")),
-		rt.Reply("r2", "m2", "patched"),
-		rt.Stream(rt.Created("r3"), rt.FunctionCallDone("fc3", "call_c", "exec_command", `{"cmd":"echo from the sandbox; echo $FAKE_KEY; cat buf.txt","login":false}`), rt.Completed("r3")),
-		rt.Reply("r4", "m4", "ran"),
-		rt.Stream(rt.Created("r5"), rt.FunctionCallDone("fc5", "call_o", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: `+outside+`\n@@\n-outside\n+escaped\n*** End Patch"}`), rt.Completed("r5")),
-		rt.Reply("r6", "m6", "refused"),
-		rt.Stream(rt.Created("r7"),
-			rt.FunctionCallDone("fc7a", "call_r", "read_file", `{"file_path":"buf.txt"}`),
-			rt.FunctionCallDone("fc7b", "call_h", "read_file", `{"file_path":`+strconv.Quote(filepath.Join(home, "config.toml"))+`}`),
-			rt.Completed("r7")),
-		rt.Reply("r8", "m8", "read"),
-	})
+	srv := rt.NewServer(t, editorScript(outside, home))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("model = \"test-model\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \""+srv.URL+"\"\nenv_key = \"FAKE_KEY\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -696,6 +684,25 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 	checkEditorReads(t, got.ReadCalls, got.ReadStatuses, srv.Requests(), work)
 	if got.Exit != 0 {
 		t.Errorf("agent acp exited %d", got.Exit)
+	}
+}
+
+// editorScript is the model of TestACPEditorFilesAndTerminals: a patch
+// of the buffer, a command, a patch outside the workspace, and two reads
+// (the buffer, the agent home's config).
+func editorScript(outside, home string) rt.Script {
+	return rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_p", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: buf.txt\n@@\n-unsaved buffer\n+patched buffer\n*** End Patch"}`), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "patched"),
+		rt.Stream(rt.Created("r3"), rt.FunctionCallDone("fc3", "call_c", "exec_command", `{"cmd":"echo from the sandbox; echo $FAKE_KEY; cat buf.txt","login":false}`), rt.Completed("r3")),
+		rt.Reply("r4", "m4", "ran"),
+		rt.Stream(rt.Created("r5"), rt.FunctionCallDone("fc5", "call_o", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: `+outside+`\n@@\n-outside\n+escaped\n*** End Patch"}`), rt.Completed("r5")),
+		rt.Reply("r6", "m6", "refused"),
+		rt.Stream(rt.Created("r7"),
+			rt.FunctionCallDone("fc7a", "call_r", "read_file", `{"file_path":"buf.txt"}`),
+			rt.FunctionCallDone("fc7b", "call_h", "read_file", `{"file_path":`+strconv.Quote(filepath.Join(home, "config.toml"))+`}`),
+			rt.Completed("r7")),
+		rt.Reply("r8", "m8", "read"),
 	}
 }
 
