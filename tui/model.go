@@ -46,9 +46,12 @@ type Model struct {
 	// wait for: the status line counts down to it and the turn continues
 	// by itself then (Ctrl+R: now; Esc: stop waiting).
 	resumeAt time.Time
-	jobs     *jobs
-	engine   Engine
-	now      func() time.Time
+	// goalLimited says the session's goal is paused by a usage limit: when
+	// the reset comes (resumeAt) the goal resumes instead of the bare turn.
+	goalLimited bool
+	jobs        *jobs
+	engine      Engine
+	now         func() time.Time
 	// lastAnswer is the model's last finished message (/copy).
 	lastAnswer string
 	// proposed is the plan the model proposed in plan mode and the user

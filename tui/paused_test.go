@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,39 @@ func TestPausedUntilTheServersTime(t *testing.T) {
 	send(m, tickMsg{})
 	if m.turn != nil {
 		t.Error("the turn continued after Esc stopped the wait")
+	}
+}
+
+// TestUsageLimitedGoalResumesAtTheReset: a goal a usage limit paused says
+// it goes on by itself at the reset, and when the reset comes the chat
+// resumes the goal (/goal resume), not a bare continuation.
+func TestUsageLimitedGoalResumesAtTheReset(t *testing.T) {
+	var calls []string
+	c := newClock()
+	ctx, cancel := context.WithCancel(context.Background())
+	j := newJobs() // live: the /goal hook runs
+	t.Cleanup(func() { cancel(); j.stop() })
+	m := newModel(ctx, Options{Engine: nopEngine{}, Now: c.now, NoColor: true, Model: "gpt-test", Commands: Commands{Goal: func(arg string) (string, string, error) {
+		calls = append(calls, arg)
+		return "Goal active: ship it", "Continue working toward the goal.", nil
+	}}}, j)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.setComposer("ship it")
+	send(m, press("enter"))
+	until := c.now().Add(time.Hour)
+	emit(t, m, session.TurnFailed{Err: &session.TurnError{Outcome: modelclient.Outcome{End: modelclient.EndWait, Until: until,
+		Failure: modelclient.Failure{Kind: modelclient.KindUsageLimit, Status: 429}}}},
+		session.GoalUpdated{Goal: session.Goal{Objective: "ship it", Status: session.GoalUsageLimited}, Message: "Goal paused: the usage limit was reached"})
+	done(t, m, nil)
+	if v := plain(m.View()); !strings.Contains(v, "it goes on by itself at the reset,") || !strings.Contains(v, until.Local().Format("15:04:05")+"; /goal resume continues it now") {
+		t.Errorf("the goal's pause does not say it goes on at the reset:\n%s", v)
+	}
+	c.advance(time.Hour)
+	send(m, runCmd(send(m, tickMsg{}))...)
+	if !slices.Equal(calls, []string{"resume"}) {
+		t.Fatalf("goal commands at the reset: %q; want resume", calls)
+	}
+	if m.turn == nil || !strings.Contains(plain(m.View()), "Continue working toward the goal.") {
+		t.Errorf("the goal did not resume at the reset:\n%s", plain(m.View()))
 	}
 }

@@ -133,9 +133,13 @@ func (m *Model) apply(ev session.Event) {
 	case session.PlanProposed:
 		m.proposed = ev.Plan
 	case session.GoalUpdated:
+		m.goalLimited = ev.Goal.Status == session.GoalUsageLimited
 		if ev.Message != "" {
 			text := ev.Message
-			if st := ev.Goal.Status; st == session.GoalUsageLimited || st == session.GoalPaused {
+			switch st := ev.Goal.Status; {
+			case st == session.GoalUsageLimited && !m.resumeAt.IsZero():
+				text += " (it goes on by itself at the reset, " + m.resumeAt.Local().Format("15:04:05") + "; /goal resume continues it now)"
+			case st == session.GoalUsageLimited || st == session.GoalPaused:
 				text += " (/goal resume continues it)"
 			}
 			m.tr.add(&notice{level: levelInfo, text: clean(text)})
@@ -410,8 +414,13 @@ func (m *Model) startTicking() tea.Cmd {
 func (m *Model) updateTick() tea.Cmd {
 	armed := !m.quitArmed.IsZero() && m.now().Sub(m.quitArmed) <= quitWindow
 	if !m.resumeAt.IsZero() && m.turn == nil && m.busy == nil && !m.now().Before(m.resumeAt) {
-		// The server's time has come: the paused turn goes on.
+		// The server's time has come: the paused turn goes on, or the goal
+		// a usage limit paused resumes.
 		m.ticking = false
+		if m.goalLimited && m.opts.Commands.Goal != nil {
+			m.goalLimited = false
+			return m.goalCmd("resume")
+		}
 		return m.startTurn(session.DefaultContinuePrompt)
 	}
 	if m.turn == nil && m.busy == nil && !armed && m.resumeAt.IsZero() {
