@@ -48,6 +48,9 @@ type HookAgent struct {
 	// parent's rollout ("" sends null); the subagent's own is its
 	// agent_transcript_path.
 	ParentTranscriptPath string
+	// Label names the subagent to the user ("Euclid (explorer)") where
+	// its hooks' runs are shown (its parent's front end, [Session.Relay]).
+	Label string
 }
 
 // HookRun reports one hook's run on an event: front ends name a hook
@@ -55,6 +58,9 @@ type HookAgent struct {
 type HookRun struct {
 	Event hooks.Event
 	Run   hooks.Run
+	// Agent and AgentID name the subagent whose hook it is (its
+	// [HookAgent].Label and ID); "" for the session's own.
+	Agent, AgentID string
 }
 
 // HookStopped says a hook ended the turn or the session's work
@@ -66,10 +72,15 @@ type HookStopped struct {
 
 // Notice is the one wording of a hook's run for exec and the chat, as
 // Codex words it ("hook: PreToolUse Blocked"), with why, and which hook
-// when it blocked or failed.
+// when it blocked or failed; a subagent's says whose it is ("hook of
+// subagent Euclid (explorer): SubagentStop Failed: ...").
 func (r HookRun) Notice() string {
 	st := string(r.Run.Status)
-	line := "hook: " + string(r.Event) + " " + strings.ToUpper(st[:1]) + st[1:]
+	line := "hook: "
+	if r.Agent != "" {
+		line = "hook of subagent " + r.Agent + ": "
+	}
+	line += string(r.Event) + " " + strings.ToUpper(st[:1]) + st[1:]
 	if r.Run.Message != "" {
 		line += ": " + r.Run.Message
 	}
@@ -141,7 +152,11 @@ func (s *Session) runHooks(ctx context.Context, ev hooks.Event, match []string, 
 	}
 	o := h.Set.Run(ctx, h.Runner, ev, match, h.Cwd, in)
 	for _, r := range o.Runs {
-		emit(HookRun{Event: ev, Run: r})
+		run := HookRun{Event: ev, Run: r}
+		if a := h.Agent; a != nil {
+			run.Agent, run.AgentID = a.Label, a.ID
+		}
+		emit(run)
 	}
 	return o
 }

@@ -204,6 +204,7 @@ type Session struct {
 	turnID                 string // the running turn's id, for its hooks
 	hookMu                 sync.Mutex
 	pendingContexts        []string // hook contexts to record after the calls' outputs
+	relay                  relay    // other sessions' events for the running turn's front end ([Session.Relay])
 	cp                     turnCheckpoint
 	// turnStarts is where each turn's items begin in history, -1 for the
 	// turns a compaction summarised; beforeCompaction is the history
@@ -466,8 +467,10 @@ func (s *Session) Usage() transport.Usage { return s.total }
 
 // Turn runs one user turn to completion: it records input, samples the
 // model (retrying as the policies allow), and emits events to emit, which
-// is called synchronously on the caller's goroutine. It returns nil when the
-// turn completed, or a [*TurnError].
+// is called synchronously on the caller's goroutine, except for the events
+// [Session.Relay] passes on from another goroutine while the turn runs
+// (never two calls at once). It returns nil when the turn completed, or a
+// [*TurnError].
 func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) error {
 	return s.TurnWith(ctx, input, s.opts.Continue.Snapshot(), emit)
 }
@@ -480,6 +483,8 @@ func (s *Session) Turn(ctx context.Context, input string, emit func(Event)) erro
 // ([modelclient.EndPaused]), its state kept.
 func (s *Session) TurnWith(ctx context.Context, input string, policy ContinuePolicy, emit func(Event)) error {
 	s.applySettings() // a turn boundary
+	emit = s.relay.attach(emit)
+	defer s.relay.detach()
 	emit = s.observeRetries(ctx, s.armRetryNow(s.tap(emit)))
 	s.openSteer() // from TurnStarted on, the turn takes input
 	emit(TurnStarted{Input: input})

@@ -45,11 +45,15 @@ func newPromptServer(t *testing.T, scripts map[string]rt.Script) *promptServer {
 	t.Helper()
 	ps := &promptServer{scripts: map[string]*rt.Server{}, seen: map[string]int{}}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // GET .../models (agent acp lists them): the fake's default answer
+			rt.New(nil, rt.Options{}).Handler().ServeHTTP(w, r)
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		prompt := lastUserText(body)
 		srv, ok := ps.scripts[prompt]
 		if !ok {
-			t.Errorf("request for an unknown prompt %q", prompt)
+			t.Errorf("request for an unknown prompt %q: %s %s", prompt, r.Method, r.URL)
 			http.Error(w, "unknown prompt", http.StatusInternalServerError)
 			return
 		}

@@ -13,7 +13,12 @@ func (tu *turn) hook(ev session.Event) {
 	th := tu.th
 	switch ev := ev.(type) {
 	case session.HookRun:
-		th.broadcast("hook/completed", map[string]any{"threadId": th.id, "turnId": tu.id, "run": tu.hookRun(ev)})
+		// A subagent's hook ran in its own thread, as Codex says it.
+		thread := th.id
+		if ev.AgentID != "" {
+			thread = ev.AgentID
+		}
+		th.broadcast("hook/completed", map[string]any{"threadId": thread, "turnId": tu.id, "run": tu.hookRun(ev)})
 	case session.HookStopped:
 		th.broadcast("warning", map[string]any{"threadId": th.id, "message": ev.Notice()})
 	}

@@ -42,6 +42,10 @@ type jsonEvent struct {
 	Event  string    `json:"event,omitempty"`
 	Status string    `json:"status,omitempty"`
 	Hook   *jsonHook `json:"hook,omitempty"`
+	// Agent and AgentID name the subagent whose hook ran ("" for the
+	// session's own).
+	Agent   string `json:"agent,omitempty"`
+	AgentID string `json:"agent_id,omitempty"`
 }
 
 // jsonHook names a hook: its command, matcher and where it is declared.
@@ -461,7 +465,7 @@ func (p *JSON) Handle(ev session.Event) {
 		}
 		p.emit(jsonEvent{Type: "hook", Event: string(ev.Event), Status: string(ev.Run.Status), Message: msg,
 			Hook: &jsonHook{Command: ev.Run.Hook.Command, Matcher: ev.Run.Hook.Matcher, Source: ev.Run.Hook.Path,
-				DurationMS: ev.Run.Duration.Milliseconds()}})
+				DurationMS: ev.Run.Duration.Milliseconds()}, Agent: ev.Agent, AgentID: ev.AgentID})
 	case session.HookStopped:
 		p.emit(jsonEvent{Type: "warning", Message: ev.Notice()})
 	case session.ProviderSwitch:

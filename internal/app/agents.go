@@ -210,8 +210,13 @@ func (ag *agent) run() {
 		ag.set(func(i *subagent.Info) { i.Status, i.Task, i.Message = subagent.Running, input, "" })
 		last := ""
 		err := th.Turn(ctx, input, func(ev session.Event) {
-			if m, ok := ev.(session.MessageDone); ok {
-				last = m.Text
+			switch ev := ev.(type) {
+			case session.MessageDone:
+				last = ev.Text
+			case session.HookRun:
+				// The user sees the child's hooks (and its children's) where
+				// the parent's turn is shown, never only in its rollout.
+				ag.parent.Relay(ev)
 			}
 		})
 		timedOut := errors.Is(context.Cause(ctx), context.DeadlineExceeded) || (ctx.Err() != nil && context.Cause(ctx) != context.Canceled)

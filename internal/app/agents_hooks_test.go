@@ -61,39 +61,24 @@ func TestSubagentHooks(t *testing.T) {
 	a, home := testApp(t, fakeConfig(ts.URL, false), false)
 	a.bypassHookTrust = true
 	logs := t.TempDir()
-	group := func(matcher, cmd string) map[string]any {
-		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}
-		if matcher != "" {
-			g["matcher"] = matcher
-		}
-		return g
-	}
-	file := map[string]any{"hooks": map[string]any{
-		"SessionStart": []any{group("", logHook(logs, "session_start", ""))},
-		"SubagentStart": []any{
-			group("worker", logHook(logs, "subagent_start", `echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"SUBAGENT-START-CTX"}}'`)),
-			group("explorer", logHook(logs, "explorer_start", "")),
-		},
-		"UserPromptSubmit": []any{group("", logHook(logs, "prompt", ""))},
-		"SubagentStop": []any{group("", logHook(logs, "subagent_stop",
-			`case "$in" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"CHILD-CONTINUE"}';; esac`))},
-		"Stop":       []any{group("", logHook(logs, "stop", ""))},
-		"SessionEnd": []any{group("", logHook(logs, "session_end", ""))},
-	}}
-	b, _ := json.Marshal(file)
-	if err := os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	subagentHooksFile(t, home, logs)
 	p, err := a.Open(t.Context(), Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	relayed := ""
 	if err := p.Turn(t.Context(), "parent task", func(ev session.Event) {
-		if r, ok := ev.(session.HookRun); ok && r.Notable() {
+		switch r, ok := ev.(session.HookRun); {
+		case ok && r.Agent != "":
+			relayed += r.Notice() + "\n" // the child's, shown where the parent's turn is
+		case ok && r.Notable():
 			t.Errorf("a hook failed or blocked in the parent: %s", r.Notice())
 		}
 	}); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(relayed, "hook of subagent Euclid (worker): SubagentStop Blocked: CHILD-CONTINUE") {
+		t.Errorf("the parent's turn was not told of the child's SubagentStop block:\n%s", relayed)
 	}
 	kids := ts.requests("child task")
 	if len(kids) != 1 || len(ts.requests("CHILD-CONTINUE")) != 1 {
@@ -133,6 +118,36 @@ func TestSubagentHooks(t *testing.T) {
 				t.Errorf("%s stdin %v: want the parent's", name, in)
 			}
 		}
+	}
+}
+
+// subagentHooksFile writes home's hooks.json for [TestSubagentHooks]:
+// each hook logs its stdin in logs; the worker's SubagentStart adds
+// context, SubagentStop sends the child back once.
+func subagentHooksFile(t *testing.T, home, logs string) {
+	t.Helper()
+	group := func(matcher, cmd string) map[string]any {
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}
+		if matcher != "" {
+			g["matcher"] = matcher
+		}
+		return g
+	}
+	file := map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{group("", logHook(logs, "session_start", ""))},
+		"SubagentStart": []any{
+			group("worker", logHook(logs, "subagent_start", `echo '{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"SUBAGENT-START-CTX"}}'`)),
+			group("explorer", logHook(logs, "explorer_start", "")),
+		},
+		"UserPromptSubmit": []any{group("", logHook(logs, "prompt", ""))},
+		"SubagentStop": []any{group("", logHook(logs, "subagent_stop",
+			`case "$in" in *'"stop_hook_active":false'*) echo '{"decision":"block","reason":"CHILD-CONTINUE"}';; esac`))},
+		"Stop":       []any{group("", logHook(logs, "stop", ""))},
+		"SessionEnd": []any{group("", logHook(logs, "session_end", ""))},
+	}}
+	b, _ := json.Marshal(file)
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

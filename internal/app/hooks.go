@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/setup"
+	"github.com/agentcli/agent/internal/subagent"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/session/hooks"
 )
@@ -97,7 +98,8 @@ func (a *App) withHooks(opts *session.Options, t *Thread, source string, child *
 		Source: source, PermissionMode: mode, Notices: notices}
 	if child != nil {
 		opts.Hooks.SessionID = t.agents.root
-		opts.Hooks.Agent = &session.HookAgent{ID: t.ID, Type: child.role, ParentTranscriptPath: child.parent.Path()}
+		opts.Hooks.Agent = &session.HookAgent{ID: t.ID, Type: child.role, ParentTranscriptPath: child.parent.Path(),
+			Label: subagent.Info{ID: t.ID, Nickname: child.nickname, Role: child.role}.Label()}
 	}
 }
 
