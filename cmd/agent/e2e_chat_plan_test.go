@@ -64,3 +64,39 @@ func TestE2EChatPlanMode(t *testing.T) {
 	}
 	c.keys("C-d")
 }
+
+// TestE2EChatPlanModeAsks: in plan mode the model is offered
+// request_user_input; its question reaches the person in the chat, whose
+// choice goes back to the model as the call's output, still in plan mode.
+func TestE2EChatPlanModeAsks(t *testing.T) {
+	t.Parallel()
+	bin := buildAgent(t)
+	args := `{"questions":[{"id":"db","header":"Database","question":"Which database should the plan use?",` +
+		`"options":[{"label":"Postgres (Recommended)","description":"What prod runs."},{"label":"SQLite","description":"One file."}]}]}`
+	srv := rt.NewServer(t, rt.Script{
+		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "request_user_input", args), rt.Completed("r1")),
+		rt.Reply("r2", "m2", "<proposed_plan>\n# Use SQLite\n</proposed_plan>"),
+	})
+	home := writeConfig(t, srv.URL, "approval_policy = \"on-request\"\nsandbox_mode = \"workspace-write\"\n")
+	c := startChat(t, bin, home, t.TempDir())
+	c.send("/plan")
+	c.waitFor("Plan mode on", "plan mode (/plan to leave)")
+	c.send("plan the service")
+	c.waitFor("Which database should the plan use?", "( ) 2. SQLite  One file.")
+	c.keys("Down", "Down")
+	c.waitFor("(•) 2. SQLite")
+	c.keys("Enter")
+	c.waitFor("Proposed plan", "Implement this plan?")
+	if want, got := `{"answers":{"db":{"answers":["SQLite"]}}}`, callOutput(t, srv); got != want {
+		t.Errorf("the model was told %s, want %s", got, want)
+	}
+	req := srv.Requests()[0]
+	offered := false
+	for _, tl := range req.JSON["tools"].([]any) {
+		offered = offered || tl.(map[string]any)["name"] == "request_user_input"
+	}
+	if !offered || !strings.Contains(string(req.Body), "Collaboration mode: Plan") {
+		t.Errorf("the plan turn's request does not offer request_user_input in plan mode (offered: %v): %s", offered, req.Body)
+	}
+	c.keys("C-d")
+}
