@@ -13,27 +13,36 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
+// hookGroup is one matcher group of hooks.json with one command hook.
+func hookGroup(matcher, cmd string) []any {
+	g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}
+	if matcher != "" {
+		g["matcher"] = matcher
+	}
+	return []any{g}
+}
+
+// writeHooks writes home's hooks.json with groups by event, and returns
+// the [hooks.state] trusting them.
+func writeHooks(t *testing.T, home string, groups map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"hooks": groups})
+	if err := os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return trustState(t, home)
+}
+
 // childHooks writes, in home, trusted hooks that only a subagent's turn
 // runs: a PreToolUse hook on Bash blocking rm (the child runs rm, the
 // parent runs no command) and a SubagentStop hook that fails; it returns
 // the [hooks.state] trusting them.
 func childHooks(t *testing.T, home string) string {
 	t.Helper()
-	group := func(matcher, cmd string) []any {
-		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}
-		if matcher != "" {
-			g["matcher"] = matcher
-		}
-		return []any{g}
-	}
-	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
-		"PreToolUse":   group("Bash", `cat > /dev/null; echo "rm is not allowed here" >&2; exit 2`),
-		"SubagentStop": group("", `cat > /dev/null; echo "audit log unavailable" >&2; exit 1`),
-	}})
-	if err := os.WriteFile(filepath.Join(home, "hooks.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return trustState(t, home)
+	return writeHooks(t, home, map[string]any{
+		"PreToolUse":   hookGroup("Bash", `cat > /dev/null; echo "rm is not allowed here" >&2; exit 2`),
+		"SubagentStop": hookGroup("", `cat > /dev/null; echo "audit log unavailable" >&2; exit 1`),
+	})
 }
 
 // childScripts: the parent spawns an explorer (Euclid) and waits for it;
@@ -178,5 +187,50 @@ func TestAppServerSubagentHookRuns(t *testing.T) {
 		if th, _ := threads[ev].(string); th == "" || th == id {
 			t.Errorf("hook/completed for %s has threadId %v; want the child's thread, not the parent's %s", ev, threads[ev], id)
 		}
+	}
+}
+
+// TestExecJSONHookFailed: `agent exec --json` prints a failed hook as
+// the documented line {"type":"hook","event":...,"status":"failed",
+// "message":...,"hook":{"command","source","duration_ms"}}: one exiting
+// 1 and a Stop hook answering garbage; the turn goes on.
+func TestExecJSONHookFailed(t *testing.T) {
+	home := t.TempDir()
+	trusted := writeHooks(t, home, map[string]any{
+		"UserPromptSubmit": hookGroup("", `cat > /dev/null; echo "prompt log unavailable" >&2; exit 1`),
+		"Stop":             hookGroup("", `cat > /dev/null; echo '{not json'`),
+	})
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hi there")})
+	r := runCLI(t, srv, runOpts{home: home, config: fakeConfig + trusted}, "exec", "--json", "hi")
+	if r.code != exitcode.OK {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	type hookLine struct {
+		Type, Event, Status, Message string
+		Hook                         *struct {
+			Command, Source string
+			DurationMS      *int64 `json:"duration_ms"`
+		}
+	}
+	got := map[string]hookLine{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev hookLine
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("not JSON: %s", line)
+		}
+		if ev.Type == "hook" {
+			got[ev.Event] = ev
+		}
+	}
+	for event, msg := range map[string]string{"UserPromptSubmit": "hook exited with code 1: prompt log unavailable",
+		"Stop": "hook returned invalid Stop JSON output"} {
+		ev := got[event]
+		if ev.Status != "failed" || !strings.Contains(ev.Message, msg) || ev.Hook == nil || !strings.Contains(ev.Hook.Command, "cat > /dev/null") ||
+			ev.Hook.Source != filepath.Join(home, "hooks.json") || ev.Hook.DurationMS == nil {
+			t.Errorf("%s: %+v (hook %+v); want status failed saying %q, with the hook's command, source and duration", event, ev, ev.Hook, msg)
+		}
+	}
+	if !strings.Contains(r.stdout, `"text":"hi there"`) {
+		t.Errorf("the turn did not go on past the failed hooks:\n%s", r.stdout)
 	}
 }
