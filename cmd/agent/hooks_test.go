@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentcli/agent/headless/mcpserver"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session/hooks"
 )
@@ -138,5 +143,122 @@ func TestHooksListAndTrust(t *testing.T) {
 	r = runCLI(t, srv, runOpts{home: home, config: fakeConfig + "\n" + string(cfg)}, "exec", "hi")
 	if _, err := os.Stat(filepath.Join(marks, "ran")); err != nil || r.code != 0 {
 		t.Fatalf("the trusted hook did not run: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestProfileHooks: hooks declared inline in a profile file
+// (NAME.config.toml, Codex's user layer of that profile) are the
+// profile's: `agent -p work hooks list` names them from that file,
+// `hooks trust --all` trusts them, and `agent -p work exec` runs them
+// with the event on stdin; exec without the profile does not.
+func TestProfileHooks(t *testing.T) {
+	home, marks := t.TempDir(), t.TempDir()
+	prompt := filepath.Join(marks, "prompt")
+	profile := filepath.Join(home, "work.config.toml")
+	text := fmt.Sprintf("[hooks]\nUserPromptSubmit = [{ hooks = [{ type = \"command\", command = %q }] }]\n", "cat >> "+prompt)
+	if err := os.WriteFile(profile, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "hi"), rt.Reply("r2", "m2", "hi again")})
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(strings.ReplaceAll(fakeConfig, "%URL%", srv.URL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, nil, runOpts{home: home}, "-p", "work", "hooks", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "UserPromptSubmit [user, untrusted]") || !strings.Contains(r.stdout, profile) {
+		t.Fatalf("hooks list: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r = runCLI(t, nil, runOpts{home: home}, "-p", "work", "hooks", "trust", "--all"); r.code != 0 {
+		t.Fatalf("hooks trust: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, runOpts{home: home}, "exec", "without the profile")
+	if _, err := os.Stat(prompt); r.code != 0 || err == nil {
+		t.Fatalf("without -p work: exit %d, the profile's hook ran: %v\n%s", r.code, err == nil, r.stderr)
+	}
+	r = runCLI(t, nil, runOpts{home: home}, "-p", "work", "exec", "with the profile")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(prompt)
+	var in map[string]any
+	if err := json.Unmarshal(data, &in); err != nil || in["hook_event_name"] != "UserPromptSubmit" || in["prompt"] != "with the profile" {
+		t.Fatalf("the profile's hook got %q (%v); want the UserPromptSubmit event of the prompt", data, err)
+	}
+}
+
+// frontEndHooks writes trusted hooks of home that log SessionStart's and
+// UserPromptSubmit's stdin in marks and a Stop hook answering garbage (a
+// failure the front end must name); it returns their [hooks.state].
+func frontEndHooks(t *testing.T, home, marks string) string {
+	t.Helper()
+	hooksFile(t, home, map[hooks.Event]string{
+		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
+		hooks.UserPromptSubmit: "cat >> " + filepath.Join(marks, "prompt"),
+		hooks.Stop:             `cat > /dev/null; echo '{not json'`,
+	})
+	return trustState(t, home)
+}
+
+// checkFrontEndHooks: SessionStart ran once and UserPromptSubmit got
+// the prompt (containing want).
+func checkFrontEndHooks(t *testing.T, marks, want string) {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(marks, "start"))
+	if n := strings.Count(string(data), `"hook_event_name":"SessionStart"`); n != 1 {
+		t.Errorf("SessionStart ran %d times; want 1", n)
+	}
+	var in map[string]any
+	data, _ = os.ReadFile(filepath.Join(marks, "prompt"))
+	if err := json.Unmarshal(data, &in); err != nil || !strings.Contains(fmt.Sprint(in["prompt"]), want) {
+		t.Errorf("UserPromptSubmit got %q (%v); want the prompt with %q", data, err, want)
+	}
+}
+
+// TestReviewHooks: `agent review` runs the hooks: SessionStart once,
+// UserPromptSubmit on the review's request, and the Stop hook that
+// answered garbage is named on stderr.
+func TestReviewHooks(t *testing.T) {
+	dir := gitRepo(t)
+	home, marks := t.TempDir(), t.TempDir()
+	trusted := frontEndHooks(t, home, marks)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "Verdict: fine")})
+	r := runCLI(t, srv, runOpts{home: home, config: fakeConfig + trusted}, "review", "-C", dir, "check the arithmetic")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	checkFrontEndHooks(t, marks, "check the arithmetic")
+	if !strings.Contains(r.stderr, "hook: Stop Failed: hook returned invalid Stop JSON output") {
+		t.Errorf("stderr does not name the failed Stop hook:\n%s", r.stderr)
+	}
+}
+
+// TestMCPServerHooks: `agent mcp-server` sessions run the hooks
+// (SessionStart once, UserPromptSubmit on the call's prompt), and the
+// Stop hook that answered garbage is named to the client in a progress
+// notification.
+func TestMCPServerHooks(t *testing.T) {
+	t.Parallel()
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "done")})
+	home, marks := writeConfig(t, srv.URL, ""), t.TempDir()
+	appendConfig(t, home, frontEndHooks(t, home, marks))
+	msgs := make(chan string, 100)
+	s := startMCPServer(t, bin, home, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) { msgs <- r.Params.Message }})
+	res := s.call(t.Context(), t, mcpserver.ToolStart, map[string]any{"prompt": "the hooked task", "cwd": t.TempDir()}, "tok-1")
+	if res.IsError || resultText(res) != "done" {
+		t.Fatalf("result %q", resultText(res))
+	}
+	checkFrontEndHooks(t, marks, "the hooked task")
+	var seen []string
+	for {
+		select {
+		case m := <-msgs:
+			if strings.Contains(m, "hook: Stop Failed: hook returned invalid Stop JSON output") {
+				return
+			}
+			seen = append(seen, m)
+		case <-time.After(10 * time.Second): // a bound: the notifications may trail the result
+			t.Fatalf("the client was not told of the failed Stop hook; progress:\n%s", strings.Join(seen, "\n"))
+		}
 	}
 }

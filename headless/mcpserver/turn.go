@@ -34,6 +34,16 @@ func (s *Server) runTurn(ctx context.Context, req *mcp.CallToolRequest, op *Open
 			p.send(ctx, session.RetryNotice(ev.Retry, ev.Delay))
 		case session.ToolCallBegin:
 			p.send(ctx, "tool call: "+describeCall(ev.Call))
+		case session.HookRun:
+			// A hook that blocked, failed or said something is named to
+			// the client, never skipped silently.
+			if ev.Notable() || ev.Run.Message != "" || ev.Run.SystemMessage != "" {
+				p.send(ctx, termtext.Plain(ev.Notice()))
+			}
+		case session.HookStopped:
+			p.send(ctx, "warning: "+termtext.Plain(ev.Notice()))
+		case session.Warning:
+			p.send(ctx, "warning: "+termtext.Plain(ev.Message))
 		}
 	})
 	out := Output{SessionID: op.ID, ThreadID: op.ID, Content: last}
@@ -72,7 +82,7 @@ func interruptible(ctx, stopped context.Context) (context.Context, context.Cance
 
 // progress sends a call's progress notifications, when its client gave a
 // progress token; the zero progress sends none. Not safe for concurrent
-// use: the turn's events arrive on its goroutine.
+// use: the turn's events arrive one at a time.
 type progress struct {
 	ss    *mcp.ServerSession
 	token any
