@@ -132,27 +132,42 @@ func (s *Session) compactNow(ctx context.Context, emit func(Event)) error {
 }
 
 // summarize asks the model for the handoff summary in a request of its
-// own: the history and the summary prompt, without tools (so the model
-// cannot call one, and nothing runs while compacting) and without the
-// output schema. Nothing is recorded into the history; the request's usage
-// counts towards the session's.
+// own ([Session.ask]): the history and the summary prompt. Nothing is
+// recorded into the history; the request's usage counts towards the
+// session's.
 func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, error) {
 	prompt := SummaryPrompt
 	if s.opts.CompactPrompt != "" {
 		prompt = s.opts.CompactPrompt
 	}
-	req := &modelclient.Prompt{
-		Instructions: s.opts.Instructions,
-		Input:        append(s.normalize(s.history), transport.UserMessage(prompt)),
+	summary, _, err := s.ask(ctx, append(s.normalize(s.history), transport.UserMessage(prompt)), emit)
+	if err != nil {
+		return "", err
 	}
-	var summary string
+	if strings.TrimSpace(summary) == "" {
+		return "", errors.New("the model returned an empty summary")
+	}
+	return summary, nil
+}
+
+// ask sends input in a request of its own, with the session's
+// instructions but without tools (so the model cannot call one, and
+// nothing runs) and without the output schema, through the session's
+// client: its retries and its retry gate apply. It returns the assistant's
+// text and its message items; nothing is recorded into the history, and
+// the request's usage counts towards the session's.
+func (s *Session) ask(ctx context.Context, input []transport.Item, emit func(Event)) (string, []transport.Item, error) {
+	req := &modelclient.Prompt{Instructions: s.opts.Instructions, Input: input}
+	var answer string
+	var items []transport.Item
 	o := s.newTurn().Sample(ctx, modelclient.Sampling{
 		Prompt: func() *modelclient.Prompt { return req },
 		Consume: func(_ context.Context, st transport.Stream) error {
 			var text strings.Builder
+			items = items[:0]
 			for ev := range st.Events() {
 				switch ev := ev.(type) {
-				case transport.Malformed: // the summary goes on without it, said
+				case transport.Malformed: // the answer goes on without it, said
 					emit(Warning{Message: ev.Message(), Raw: ev.Raw})
 				case transport.OutputItemDone:
 					if ev.Problem != nil {
@@ -160,12 +175,13 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 					}
 					if ev.Item.Type == "message" && ev.Item.Role == "assistant" {
 						text.WriteString(ev.Item.Text())
+						items = append(items, ev.Item)
 					}
 				case transport.Completed:
 					if ev.Usage != nil {
 						s.total.Add(*ev.Usage)
 					}
-					summary = text.String()
+					answer = text.String()
 					return nil
 				}
 			}
@@ -178,12 +194,9 @@ func (s *Session) summarize(ctx context.Context, emit func(Event)) (string, erro
 		Fallback: func(f modelclient.Fallback) { emit(Warning{Message: f.Message()}) },
 	})
 	if o != nil {
-		return "", o
+		return "", nil, o
 	}
-	if strings.TrimSpace(summary) == "" {
-		return "", errors.New("the model returned an empty summary")
-	}
-	return summary, nil
+	return answer, items, nil
 }
 
 func (s *Session) replaceHistory(repl []transport.Item, c Compacted, message string, emit func(Event)) error {

@@ -112,6 +112,7 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		SetMode: func(_ context.Context, mode string) (string, error) { return chat.Current().SetMode(mode) },
 		Mode:    func() string { return string(chat.Current().Mode()) },
 		Goal:    chat.Goal,
+		Side:    chat.Side,
 		// /fast (extra_cmds.go).
 		SetServiceTier: chat.SetServiceTier,
 		ServiceTier:    chat.ServiceTier,

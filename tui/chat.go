@@ -13,6 +13,7 @@ import (
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/session"
 	"github.com/agentcli/agent/tools"
+	"github.com/agentcli/agent/transport"
 )
 
 // Chat is the chat's engine on an app: the session in use, which each
@@ -344,6 +345,16 @@ func (c *Chat) Compact(ctx context.Context) (string, error) {
 		how = "compacted by the server"
 	}
 	return fmt.Sprintf("history %s: %d items → %d", how, done.Before, done.After), nil
+}
+
+// Side is /side: question asked aside from the session in use
+// ([session.Session.Side]).
+func (c *Chat) Side(ctx context.Context, earlier []transport.Item, question string) (string, []transport.Item, error) {
+	cur, err := c.inUse()
+	if err != nil {
+		return "", nil, err
+	}
+	return cur.Side(ctx, earlier, question, func(session.Event) {})
 }
 
 // Rename is /rename NAME ([app.Thread.Rename]).

@@ -50,6 +50,7 @@ type commandMsg struct {
 	diff   *diffBlock // /diff's result
 	edit   string     // text to put in the composer (a message to edit)
 	send   string     // a message to send (an MCP prompt's text)
+	side   *sideAnswer // a side question's answer (/side)
 }
 
 // modelCmd is /model [NAME].
@@ -374,6 +375,9 @@ func (m *Model) applyCommand(msg commandMsg) {
 	}
 	if msg.edit != "" {
 		m.setComposer(msg.edit)
+	}
+	if msg.side != nil {
+		m.sideAnswered(msg.side)
 	}
 }
 

@@ -60,6 +60,8 @@ type Model struct {
 	// initConfirmed: /init was told AGENTS.md exists; the next goes ahead.
 	initConfirmed bool
 	look          *look
+	// side is the side conversation shown (/side); nil: the conversation.
+	side *sideConv
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for
@@ -285,6 +287,9 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 
 // placeholder is the composer's hint for the current state.
 func (m *Model) placeholder() string {
+	if m.side != nil {
+		return "Ask aside · esc returns to the conversation"
+	}
 	if m.turn != nil || m.busy != nil {
 		return "Type a message to queue it for after this turn"
 	}

@@ -67,7 +67,6 @@ func absentCommands() []command {
 		no("/config", "edit config.toml in $AGENT_HOME; /status names the file in use"),
 		no("/recap", "agent has no recap; ask for a summary, or /compact"),
 		no("/voice", "agent has no voice input; type, or paste dictated text"),
-		no("/side", "agent has no side conversations; /fork branches this one"),
 		no("/raw", "agent has no raw mode; ctrl+t shows the transcript as text"),
 		no("/tui", "agent has one chat layout; `agent exec` runs without it"),
 		no("/daemon", "agent has no daemon; `agent exec` runs headless"),

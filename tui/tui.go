@@ -219,6 +219,12 @@ type Commands struct {
 	// ServiceTier is the tier in force. Nil: no /fast.
 	SetServiceTier func(tier string)
 	ServiceTier    func() string
+	// Side asks question aside from the conversation (/side), with its
+	// history and the side's earlier exchanges as context, and returns
+	// the answer and the exchange to pass as earlier next time; nothing
+	// enters the history or the recording. It is called while no turn
+	// runs. Nil: no /side.
+	Side func(ctx context.Context, earlier []transport.Item, question string) (answer string, exchange []transport.Item, err error)
 	// Goal is /goal [OBJECTIVE|pause|resume|clear]: the line to show and
 	// a message to send to pursue the goal ("" for none). Nil: no goals.
 	Goal func(arg string) (info, send string, err error)

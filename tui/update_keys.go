@@ -154,6 +154,8 @@ func (m *Model) esc() tea.Cmd {
 	case !m.resumeAt.IsZero():
 		m.resumeAt = time.Time{} // stop waiting; Ctrl+R still continues
 		m.tr.add(&notice{level: levelInfo, text: "Not waiting for the reset; Ctrl+R continues the turn."})
+	case m.composer.Value() == "" && m.side != nil:
+		m.leaveSide()
 	case m.composer.Value() == "":
 		m.follow = true
 		return m.escEmpty()
@@ -184,7 +186,11 @@ func (m *Model) submit() tea.Cmd {
 	}
 	slash := isSlashCommand(text)
 	if slash {
-		if name := strings.Fields(text)[0]; !m.known(name) {
+		if name := strings.Fields(text)[0]; m.side != nil && m.known(name) {
+			m.composer.Reset()
+			m.fitComposer()
+			return m.sideSlash(name, text)
+		} else if !m.known(name) {
 			// As Codex: one line, nothing sent, the text kept to fix.
 			m.tr.add(&notice{level: levelInfo, text: "Unrecognized command '" + name + `'. Type "/" for a list of supported commands.`})
 			m.follow = true
@@ -195,6 +201,9 @@ func (m *Model) submit() tea.Cmd {
 	m.fitComposer()
 	m.hist.add(text)
 	save := m.saveHistory(text)
+	if m.side != nil && !slash {
+		return tea.Batch(save, m.askSide(text))
+	}
 	if slash {
 		return tea.Batch(save, m.slash(text))
 	}

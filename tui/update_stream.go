@@ -59,6 +59,7 @@ const eventBuffer = 64
 // run, when set, runs it instead of the engine's Turn (a review).
 func (m *Model) startTurnAs(shown, input string, run func(ctx context.Context, eng Engine, emit func(session.Event)) error) tea.Cmd {
 	m.resumeAt, m.paused = time.Time{}, false
+	m.leaveSide() // a turn of the conversation shows the conversation
 	m.tr.add(userMsg{text: clean(shown)})
 	m.follow = true
 	ctx, cancel := context.WithCancel(m.ctx)
