@@ -47,9 +47,9 @@ type commandMsg struct {
 	model  string   // the model now in use, when it changed
 	effort string   // the reasoning effort now in use, when it changed
 	resume []Message
-	diff   *diffBlock // /diff's result
-	edit   string     // text to put in the composer (a message to edit)
-	send   string     // a message to send (an MCP prompt's text)
+	diff   *diffBlock  // /diff's result
+	edit   string      // text to put in the composer (a message to edit)
+	send   string      // a message to send (an MCP prompt's text)
 	side   *sideAnswer // a side question's answer (/side)
 }
 
