@@ -231,6 +231,15 @@ type Config struct {
 	// default: the alternate screen, except in Zellij), always or never
 	// (the chat runs inline and the terminal keeps its scrollback).
 	AlternateScreen string
+	// Theme is [tui] theme, as in Codex: the name of the chat's colour
+	// theme (/theme writes it); "" is the default.
+	Theme string
+	// VimModeDefault is [tui] vim_mode_default, as in Codex: the
+	// composer starts in Vim's normal mode (/vim toggles it).
+	VimModeDefault bool
+	// Keymap is [tui.keymap], Codex's keymap: the keys of the chat's
+	// actions, by context; nil: the defaults.
+	Keymap Keymap
 	// Projects maps an absolute project path to its [projects."<path>"].
 	Projects map[string]Project
 	// Notify is the notification command and its arguments.

@@ -198,6 +198,17 @@ func (c *Config) applyRest(f *fileConfig) {
 	}
 	if t := f.TUI; t != nil {
 		set(&c.AlternateScreen, t.AlternateScreen)
+		set(&c.Theme, t.Theme)
+		set(&c.VimModeDefault, t.VimModeDefault)
+		for ctx, actions := range t.keys {
+			if c.Keymap == nil {
+				c.Keymap = Keymap{}
+			}
+			if c.Keymap[ctx] == nil {
+				c.Keymap[ctx] = map[string][]string{}
+			}
+			maps.Copy(c.Keymap[ctx], actions)
+		}
 	}
 	for path, p := range f.Projects {
 		proj := c.Projects[path]

@@ -109,10 +109,16 @@ type historyFile struct {
 	MaxBytes    *int64  `toml:"max_bytes"`
 }
 
-// tuiFile is [tui]: agent reads alternate_screen; Codex's other keys
-// there load with one warning for the table (decode.go).
+// tuiFile is [tui]: agent reads alternate_screen, theme,
+// vim_mode_default and keymap; Codex's other keys there load with one
+// warning for the table (decode.go).
 type tuiFile struct {
-	AlternateScreen *string `toml:"alternate_screen"`
+	AlternateScreen *string        `toml:"alternate_screen"`
+	Theme           *string        `toml:"theme"`
+	VimModeDefault  *bool          `toml:"vim_mode_default"`
+	Keymap          map[string]any `toml:"keymap"`
+	// keys is Keymap as validation read it (keymap.go).
+	keys Keymap
 }
 
 // noticeFile is Codex's [notice]: the prompts and warnings Codex's own

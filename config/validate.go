@@ -119,6 +119,8 @@ func validate(l *layer, probs *problems, warns *warnings) {
 	}
 	if t := f.TUI; t != nil {
 		c.enum([]string{"tui", "alternate_screen"}, &t.AlternateScreen, []string{"auto", "always", "never"})
+		c.nonEmpty([]string{"tui", "theme"}, &t.Theme)
+		t.keys = c.keymap(t.Keymap)
 	}
 	for _, name := range sortedKeys(f.Projects) {
 		p := f.Projects[name]

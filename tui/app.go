@@ -41,6 +41,7 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		NoColor:         getenv("NO_COLOR") != "",
 		Warnings:        warningLines(cfg.Warnings),
 		InTmux:          getenv("TMUX") != "",
+		VimMode:         cfg.VimModeDefault,
 		// [tui] alternate_screen, as Codex: auto leaves it off in Zellij.
 		Inline:       cfg.AlternateScreen == "never" || cfg.AlternateScreen == "auto" && getenv("ZELLIJ") != "",
 		Dir:          a.Workspace().Cwd,

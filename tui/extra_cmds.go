@@ -14,6 +14,7 @@ func extraCommands() []command {
 		{name: "/fast", args: "[on|off]", help: "fast mode: the priority service tier (faster answers, at a higher price)", run: (*Model).fastCmd},
 		{name: "/title", args: "[TEXT]", help: "set the terminal's title (none: the terminal's own)", run: (*Model).titleCmd},
 		{name: "/side", args: "[QUESTION]", help: "a side conversation: ask with this one as context, nothing enters it (esc returns)", run: (*Model).sideCmd},
+		{name: "/vim", help: "toggle Vim mode for the composer (normal and insert modes)", run: (*Model).vimCmd},
 		{name: "/statusline", args: "[COMMAND|off]", help: "draw the status line with COMMAND (the session as JSON on its stdin)", run: (*Model).statuslineCmd},
 	}
 }

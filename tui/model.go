@@ -62,6 +62,8 @@ type Model struct {
 	look          *look
 	// side is the side conversation shown (/side); nil: the conversation.
 	side *sideConv
+	// vim is the composer's Vim mode (/vim); nil: off.
+	vim *vimState
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for
@@ -140,6 +142,9 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 		tr:          newTranscript(),
 		items:       map[string]*block{},
 		follow:      true,
+	}
+	if opts.VimMode {
+		m.vim = &vimState{normal: true}
 	}
 	m.composer = newComposer(m.look)
 	m.composer.SetWidth(m.width)

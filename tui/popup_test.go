@@ -85,9 +85,9 @@ func TestEveryCodexCommandAnswers(t *testing.T) {
 			t.Errorf("%s answers %q: want one line naming it and what to use instead", name, c.absent)
 		}
 	}
-	runCmd(submit(m, "/vim"))
-	if view := plain(m.View()); !strings.Contains(view, "/vim: agent's composer has no vim mode") {
-		t.Errorf("/vim's line not shown:\n%s", view)
+	runCmd(submit(m, "/ide"))
+	if view := plain(m.View()); !strings.Contains(view, "/ide: agent has no IDE integration") {
+		t.Errorf("/ide's line not shown:\n%s", view)
 	}
 }
 

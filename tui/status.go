@@ -44,6 +44,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, "Paused until "+m.resumeAt.Local().Format("15:04:05")+", continuing in "+countdown(m.resumeAt.Sub(now)),
 			"ctrl+r to continue now", "esc to stop waiting")
 	}
+	if mode := m.vimMode(); mode != "" {
+		parts = append(parts, mode)
+	}
 	if m.side != nil {
 		parts = append(parts, "side conversation (esc returns)")
 	}

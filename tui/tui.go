@@ -110,6 +110,9 @@ type Options struct {
 	// ClipboardImage reads the image in the system clipboard (Ctrl+V,
 	// [ClipboardImage]); nil: Ctrl+V says it is not available.
 	ClipboardImage func(ctx context.Context) ([]byte, error)
+	// VimMode starts the composer in Vim's normal mode ([tui]
+	// vim_mode_default, as Codex); /vim toggles it.
+	VimMode bool
 	// Inline runs the chat without the alternate screen (--no-alt-screen,
 	// [tui] alternate_screen = "never"): finished blocks are printed into
 	// the terminal's scrollback, the screen keeps only what still changes

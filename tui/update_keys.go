@@ -28,6 +28,11 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.popupKey(k); ok {
 		return cmd
 	}
+	if m.vim != nil && !k.Paste {
+		if cmd, ok := m.vimKey(k); ok {
+			return cmd
+		}
+	}
 	// Keys are matched by type: text that arrives as one chunk ("enter",
 	// "up") is text, never a key.
 	if k.Paste {

@@ -43,8 +43,8 @@ func TestE2EChatPopupPromptsAndFiles(t *testing.T) {
 	c.keys("Enter")
 	c.waitFor("  session: ")
 
-	c.keys("/vim", "Enter")
-	c.waitFor("/vim: agent's composer has no vim mode")
+	c.keys("/ide", "Enter")
+	c.waitFor("/ide: agent has no IDE integration")
 
 	c.keys("-l", "/prompts:gr")
 	c.waitFor("› /prompts:greet NAME")
