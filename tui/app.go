@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentcli/agent/config"
 	"github.com/agentcli/agent/internal/app"
@@ -42,6 +44,9 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Warnings:        warningLines(cfg.Warnings),
 		InTmux:          getenv("TMUX") != "",
 		VimMode:         cfg.VimModeDefault,
+		Keymap:          cfg.Keymap,
+		KeymapPath:      cmp.Or(cfg.Path, filepath.Join(a.Home(), "config.toml")),
+		KeymapWarnings:  keymapWarnings(cfg.Warnings),
 		// [tui] alternate_screen, as Codex: auto leaves it off in Zellij.
 		Inline:       cfg.AlternateScreen == "never" || cfg.AlternateScreen == "auto" && getenv("ZELLIJ") != "",
 		Dir:          a.Workspace().Cwd,
@@ -223,6 +228,17 @@ func preset(name string) (tools.ApprovalPreset, bool) {
 		}
 	}
 	return tools.ApprovalPreset{}, false
+}
+
+// keymapWarnings are the warnings about [tui.keymap].
+func keymapWarnings(ws []config.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		if strings.HasPrefix(w.Key, "tui.keymap") {
+			out = append(out, w.String())
+		}
+	}
+	return out
 }
 
 // warningLines are the configuration's warnings as the chat lists them.

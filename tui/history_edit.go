@@ -95,8 +95,7 @@ func firstLine(s string) string {
 func (m *Model) pagerKey(k tea.KeyMsg) tea.Cmd {
 	h := max(1, m.height-1)
 	switch {
-	case k.Type == tea.KeyEsc || k.Type == tea.KeyCtrlT || k.Type == tea.KeyCtrlC ||
-		k.Type == tea.KeyRunes && string(k.Runes) == "q":
+	case m.keys.closesPager(k):
 		m.pager = false
 	case k.Type == tea.KeyUp || k.Type == tea.KeyRunes && string(k.Runes) == "k":
 		m.pagerTop--

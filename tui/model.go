@@ -64,6 +64,8 @@ type Model struct {
 	side *sideConv
 	// vim is the composer's Vim mode (/vim); nil: off.
 	vim *vimState
+	// keys are the chat's key bindings ([tui.keymap]).
+	keys *keymap
 
 	width, height int
 	layoutWidth   int // the width the transcript is laid out for
@@ -142,6 +144,7 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 		tr:          newTranscript(),
 		items:       map[string]*block{},
 		follow:      true,
+		keys:        newKeymap(opts.Keymap),
 	}
 	if opts.VimMode {
 		m.vim = &vimState{normal: true}
@@ -164,7 +167,7 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 }
 
 // newComposer returns the multi-line input: Enter is handled by the model
-// (send), Alt+Enter and Ctrl+J insert a newline, the cursor does not blink
+// (send), and so are Alt+Enter and Ctrl+J (a newline; keymap.go); the cursor does not blink
 // (a blinking cursor redraws the screen twice a second for nothing).
 func newComposer(l *look) textarea.Model {
 	ta := textarea.New()
@@ -177,7 +180,7 @@ func newComposer(l *look) textarea.Model {
 		}
 		return "  "
 	})
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.KeyMap.InsertNewline = key.NewBinding() // the chat inserts newlines (keymap.go)
 	st := textarea.Style{
 		Base: l.r.NewStyle(), CursorLine: l.r.NewStyle(), CursorLineNumber: l.r.NewStyle(),
 		EndOfBuffer: l.r.NewStyle(), LineNumber: l.r.NewStyle(), Placeholder: l.dim,

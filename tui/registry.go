@@ -55,7 +55,6 @@ func absentCommands() []command {
 	return []command{
 		no("/presets", "agent has no presets; /model and /permissions set what they would"),
 		no("/ide", "agent has no IDE integration; run it in the IDE's terminal"),
-		no("/keymap", "agent's keys are fixed; /help lists them"),
 		no("/experimental", "agent has no experimental features to toggle; config.toml holds its settings"),
 		no("/approve", "agent asks at the approval prompt (y, a, n); /permissions changes when it asks"),
 		no("/memories", "agent keeps no memories; put lasting instructions in AGENTS.md"),

@@ -113,6 +113,13 @@ type Options struct {
 	// VimMode starts the composer in Vim's normal mode ([tui]
 	// vim_mode_default, as Codex); /vim toggles it.
 	VimMode bool
+	// Keymap is Codex's [tui.keymap], by context and action: the keys of
+	// the chat's actions it rebinds; nil keeps the defaults. KeymapPath
+	// is the file it is read from and KeymapWarnings what is wrong in it
+	// (each naming the file and line), for /keymap.
+	Keymap         map[string]map[string][]string
+	KeymapPath     string
+	KeymapWarnings []string
 	// Inline runs the chat without the alternate screen (--no-alt-screen,
 	// [tui] alternate_screen = "never"): finished blocks are printed into
 	// the terminal's scrollback, the screen keeps only what still changes

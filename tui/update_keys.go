@@ -38,10 +38,11 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 	if k.Paste {
 		return m.paste(normalizeBreaks(string(k.Runes)))
 	}
+	// The keys of the chat's actions, as [tui.keymap] binds them.
+	if cmd, ok := m.runAction(m.keys.action(k)); ok {
+		return cmd
+	}
 	if k.Alt {
-		if k.Type == tea.KeyEnter {
-			return m.insert("\n")
-		}
 		return m.edit(k)
 	}
 	switch k.Type {
@@ -53,8 +54,7 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		return m.ctrlC()
 	case tea.KeyEsc:
 		return m.esc()
-	case tea.KeyCtrlT:
-		m.openPager()
+	case tea.KeyCtrlT: // not the transcript's key: nothing (the composer would transpose)
 		return nil
 	case tea.KeyCtrlV:
 		return m.pasteClipboardImage()
@@ -62,8 +62,8 @@ func (m *Model) updateKey(k tea.KeyMsg) tea.Cmd {
 		if m.composer.Value() == "" {
 			return m.quit()
 		}
-	case tea.KeyEnter:
-		return m.submit()
+	case tea.KeyEnter: // not the key that sends: a new line
+		return m.insert("\n")
 	case tea.KeyCtrlR:
 		if m.turn != nil && m.turn.retry != nil {
 			m.retryNow()
@@ -161,10 +161,7 @@ func (m *Model) esc() tea.Cmd {
 		m.tr.add(&notice{level: levelInfo, text: "Not waiting for the reset; Ctrl+R continues the turn."})
 	case m.composer.Value() == "" && m.side != nil:
 		m.leaveSide()
-	case m.composer.Value() == "":
-		m.follow = true
-		return m.escEmpty()
-	default:
+	default: // on an empty composer, edit_previous_message (keymap.go)
 		m.follow = true
 	}
 	return nil
