@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,5 +54,32 @@ func TestTUIKeymap(t *testing.T) {
 	}
 	if len(got) != 3 {
 		t.Errorf("%d warnings; want 3:\n%s", len(got), strings.Join(got, "\n"))
+	}
+}
+
+// TestSetTUITheme: the theme is written as [tui] theme, in the [tui]
+// table when there is one (replacing the line), every other line kept.
+func TestSetTUITheme(t *testing.T) {
+	for _, tc := range []struct{ before, after string }{
+		{"", "[tui]\ntheme = \"nord\"\n"},
+		{"model = \"m\" # mine\n", "model = \"m\" # mine\n\n[tui]\ntheme = \"nord\"\n"},
+		{"[tui]\nalternate_screen = \"never\"\n\n[history]\nmax_bytes = 10\n", "[tui]\ntheme = \"nord\"\nalternate_screen = \"never\"\n\n[history]\nmax_bytes = 10\n"},
+		{"[tui]\ntheme = \"dracula\"\n", "[tui]\ntheme = \"nord\"\n"},
+	} {
+		home := writeHome(t, tc.before)
+		if err := config.SetTUITheme(home, "nord"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(home, config.FileName))
+		if string(got) != tc.after {
+			t.Errorf("from %q: got %q; want %q", tc.before, got, tc.after)
+		}
+		if c, err := config.Load(config.Options{Home: home}); err != nil || c.Theme != "nord" {
+			t.Errorf("from %q: Theme %q, %v", tc.before, c.Theme, err)
+		}
+	}
+	home := writeHome(t, "tui = { theme = \"x\" }\n")
+	if err := config.SetTUITheme(home, "nord"); err == nil || !strings.Contains(err.Error(), "by hand") {
+		t.Errorf("an inline [tui]: %v; want an error saying to set it by hand", err)
 	}
 }

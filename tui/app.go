@@ -44,6 +44,7 @@ func AppOptions(a *app.App, chat *Chat, out io.Writer, getenv func(string) strin
 		Warnings:        warningLines(cfg.Warnings),
 		InTmux:          getenv("TMUX") != "",
 		VimMode:         cfg.VimModeDefault,
+		Theme:           cfg.Theme,
 		Keymap:          cfg.Keymap,
 		KeymapPath:      cmp.Or(cfg.Path, filepath.Join(a.Home(), "config.toml")),
 		KeymapWarnings:  keymapWarnings(cfg.Warnings),
@@ -119,6 +120,8 @@ func chatCommands(a *app.App, chat *Chat) Commands {
 		Mode:    func() string { return string(chat.Current().Mode()) },
 		Goal:    chat.Goal,
 		Side:    chat.Side,
+		// /theme saves the choice where Codex does.
+		SetTheme: func(name string) error { return config.SetTUITheme(a.Home(), name) },
 		// /fast (extra_cmds.go).
 		SetServiceTier: chat.SetServiceTier,
 		ServiceTier:    chat.ServiceTier,

@@ -16,6 +16,7 @@ func extraCommands() []command {
 		{name: "/side", args: "[QUESTION]", help: "a side conversation: ask with this one as context, nothing enters it (esc returns)", run: (*Model).sideCmd},
 		{name: "/vim", help: "toggle Vim mode for the composer (normal and insert modes)", run: (*Model).vimCmd},
 		{name: "/keymap", help: "the chat's key bindings and the file of Codex's keymap ([tui.keymap]) they come from", run: (*Model).keymapCmd},
+		{name: "/theme", args: "[NAME]", help: "choose the colour theme of text and code (saved as [tui] theme)", run: (*Model).themeCmd},
 		{name: "/statusline", args: "[COMMAND|off]", help: "draw the status line with COMMAND (the session as JSON on its stdin)", run: (*Model).statuslineCmd},
 	}
 }

@@ -33,6 +33,15 @@ type look struct {
 	user, assistant, dim, reasoning, bold  lipgloss.Style
 	warn, fail, ok, accent, add, del, hunk lipgloss.Style
 	key, border                            lipgloss.Style
+	// theme is the name of the theme in use (/theme).
+	theme string
+}
+
+// setTheme draws Markdown and code in t from now on; the transcript is to
+// be laid out again (transcript.restyle).
+func (l *look) setTheme(t theme) {
+	l.r.SetHasDarkBackground(!t.light)
+	l.mdStyle, l.theme = newMDStyles(l.r, t), t.name
 }
 
 // newLook returns the look for output w. noColor forces the ASCII profile
@@ -55,7 +64,12 @@ func newLook(w io.Writer, noColor, light bool) *look {
 	// Never ask the terminal for its background: the question costs a round
 	// trip and can hang on terminals that do not answer.
 	r.SetHasDarkBackground(!light)
-	l := &look{r: r, mdStyle: newMDStyles(r, light)}
+	t, _ := themeNamed(agentTheme)
+	if light {
+		t, _ = themeNamed(agentLight)
+	}
+	l := &look{r: r}
+	l.setTheme(t)
 	s := r.NewStyle
 	l.user = s().Foreground(lipgloss.Color("6")).Bold(true)
 	l.assistant = s()

@@ -28,12 +28,9 @@ type mdStyles struct {
 	syntax [highlight.Heading + 1]lipgloss.Style
 }
 
-func newMDStyles(r *lipgloss.Renderer, light bool) mdStyles {
+func newMDStyles(r *lipgloss.Renderer, t theme) mdStyles {
 	s := r.NewStyle
-	accent, code, codeBG, link := "39", "203", "236", "30"
-	if light {
-		accent, code, codeBG, link = "27", "203", "254", "36"
-	}
+	accent, code, codeBG, link := t.accent, t.code, t.codeBG, t.link
 	st := mdStyles{
 		heading:   s().Bold(true).Foreground(lipgloss.Color(accent)),
 		emph:      s().Italic(true),
@@ -46,18 +43,8 @@ func newMDStyles(r *lipgloss.Renderer, light bool) mdStyles {
 		quote:     s().Faint(true),
 		rule:      s().Foreground(lipgloss.Color("240")),
 	}
-	// One palette, in 256 colours, for dark and for light backgrounds.
-	pal := map[highlight.Class][2]string{
-		highlight.Plain: {"252", "236"}, highlight.Keyword: {"170", "127"}, highlight.Type: {"81", "31"},
-		highlight.Function: {"75", "26"}, highlight.String: {"114", "28"}, highlight.Number: {"215", "130"},
-		highlight.Comment: {"244", "245"}, highlight.Tag: {"204", "161"}, highlight.Attribute: {"180", "94"},
-		highlight.Inserted: {"114", "28"}, highlight.Deleted: {"203", "160"}, highlight.Heading: {"75", "26"},
-	}
-	for c, fg := range pal {
-		col := fg[0]
-		if light {
-			col = fg[1]
-		}
+	// The theme's colour of each class ("": the terminal's).
+	for c, col := range t.syntax {
 		st.syntax[c] = s().Foreground(lipgloss.Color(col))
 	}
 	st.syntax[highlight.Comment] = st.syntax[highlight.Comment].Italic(true)

@@ -159,6 +159,11 @@ func newModel(ctx context.Context, opts Options, j *jobs) *Model {
 			w(func(i subagent.Info) { n.Post(agentLine(i), i.Status == subagent.Errored) })
 		}
 	}
+	th, warn := startTheme(opts)
+	m.look.setTheme(th)
+	if warn != "" {
+		m.tr.add(&notice{level: levelWarn, text: warn})
+	}
 	m.applyCommand(commandMsg{resume: opts.Messages})
 	if line := warningSummary(opts.Warnings); line != "" {
 		m.tr.add(&notice{level: levelWarn, text: line})

@@ -69,7 +69,6 @@ func absentCommands() []command {
 		no("/tui", "agent has one chat layout; `agent exec` runs without it"),
 		no("/daemon", "agent has no daemon; `agent exec` runs headless"),
 		no("/cd", "agent works in one directory; start it with `agent -C DIR`"),
-		no("/theme", "agent has one theme; NO_COLOR turns colour off"),
 		no("/pets", "agent has no pets; the status line shows what runs"),
 		no("/feedback", "agent sends no feedback; report problems to its maintainers"),
 	}

@@ -49,6 +49,14 @@ func (t *transcript) remove(b *block) {
 	t.dirty = min(t.dirty, i)
 }
 
+// restyle marks every block as changed (the theme changed).
+func (t *transcript) restyle() {
+	for _, b := range t.blocks {
+		b.stale = true
+	}
+	t.dirty = 0
+}
+
 // reset empties the transcript.
 func (t *transcript) reset() { *t = *newTranscript() }
 

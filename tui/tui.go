@@ -81,8 +81,12 @@ type Options struct {
 	Commands Commands
 	// NoColor turns every colour off (set it when NO_COLOR is set).
 	NoColor bool
-	// LightBackground picks the light markdown theme; the default is dark.
+	// LightBackground picks agent's theme for light backgrounds; the
+	// default is dark.
 	LightBackground bool
+	// Theme is the theme to draw in ([tui] theme; /theme lists them); ""
+	// is agent's own.
+	Theme string
 	// Dir is where /diff runs git and @ searches files; empty means the
 	// current directory.
 	Dir string
@@ -235,6 +239,9 @@ type Commands struct {
 	// enters the history or the recording. It is called while no turn
 	// runs. Nil: no /side.
 	Side func(ctx context.Context, earlier []transport.Item, question string) (answer string, exchange []transport.Item, err error)
+	// SetTheme saves the theme /theme chose ([tui] theme in config.toml,
+	// as Codex); nil: the choice holds for the session only.
+	SetTheme func(name string) error
 	// Goal is /goal [OBJECTIVE|pause|resume|clear]: the line to show and
 	// a message to send to pursue the goal ("" for none). Nil: no goals.
 	Goal func(arg string) (info, send string, err error)
