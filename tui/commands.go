@@ -19,7 +19,7 @@ import (
 // keyHelp lists the key bindings for /help.
 func keyHelp() []string {
 	return []string{
-		"enter send · alt+enter or ctrl+j new line · ↑/↓ history (on the first/last line)",
+		"enter send · alt+enter or ctrl+j new line · ↑/↓ history (on the first/last line) · /keymap rebinds ([tui.keymap])",
 		"esc interrupt the turn · ctrl-c interrupt, twice within 1s quit · ctrl-d quit (empty composer)",
 		"esc esc (empty composer) edit an earlier message · ctrl+t the transcript in a pager",
 		"pgup/pgdn or the mouse wheel scroll the transcript (hold shift to select text)",
