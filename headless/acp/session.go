@@ -115,6 +115,11 @@ func (se *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.P
 	}
 	tu := &turn{se: se, ctx: tctx, streamed: map[string]bool{}, calls: map[string]*call{}}
 	err = se.t.Turn(tctx, text, tu.handle)
+	if err == nil {
+		// A goal (the model's create_goal) goes on within its budgets
+		// before the prompt answers, as in the chat; cancel stops it.
+		err = se.t.Pursue(tctx, tu.handle)
+	}
 	switch {
 	case tctx.Err() != nil:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
@@ -294,6 +299,10 @@ func (tu *turn) handle(ev engine.Event) {
 		tu.callEnd(ev.Call, ev.Result)
 	case engine.TurnCompleted:
 		se.update(se.usage(ev))
+	case engine.GoalUpdated:
+		if ev.Message != "" {
+			se.update(sdk.UpdateAgentThoughtText(ev.Message))
+		}
 	}
 }
 
