@@ -89,6 +89,18 @@ call call_wteop8bt exec_command {"cmd":"ls"}
 call call_rk2xye1l exec_command {"cmd":"ls -l"}
 completed in=231 cached=0 out=41 reasoning=0 total=272
 `},
+		// Ollama's own bytes: its middleware (v0.17.4) run on native
+		// /api/chat lines (testdata/ollamagen): "reasoning", both calls in
+		// one chunk, finish_reason tool_calls, the usage chunk.
+		{"ollama_v0.17.4_reasoning_tools.sse", `reasoning "The user wants the files "
+reasoning "and the git status."
+text "Let me look."
+reasoning {"summary":[{"text":"The user wants the files and the git status.","type":"summary_text"}],"type":"reasoning"}
+message "Let me look." refused=false
+call call_a1 exec_command {"cmd":"ls"}
+call call_b2 exec_command {"cmd":"git status"}
+completed in=412 cached=0 out=58 reasoning=0 total=470
+`},
 		{"vllm_reasoning_tool.sse", `reasoning "The user wants"
 reasoning " the date."
 text "Checking."
