@@ -139,7 +139,10 @@ func sandboxedCommand(ctx context.Context, p Policy, name string, args []string)
 	if s.ABI == 0 && !s.Seccomp && need == (nsNeed{}) {
 		// Best effort, and nothing to enforce but the session.
 		cmd := plainCommand(ctx, p.Workspace, name, args)
-		cmd.SysProcAttr = attr
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setsid = true
 		return cmd, nil
 	}
 	js, err := json.Marshal(s)

@@ -42,6 +42,8 @@ func MaybeRunHelper() {
 		syscall.Exit(0)
 	case helperArg:
 		syscall.Exit(runHelper(os.Args[2:], os.Stderr))
+	case guardArg:
+		syscall.Exit(runGuard(os.Args[2:], os.Stderr))
 	}
 }
 

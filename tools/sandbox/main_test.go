@@ -34,6 +34,7 @@ const (
 	xattrEnv  = "SANDBOX_TEST_SETXATTR" // PATH: set an extended attribute
 	ttyEnv    = "SANDBOX_TEST_OPEN_TTY" // PATH: open agent's terminal by path
 	ipcEnv    = "SANDBOX_TEST_IPC"      // "SHMKEY MSGKEY KEYID": reach the host's IPC and keys
+	guardEnv  = "SANDBOX_TEST_GUARDED"  // SCRIPT: be agent running sh -c SCRIPT unsandboxed
 )
 
 // TestMain lets this test binary serve as the sandbox helper and as a
@@ -54,6 +55,9 @@ func TestMain(m *testing.M) {
 	}
 	if ids := os.Getenv(ipcEnv); ids != "" {
 		syscall.Exit(reachIPC(ids))
+	}
+	if script := os.Getenv(guardEnv); script != "" {
+		syscall.Exit(runUnsandboxed(script))
 	}
 	if mode := os.Getenv(agentEnv); mode != "" {
 		syscall.Exit(actAsAgent(sandbox.Mode(mode)))

@@ -131,12 +131,15 @@ func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailab
 // environment.
 //
 // ctx bounds the probes Command runs and, as with exec.CommandContext, the
-// command: when ctx is done the process is killed.
+// command: when ctx is done the process is killed (by Cancel).
 //
 // Command returns an error matching [ErrUnavailable] when the kernel
 // cannot enforce p and p.BestEffort is false. Under [DangerFullAccess] it
-// returns a plain exec.CommandContext, and under best effort on a kernel
-// that can enforce nothing, one in a new session.
+// returns an unsandboxed command, and under best effort on a kernel that
+// can enforce nothing, one in a new session; on Linux either runs under a
+// guard (the binary re-executed, so [MaybeRunHelper] is needed here too)
+// that kills everything the command started when agent dies or Cancel
+// runs; callers must keep its SysProcAttr.Pdeathsig and Cancel.
 func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.Cmd, error) {
 	mode, err := ParseMode(string(p.Mode))
 	if err != nil {
@@ -159,10 +162,13 @@ func Command(ctx context.Context, p Policy, name string, args ...string) (*exec.
 	return sandboxedCommand(ctx, p, name, args)
 }
 
-// plainCommand is an unsandboxed command running in dir.
+// plainCommand is an unsandboxed command running in dir, under the guard
+// that ends what it started when agent dies or the command is cancelled
+// (see [guard]; Linux only).
 func plainCommand(ctx context.Context, dir, name string, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	guard(cmd)
 	return cmd
 }
 
