@@ -31,7 +31,9 @@ const (
 )
 
 // CommandFunc builds the process for argv in dir; the sandbox plugs in
-// here. It must not start the process.
+// here. It must not start the process. A process is killed (an
+// interrupted call, Stop, Close) by the command's Cancel when it has one,
+// else with SIGKILL.
 type CommandFunc func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error)
 
 // ExecOptions configure the exec_command and write_stdin tools.
@@ -375,8 +377,14 @@ func (p *proc) take() captured {
 	return c
 }
 
+// kill ends the process by its command's Cancel when it has one (the
+// sandbox's ends everything the command started), else with SIGKILL.
 func (p *proc) kill() {
-	if p.cmd.Process != nil {
+	switch {
+	case p.cmd.Process == nil:
+	case p.cmd.Cancel != nil:
+		_ = p.cmd.Cancel()
+	default:
 		_ = p.cmd.Process.Kill()
 	}
 }
@@ -436,7 +444,7 @@ func (w *WriteStdin) Run(ctx context.Context, inv *Invocation) Result {
 			return Result{Output: fmt.Sprintf("write to session %d: %v", p.id, err), Status: StatusFailed}
 		}
 	}
-	return w.e.await(ctx, p, yield, tokenBudget(a.MaxOutputTokens), Result{Command: p.cmd.String(), Argv: p.argv})
+	return w.e.await(ctx, p, yield, tokenBudget(a.MaxOutputTokens), Result{Command: strings.Join(p.argv, " "), Argv: p.argv})
 }
 
 // execArgv is the process an exec_command call runs: the shell with -lc

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -229,5 +230,38 @@ func TestExecDefaultEnvironment(t *testing.T) {
 	defer ex2.Close()
 	if out := run(t, ex2, map[string]any{"cmd": "env"}).Output; !strings.Contains(out, "ONLY=this") || strings.Contains(out, "AGENT_TEST_PLAIN") {
 		t.Errorf("the given Env was not used:\n%s", out)
+	}
+}
+
+// TestExecStopUsesCancel: a process is ended through its command's Cancel
+// when it has one (the sandbox's guard ends everything the command started
+// that way), not by a SIGKILL of its pid alone.
+func TestExecStopUsesCancel(t *testing.T) {
+	clock := newFakeClock()
+	cancelled := make(chan struct{}, 1)
+	ex := tools.NewExec(tools.ExecOptions{Cwd: t.TempDir(), Shell: "/bin/sh", Policy: tools.PolicyNever, Now: clock.Now, After: clock.After,
+		Command: func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
+			c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			c.Dir = dir
+			c.Cancel = func() error {
+				cancelled <- struct{}{}
+				return c.Process.Kill()
+			}
+			return c, nil
+		}})
+	defer ex.Close()
+	done := make(chan tools.Result)
+	go func() { done <- run(t, ex, map[string]any{"cmd": "sleep 1000"}) }()
+	clock.fire <- time.Time{}
+	if res := <-done; !strings.Contains(res.Output, "session ID 1") {
+		t.Fatalf("output = %q; want a running session", res.Output)
+	}
+	if n := ex.Stop(1); n != 1 {
+		t.Fatalf("Stop = %d", n)
+	}
+	select {
+	case <-cancelled:
+	default:
+		t.Error("Stop killed the process without its command's Cancel")
 	}
 }

@@ -110,8 +110,13 @@ func (w Workspace) tools() (*tools.Set, error) {
 			c.Dir = dir
 			return c, nil
 		},
+		// Approved escalations run as danger-full-access does: under the
+		// guard that ends what they started when agent dies.
 		Unsandboxed: func(ctx context.Context, dir string, argv []string) (*exec.Cmd, error) {
-			c := exec.Command(argv[0], argv[1:]...)
+			c, err := sandbox.Command(ctx, sandbox.Policy{Mode: sandbox.DangerFullAccess, Workspace: w.Cwd}, argv[0], argv[1:]...)
+			if err != nil {
+				return nil, err
+			}
 			c.Dir = dir
 			return c, nil
 		},
