@@ -23,18 +23,13 @@ import (
 // of agent) is running when agent is killed: that process must not
 // survive. Under a sandbox (workspace-write here) the command runs in a
 // PID namespace whose helper dies with agent (Pdeathsig), taking every
-// process of the namespace with it; danger-full-access is the known gap.
+// process of the namespace with it; under danger-full-access it runs under
+// the guard, a subreaper whose parent-death signal makes it kill every
+// descendant it has.
 func TestSubagentCrashLeavesNoOrphan(t *testing.T) {
 	bin := buildAgent(t)
 	for _, sandbox := range []string{"workspace-write", "danger-full-access"} {
 		t.Run(sandbox, func(t *testing.T) {
-			if sandbox == "danger-full-access" && os.Getenv("AGENT_TEST_ORPHAN_FULL_ACCESS") == "" {
-				// Known gap (issue 40): an unsandboxed command runs without a
-				// PID namespace, so its background process is reparented to
-				// init when agent dies and keeps running (measured: still
-				// alive 10 s after the SIGKILL). Set the variable to see it.
-				t.Skip("danger-full-access commands have no PID namespace yet: their background processes outlive a crash of agent")
-			}
 			work := t.TempDir()
 			pidFile := filepath.Join(work, "sleep.pid")
 			fc := func(resp, id, name, args string) rt.Attempt {
