@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,8 +200,10 @@ func TestDangerFullAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmd.Args[0] != "sh" || cmd.SysProcAttr != nil {
-		t.Errorf("Command = %v (SysProcAttr %+v); want plain sh", cmd.Args, cmd.SysProcAttr)
+	// Unconfined: sh under the guard alone, in no namespace or new session.
+	if a := cmd.SysProcAttr; !slices.Equal(cmd.Args[len(cmd.Args)-3:len(cmd.Args)-1], []string{"sh", "-c"}) ||
+		a == nil || a.Cloneflags != 0 || a.Setsid {
+		t.Errorf("Command = %v (SysProcAttr %+v); want sh under the guard", cmd.Args, cmd.SysProcAttr)
 	}
 	out, err := cmd.CombinedOutput()
 	mustSucceed(t, string(out), err)
