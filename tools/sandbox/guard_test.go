@@ -255,3 +255,31 @@ func TestUnsandboxedOnTerminal(t *testing.T) {
 		t.Errorf("after Ctrl-C: %v; want signal: interrupt (terminal: %q)", err, out.String())
 	}
 }
+
+// BenchmarkUnsandboxedCommand measures what the guard adds to a command:
+// start and wait of `true` under danger-full-access, without the guard,
+// and under workspace-write (the sandbox helper) for comparison.
+func BenchmarkUnsandboxedCommand(b *testing.B) {
+	ws := b.TempDir()
+	for _, mode := range []sandbox.Mode{sandbox.DangerFullAccess, sandbox.WorkspaceWrite} {
+		p := sandbox.Policy{Mode: mode, Workspace: ws}
+		b.Run(string(mode), func(b *testing.B) {
+			for b.Loop() {
+				cmd, err := sandbox.Command(b.Context(), p, "true")
+				if err != nil {
+					b.Skip(err)
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.CommandContext(b.Context(), "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
