@@ -67,6 +67,18 @@
 // namespace is added for non-root callers) and probed first, so a kernel
 // that forbids them is detected before the command runs.
 //
+// # Unsandboxed commands
+//
+// Under [DangerFullAccess] (and best effort with nothing to enforce) the
+// command on Linux re-executes the binary as a guard instead: a child
+// subreaper that runs the command as its child in its own session and
+// process group, passes on the signals sent to it (not those a terminal
+// sent the group, which the command got already) and exits as the command
+// did. Its parent-death signal and the command's Cancel make it kill every
+// descendant it has, adopted orphans included, so nothing the command
+// started outlives agent's death or the command's cancellation. A command
+// that exits leaves what it started running.
+//
 // # Invariants
 //
 //   - A policy the kernel cannot fully enforce is refused with an error
