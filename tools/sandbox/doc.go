@@ -71,8 +71,8 @@
 //
 // Under [DangerFullAccess] (and best effort with nothing to enforce) the
 // command on Linux re-executes the binary as a guard instead: a child
-// subreaper that runs the command as its child in its own session and
-// process group, passes on the signals sent to it (not those a terminal
+// subreaper that runs the command as its child in the guard's (the
+// caller's) session and process group, passes on the signals sent to it (not those a terminal
 // sent the group, which the command got already) and exits as the command
 // did. Its parent-death signal and the command's Cancel make it kill every
 // descendant it has, adopted orphans included, so nothing the command
