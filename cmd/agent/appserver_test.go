@@ -287,7 +287,11 @@ func TestAppServerClientGoneAndResume(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		loaded := c2.call(3, "thread/loaded/list", map[string]any{})
-		if ids := loaded["result"].(map[string]any)["data"].([]any); len(ids) == 0 {
+		r, ok := loaded["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("thread/loaded/list: %v\n%s", loaded, stderr)
+		}
+		if ids := r["data"].([]any); len(ids) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -254,8 +254,16 @@ func (c *client) open(method string, params json.RawMessage, fork bool) (any, fu
 	}
 	if method == "thread/resume" {
 		if th := c.s.loaded(p.ThreadID); th != nil {
-			th.subscribe(c)
-			return th.opened(true), nil, nil
+			if th.subscribe(c) {
+				return th.opened(true), nil, nil
+			}
+			// Its last client left and it is closing: opened anew once
+			// closed.
+			select {
+			case <-th.ended:
+			case <-c.ctx.Done():
+				return nil, nil, c.ctx.Err()
+			}
 		}
 	}
 	sp, warn, err := c.spec(p)

@@ -23,6 +23,9 @@ type thread struct {
 
 	created    time.Time
 	forkedFrom string
+	// ended is closed once the thread is closed and forgotten: its
+	// session and rollout free for another to open.
+	ended chan struct{}
 
 	mu      sync.Mutex
 	subs    map[*client]bool
@@ -54,7 +57,7 @@ func (s *Server) openThread(ctx context.Context, c *client, os openSpec) (*threa
 	if err := s.reserve(); err != nil {
 		return nil, err
 	}
-	th := &thread{s: s, subs: map[*client]bool{}, created: s.now()}
+	th := &thread{s: s, subs: map[*client]bool{}, created: s.now(), ended: make(chan struct{})}
 	var registered *thread
 	defer func() { s.opened(registered) }()
 	sp := os.spec
@@ -90,8 +93,12 @@ func (s *Server) openThread(ctx context.Context, c *client, os openSpec) (*threa
 }
 
 // subscribe adds c to the thread's subscribers.
-func (th *thread) subscribe(c *client) {
+func (th *thread) subscribe(c *client) bool {
 	th.mu.Lock()
+	if th.closed {
+		th.mu.Unlock()
+		return false
+	}
 	if !th.subs[c] {
 		th.subs[c] = true
 		th.order = append(th.order, c)
@@ -100,6 +107,7 @@ func (th *thread) subscribe(c *client) {
 	c.mu.Lock()
 	c.subscribed[th.id] = th
 	c.mu.Unlock()
+	return true
 }
 
 // unsubscribe removes c; the last subscriber's leaving interrupts the
@@ -142,8 +150,11 @@ func (th *thread) close() {
 		tu.cancel()
 		<-tu.done
 	}
-	th.s.forget(th)
 	th.t.End() // a thread left without a message leaves no recording
+	// Forgotten once closed: until then thread/resume waits for it
+	// (its session and rollout are free only now).
+	th.s.forget(th)
+	close(th.ended)
 	th.broadcast("thread/closed", map[string]any{"threadId": th.id})
 }
 
