@@ -148,7 +148,19 @@ type execArgs struct {
 	MaxOutputTokens    *float64          `json:"max_output_tokens"`
 	Login              *bool             `json:"login"`
 	SandboxPermissions string            `json:"sandbox_permissions"`
-	Justification      jsonstring.String `json:"justification"`
+	// Justification is checked to be a string, not copied: it is read
+	// (justification) only when the command asks for approval. A model
+	// may make it 120 MiB.
+	Justification unreadString `json:"justification"`
+}
+
+// justification is the justification of an exec_command call's arguments.
+func justification(call Call) string {
+	var a struct {
+		Justification jsonstring.String `json:"justification"`
+	}
+	_ = decodeArgs(call, &a) // decoded once already
+	return string(a.Justification)
 }
 
 func clampMS(v *float64, def, lo, hi time.Duration) time.Duration {
@@ -184,13 +196,14 @@ func (e *Exec) Run(ctx context.Context, inv *Invocation) Result {
 	}
 	res := Result{Command: string(a.Cmd)}
 	req := ApprovalRequest{CallID: inv.Call.ID, Kind: "command", Command: string(a.Cmd), Workdir: dir,
-		Escalated: a.SandboxPermissions == "require_escalated", Reason: string(a.Justification)}
+		Escalated: a.SandboxPermissions == "require_escalated"}
 	policy := inv.PolicyOr(e.opts.Policy)
 	if Forbidden(policy, e.opts.Sandbox, req) {
 		res.Output, res.Status = "escalation is not available: the approval policy is \"never\"; the command must run inside the sandbox", StatusDeclined
 		return res
 	}
 	if NeedsApproval(policy, e.opts.Sandbox, req) {
+		req.Reason = justification(inv.Call)
 		d := inv.Approve(ctx, req)
 		switch d.Kind {
 		case Deny:
@@ -464,14 +477,11 @@ func execArgv(shell string, a execArgs) []string {
 // The arguments are read where they lie, and a justification (which a
 // model may make 10 MiB) is checked, not copied.
 func ExecArgv(shell, input string) (argv []string, ok bool) {
-	var a struct {
-		execArgs
-		Justification unreadString `json:"justification"` // wins over execArgs' own
-	}
+	var a execArgs
 	if err := json.Unmarshal(readonly.Bytes(input), &a); err != nil || a.Cmd == "" {
 		return nil, false
 	}
-	return execArgv(shell, a.execArgs), true
+	return execArgv(shell, a), true
 }
 
 // unreadString is a string argument a caller does not read: it must be a

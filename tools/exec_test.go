@@ -3,8 +3,10 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -151,7 +153,7 @@ func TestExecApprovalRules(t *testing.T) {
 				Started: func() error { started = true; return nil },
 				Approve: func(_ context.Context, req tools.ApprovalRequest) tools.Decision {
 					asked = true
-					if req.Kind != "command" || req.Command != "true" || req.CallID != "c" {
+					if req.Kind != "command" || req.Command != "true" || req.CallID != "c" || req.Reason != fmt.Sprint(tt.args["justification"]) && tt.args["justification"] != nil {
 						t.Errorf("request = %+v", req)
 					}
 					return tt.decide
@@ -165,6 +167,26 @@ func TestExecApprovalRules(t *testing.T) {
 				t.Error("abort decision must abort the turn")
 			}
 		})
+	}
+}
+
+// TestExecJustificationNotCopied: an exec_command call that asks for no
+// approval does not copy its justification (a model may send 120 MiB of
+// it: the copy was the fourth of the event in the process; issue 42).
+func TestExecJustificationNotCopied(t *testing.T) {
+	const size = 8 << 20
+	ex := tools.NewExec(tools.ExecOptions{Cwd: t.TempDir(), Shell: "/bin/sh", Policy: tools.PolicyNever})
+	defer ex.Close()
+	input := `{"cmd":"true","justification":"` + strings.Repeat("lorem ipsum ", size/12) + `"}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := ex.Run(context.Background(), &tools.Invocation{Call: tools.Call{ID: "c", Name: "exec_command", Input: input}})
+	runtime.ReadMemStats(&after)
+	if res.Status != tools.StatusCompleted {
+		t.Fatalf("result %+v; want the command run", res)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/4 {
+		t.Errorf("running a call with a %d MiB justification allocated %.1f MiB; want no copy of it", size>>20, float64(alloc)/(1<<20))
 	}
 }
 

@@ -41,7 +41,8 @@ type eventReader struct {
 	long       [][]byte // the current line's start, when longer than buf: full buffers handed over
 	longLen    int
 	held       [][]byte // full buffers the current event's data pieces lie in, spare once it is joined
-	spare      [][]byte // full buffers to read into again: a second 10 MiB event reuses the first's
+	spare      [][]byte // full buffers to read into again, at most maxSpare
+	dropped    int      // bytes of buffers let go of since the last event, for the collector
 	err        error    // the read error that ended the input, once seen
 	begun      bool     // the first bytes were checked for a BOM
 	skipLF     bool     // the last line ended with '\r': a '\n' right after belongs to it
@@ -97,8 +98,12 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 		if !dropped {
 			data = er.data()
 		}
+		clear(er.pieces) // they hold the buffers
 		er.typ, er.pieces, er.any, er.size = "", er.pieces[:0], false, 0
-		er.spare, er.held = append(er.spare, er.held...), er.held[:0]
+		er.release(er.held)
+		er.held = er.held[:0]
+		bigcopy.Dropped(er.dropped)
+		er.dropped = 0
 		if !dropped && !yield(typ, data) {
 			return nil
 		}
@@ -139,7 +144,7 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 			skip++
 		}
 	} else if len(long) > 0 {
-		er.spare = append(er.spare, long...)
+		er.release(long)
 		return // a name longer than the buffer: no field read here
 	}
 	switch string(name) {
@@ -167,7 +172,7 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 		er.typ = er.last
 	}
 	// "" (a comment), "id", "retry" and anything else: ignored.
-	er.spare = append(er.spare, long...)
+	er.release(long)
 }
 
 // line returns the next line without its line end: long are the full
@@ -272,6 +277,24 @@ func (er *eventReader) fill() {
 			er.err = io.ErrNoProgress
 		}
 	}
+}
+
+// maxSpare is how many full buffers (1 MiB) a reader keeps for the next
+// long line. The rest of a long event's buffers are let go of once it is
+// joined, and collected at once ([bigcopy.Dropped]): kept, the buffers of
+// a 120 MiB event stayed live beside its data, its decoded form and the
+// next request's body, 4× the event (BENCHMARKS.md, issue 42).
+const maxSpare = 16
+
+// release takes full buffers back: kept as spare up to maxSpare, the
+// rest let go of and counted in er.dropped.
+func (er *eventReader) release(bufs [][]byte) {
+	n := min(len(bufs), max(0, maxSpare-len(er.spare)))
+	er.spare = append(er.spare, bufs[:n]...)
+	for _, b := range bufs[n:] {
+		er.dropped += len(b)
+	}
+	clear(bufs)
 }
 
 // buffer is a spare full-size buffer, or a new one.

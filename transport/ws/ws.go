@@ -230,8 +230,7 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 	}
 	s.w.Active()
 	limit := s.c.opts.MaxMessageSize
-	s.spare = append(s.spare, s.pieces...)
-	s.pieces = s.pieces[:0]
+	s.releasePieces()
 	size := int64(0)
 	for {
 		if n := len(s.pieces); n == 0 || len(s.pieces[n-1]) == cap(s.pieces[n-1]) {
@@ -248,6 +247,7 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 		}
 		if err == io.EOF {
 			if typ == websocket.MessageText && s.dec.IgnoredPieces(s.pieces) {
+				s.releasePieces()
 				return typ, "", errIgnored
 			}
 			var sb strings.Builder
@@ -255,12 +255,36 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			for _, p := range s.pieces {
 				_ = bigcopy.Write(&sb, p)
 			}
+			s.releasePieces()
 			return typ, sb.String(), nil
 		}
 		if err != nil {
 			return typ, "", err
 		}
 	}
+}
+
+// maxSpare is how many full pieces (1 MiB) a stream keeps for the next
+// message. The rest of a long message's pieces are let go of once it is
+// joined (or dropped) and collected at once ([bigcopy.Dropped]): kept,
+// the pieces of a 120 MiB call's arguments stayed live beside its data,
+// the decoded arguments and the next request's body (issue 42).
+const maxSpare = 16
+
+// releasePieces takes the current message's pieces back: spare up to
+// maxSpare, the rest let go of and, when large, collected.
+func (s *stream) releasePieces() {
+	dropped := 0
+	for _, p := range s.pieces {
+		if len(s.spare) < maxSpare {
+			s.spare = append(s.spare, p)
+		} else {
+			dropped += cap(p)
+		}
+	}
+	clear(s.pieces)
+	s.pieces = s.pieces[:0]
+	bigcopy.Dropped(dropped)
 }
 
 // piece is an empty full-size piece to read into, a spare one if any.
