@@ -1,6 +1,7 @@
 package modelclient_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"runtime"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // TestBodyWritesItemsAsTheyAre: the body is valid JSON holding the
 // instructions, the tools and the input items verbatim, in order (an
 // empty history as [], "input" in other fields' text no confusion); a 4 MiB tool call in the history is copied once into
-// the body, not compacted into a growing buffer and copied out again.
+// the body, not compacted into a growing buffer and copied out again, and
+// not at all into the parts a request sends.
 func TestBodyWritesItemsAsTheyAre(t *testing.T) {
 	c := modelclient.New(modelclient.Options{SessionID: "s"})
 	call, err := transport.ParseItem([]byte(`{"type":"function_call","call_id":"c1","name":"exec_command","arguments":"{\"cmd\":\"echo \\\"<input>\\\" & more\"}"}`))
@@ -65,5 +67,18 @@ func TestBodyWritesItemsAsTheyAre(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(raw))*5/4 {
 		t.Errorf("a body holding a %d KiB call allocated %d KiB; want one copy", len(raw)>>10, alloc>>10)
+	}
+
+	// What a request sends: the same bytes, in parts, the call not copied
+	// (a 120 MiB call was copied into the next request's body: the third
+	// copy of the event in the process; issue 42).
+	runtime.ReadMemStats(&before)
+	parts, err := c.BodyParts(p, modelclient.Settings{Model: "m"})
+	runtime.ReadMemStats(&after)
+	if err != nil || string(bytes.Join(parts, nil)) != string(got) {
+		t.Fatalf("BodyParts: %v; want Body's bytes", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(raw))/8 {
+		t.Errorf("the parts of a body holding a %d KiB call allocated %d KiB; want no copy of it", len(raw)>>10, alloc>>10)
 	}
 }

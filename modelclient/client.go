@@ -233,6 +233,21 @@ func (c *Client) encode(p *Prompt, st Settings, previousResponseID string) ([]by
 	return c.wire.Encoder.Body(call)
 }
 
+// encodeParts is encode with the body in parts, when the wire's encoder
+// makes them (Responses: the input's items as they lie, not copied).
+func (c *Client) encodeParts(p *Prompt, st Settings, previousResponseID string) ([][]byte, error) {
+	e, ok := c.wire.Encoder.(interface{ BodyParts(*Call) ([][]byte, error) })
+	if c.wireErr != nil || !ok {
+		b, err := c.encode(p, st, previousResponseID)
+		return [][]byte{b}, err
+	}
+	call := &Call{Prompt: p, Settings: st, SessionID: c.opts.SessionID, PreviousResponseID: previousResponseID}
+	if c.opts.OutputLimit != nil {
+		call.MaxOutputTokens = c.opts.OutputLimit(st.Model)
+	}
+	return e.BodyParts(call)
+}
+
 // HeaderError is a header no HTTP request can carry (a line break or
 // another control character in its value): the request is refused
 // locally, before anything is sent, and not retried.

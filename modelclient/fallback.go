@@ -117,29 +117,29 @@ func (c *wsChain) get() *wsLast {
 // completed request exactly, its incremental form (previous_response_id
 // plus only the new items); over HTTPS the body alone (body caches it
 // across attempts).
-func (t *Turn) transportFor(p *Prompt, h http.Header, body *[]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
+func (t *Turn) transportFor(p *Prompt, h http.Header, body *[][]byte) (transport.Transport, *transport.Request, func(transport.Stream) transport.Stream, error) {
 	c := t.c
 	h = c.wire.Encoder.Header(h)
 	if !c.WebSocketActive() {
 		if *body == nil {
-			b, err := c.Body(p, t.opts.Settings)
+			b, err := c.encodeParts(p, t.opts.Settings, "")
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			*body = b
 		}
-		return c.transport, &transport.Request{URL: c.url, Header: h, Body: *body}, nil, nil
+		return c.transport, &transport.Request{URL: c.url, Header: h, Parts: *body}, nil, nil
 	}
 	props, err := c.encode(&Prompt{Instructions: p.Instructions, Tools: p.Tools,
 		ParallelToolCalls: p.ParallelToolCalls, OutputSchema: p.OutputSchema}, t.opts.Settings, "")
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	full, err := c.encode(p, t.opts.Settings, "")
+	full, err := c.encodeParts(p, t.opts.Settings, "")
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	req := &transport.Request{URL: c.url, Header: h, Body: full}
+	req := &transport.Request{URL: c.url, Header: h, Parts: full}
 	if l := t.chain; l != nil && l.responseID != "" && slices.Equal(l.props, props) {
 		base := append(slices.Clone(l.input), l.added...)
 		if extends(p.Input, base) {

@@ -51,7 +51,25 @@ type requestBody struct {
 }
 
 // Body encodes r as a streamed Responses request.
-func (responsesEncoder) Body(r *Call) ([]byte, error) {
+func (e responsesEncoder) Body(r *Call) ([]byte, error) {
+	parts, err := e.BodyParts(r)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	body := make([]byte, 0, n)
+	for _, p := range parts {
+		body = bigcopy.Append(body, p)
+	}
+	return body, nil
+}
+
+// BodyParts is [responsesEncoder.Body] in parts, the input's items as
+// they lie (see marshalBody).
+func (responsesEncoder) BodyParts(r *Call) ([][]byte, error) {
 	p, st := r.Prompt, r.Settings
 	b := requestBody{
 		Model:              st.Model,
@@ -99,16 +117,20 @@ func (responsesEncoder) Body(r *Call) ([]byte, error) {
 	return marshalBody(b)
 }
 
-// marshalBody is json.Marshal(b) with the input items written as they
-// are (their Raw, compact JSON as decoded or marshalled) into a body of
-// the size it needs: a history holding a 10 MiB tool call is copied once
-// into the request, not compacted into encoding/json's growing buffer and
-// then copied out of it. Every item's Raw is valid JSON by construction
-// (decoded from the server or a rollout, or marshalled here).
-func marshalBody(b requestBody) ([]byte, error) {
+// marshalBody encodes b with its input's items written as they are
+// (their Raw, compact JSON as decoded or marshalled), in parts: the
+// request's fields, then each item where it lies, then the rest. A history
+// holding a 120 MiB tool call is not copied into the request at all (it
+// was copied once, into a body of its size, and before that compacted by
+// encoding/json into a growing buffer and copied out of it): sent from
+// the parts, the request costs what its small fields do (issue 42). Every
+// item's Raw is valid JSON by construction (decoded from the server or a
+// rollout, or marshalled here) and never written in place.
+func marshalBody(b requestBody) ([][]byte, error) {
 	input := b.Input
 	if len(input) == 0 {
-		return json.Marshal(b)
+		body, err := json.Marshal(b)
+		return [][]byte{body}, err
 	}
 	b.Input = nil
 	head, err := json.Marshal(b)
@@ -123,20 +145,15 @@ func marshalBody(b requestBody) ([]byte, error) {
 	if at < 0 {
 		return nil, errors.New("request body: no input field")
 	}
-	n := len(head) + len(input)
-	for _, it := range input {
-		n += max(len(it.Raw), len("null"))
-	}
-	body := make([]byte, 0, n)
-	body = append(body, head[:at]...)
-	body = append(body, `"input":[`...)
+	comma := []byte{','} // between the items, shared
+	parts := make([][]byte, 0, 2*len(input)+2)
+	parts = append(parts, append(head[:at:at], `"input":[`...))
 	for i, it := range input {
 		if i > 0 {
-			body = append(body, ',')
+			parts = append(parts, comma)
 		}
 		raw, _ := it.MarshalJSON()
-		body = bigcopy.Append(body, raw)
+		parts = append(parts, raw)
 	}
-	body = append(body, ']')
-	return append(body, head[at+len(empty):]...), nil
+	return append(parts, append([]byte{']'}, head[at+len(empty):]...)), nil
 }

@@ -266,7 +266,7 @@ func (t *Turn) open(ctx context.Context, s Sampling, single, resend bool) (trans
 		return nil, c.wireErr
 	}
 	p := s.Prompt()
-	var body []byte
+	var body [][]byte
 	l := &httpLayer{c: c, budget: budget, fallback: s.Fallback, connection: t.connection != nil, window: t.window}
 	d := retry.Driver{Wait: t.wait, Notify: c.notify(ctx, "request", s.Retry), Decide: l.decide(ctx)}
 	return retry.Do(ctx, d, func(ctx context.Context, n int) (transport.Stream, error) {

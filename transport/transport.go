@@ -22,6 +22,10 @@ type Request struct {
 	Header http.Header
 	// Body is the JSON request body.
 	Body []byte
+	// Parts, when set, is the body instead of Body: its parts in order,
+	// sent as they lie without being joined (a history holding a 120 MiB
+	// call is not copied into a body of its own; issue 42).
+	Parts [][]byte
 	// PreviousResponseID and Incremental are an optional shorter form of
 	// the same request: Incremental carries only the input added since
 	// response PreviousResponseID, chained on it. A transport that keeps
@@ -29,6 +33,14 @@ type Request struct {
 	// one on the connection; others ignore it.
 	PreviousResponseID string
 	Incremental        []byte
+}
+
+// Payload is the body's parts in order: Parts, or Body as one part.
+func (r *Request) Payload() [][]byte {
+	if r.Parts != nil {
+		return r.Parts
+	}
+	return [][]byte{r.Body}
 }
 
 // Transport opens Responses streams. Implementations are safe for

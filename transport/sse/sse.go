@@ -100,15 +100,19 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 	w := liveness.Start(cancel, t.idle, t.progress)
 	// The upload counts as activity too: a large request on a slow link
 	// is not idle while its bytes leave.
-	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, &activityReader{r: bytes.NewReader(req.Body), w: w})
+	parts := req.Payload()
+	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, &activityReader{r: partsReader(parts), w: w})
 	if err != nil {
 		w.Stop()
 		cancel()
 		return nil, err
 	}
-	hreq.ContentLength = int64(len(req.Body))
+	hreq.ContentLength = 0
+	for _, p := range parts {
+		hreq.ContentLength += int64(len(p))
+	}
 	hreq.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(&activityReader{r: bytes.NewReader(req.Body), w: w}), nil
+		return io.NopCloser(&activityReader{r: partsReader(parts), w: w}), nil
 	}
 	hreq.Header = req.Header.Clone()
 	if hreq.Header == nil {
@@ -339,4 +343,16 @@ func (b *batchReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.caughtUp = n < batchBytes && n < len(p)
 	return n, err
+}
+
+// partsReader reads a body's parts in order, without joining them.
+func partsReader(parts [][]byte) io.Reader {
+	if len(parts) == 1 {
+		return bytes.NewReader(parts[0])
+	}
+	rs := make([]io.Reader, len(parts))
+	for i, p := range parts {
+		rs[i] = bytes.NewReader(p)
+	}
+	return io.MultiReader(rs...)
 }

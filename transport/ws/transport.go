@@ -58,13 +58,13 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		return nil, err
 	}
 	t.mu.Lock()
-	body := req.Body
+	body := req.Payload()
 	if req.PreviousResponseID != "" && req.PreviousResponseID == t.lastID && req.Incremental != nil {
-		body = req.Incremental
+		body = [][]byte{req.Incremental}
 	}
 	t.lastID = ""
 	t.mu.Unlock()
-	st, err := conn.Open(ctx, body)
+	st, err := conn.OpenParts(ctx, body)
 	if err != nil {
 		<-t.sem
 		return nil, err

@@ -164,6 +164,12 @@ func (c *Conn) markBroken() {
 // stream is bound to ctx; the caller must Close it before the next Open.
 // A failed stream breaks the connection.
 func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) {
+	return c.OpenParts(ctx, [][]byte{body})
+}
+
+// OpenParts is [Conn.Open] with the body in parts, in order, sent as they
+// lie (a 120 MiB item of the history is not copied to be sent).
+func (c *Conn) OpenParts(ctx context.Context, body [][]byte) (transport.Stream, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -173,7 +179,7 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 		<-c.sem
 		return nil, &transport.ReadError{Err: errors.New("websocket connection already closed")}
 	}
-	head, rest, err := createFrame(body)
+	frame, err := createFrame(body)
 	if err != nil {
 		<-c.sem
 		return nil, err
@@ -184,7 +190,7 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 	c.mu.Lock()
 	c.active = w
 	c.mu.Unlock()
-	if err := s.send(head, rest); err != nil {
+	if err := s.send(frame); err != nil {
 		s.fail(&transport.ReadError{Err: fmt.Errorf("send response.create: %w", err)})
 		return nil, s.err
 	}
@@ -194,14 +200,14 @@ func (c *Conn) Open(ctx context.Context, body []byte) (transport.Stream, error) 
 // chunk is how much of a message is moved between two liveness marks.
 const chunk = 32 << 10
 
-// send writes head then rest as one text message, telling the watchdog
-// as each chunk leaves: an upload in progress is not idle.
-func (s *stream) send(head, rest []byte) error {
+// send writes the parts of frame as one text message, telling the
+// watchdog as each chunk leaves: an upload in progress is not idle.
+func (s *stream) send(parts [][]byte) error {
 	wr, err := s.c.c.Writer(s.sctx, websocket.MessageText)
 	if err != nil {
 		return err
 	}
-	for _, frame := range [][]byte{head, rest} {
+	for _, frame := range parts {
 		for len(frame) > 0 {
 			n := min(len(frame), chunk)
 			if _, err := wr.Write(frame[:n]); err != nil {
@@ -300,20 +306,31 @@ func (s *stream) piece() []byte {
 // pieceSize is the size of the pieces a message is read into.
 const pieceSize = 64 << 10
 
-// createFrame prefixes a JSON object with "type":"response.create": the
-// frame is head then rest, rest a slice of body (a 10 MiB body is not
-// copied to be sent).
-func createFrame(body []byte) (head, rest []byte, err error) {
-	b := bytes.TrimSpace(body)
-	if len(b) < 2 || b[0] != '{' {
-		return nil, nil, errors.New("ws: request body is not a JSON object")
+// createFrame prefixes a JSON object, in parts, with
+// "type":"response.create": the frame is a head then the parts, the first
+// without its opening brace (a 10 MiB body is not copied to be sent).
+func createFrame(body [][]byte) ([][]byte, error) {
+	var rest [][]byte
+	for i, p := range body {
+		if p = bytes.TrimLeft(p, " \t\r\n"); len(p) > 0 {
+			rest = append([][]byte{p}, body[i+1:]...)
+			break
+		}
 	}
-	rest = bytes.TrimSpace(b[1:])
-	head = []byte(`{"type":"response.create"`)
-	if len(rest) > 0 && rest[0] != '}' {
-		head = append(head, ',')
+	if len(rest) == 0 || rest[0][0] != '{' {
+		return nil, errors.New("ws: request body is not a JSON object")
 	}
-	return head, rest, nil
+	rest[0] = rest[0][1:]
+	head := []byte(`{"type":"response.create"`)
+	for _, p := range rest {
+		if p = bytes.TrimLeft(p, " \t\r\n"); len(p) > 0 {
+			if p[0] != '}' {
+				head = append(head, ',')
+			}
+			break
+		}
+	}
+	return append([][]byte{head}, rest...), nil
 }
 
 // stream is one response being read from a Conn.
