@@ -10,3 +10,8 @@ func LeadingIDForTest(item []byte) (string, bool) { return leadingID(item) }
 
 // DecodeLargeForTest is decodeLarge at any size.
 func DecodeLargeForTest(data string) (Event, bool, error) { return decodeLarge(data, nil) }
+
+// TrimPiecesFrom is TrimPieces for frames from that size.
+func (d *FrameDecoder) TrimPiecesFrom(name string, pieces [][]byte, from int) [][]byte {
+	return d.trimPieces(name, pieces, from)
+}

@@ -34,6 +34,9 @@ type eventReader struct {
 	// joined, with its type and its first data line (as much as was read
 	// of it): true drops the event unjoined and unyielded.
 	drop func(typ string, first []byte) bool
+	// trim, when set, is given a large event's data in pieces before
+	// they are joined, and returns the pieces to join.
+	trim func(typ string, pieces [][]byte) [][]byte
 
 	buf        []byte // buffered input; buf[start:end] is unread
 	start, end int
@@ -96,7 +99,7 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 		typ, data := er.typ, ""
 		dropped := er.drop != nil && er.drop(typ, er.pieces[0].b)
 		if !dropped {
-			data = er.data()
+			data = er.data(typ)
 		}
 		clear(er.pieces) // they hold the buffers
 		er.typ, er.pieces, er.any, er.size = "", er.pieces[:0], false, 0
@@ -111,11 +114,30 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 }
 
 // data joins the current event's pieces into one string, without the
-// final line end.
-func (er *eventReader) data() string {
+// final line end; a long one (in more than one buffer) is trimmed first
+// when er.trim is set.
+func (er *eventReader) data(typ string) string {
 	n := -1
 	for _, p := range er.pieces {
 		n += len(p.b)
+	}
+	if er.trim != nil && len(er.held) > 0 {
+		bs := make([][]byte, 0, len(er.pieces))
+		for _, p := range er.pieces {
+			bs = append(bs, p.b)
+		}
+		bs[len(bs)-1] = bs[len(bs)-1][:len(bs[len(bs)-1])-1] // the final line end
+		bs = er.trim(typ, bs)
+		n = 0
+		for _, b := range bs {
+			n += len(b)
+		}
+		var sb strings.Builder
+		sb.Grow(n)
+		for _, b := range bs {
+			_ = bigcopy.Write(&sb, b)
+		}
+		return sb.String()
 	}
 	var sb strings.Builder
 	sb.Grow(n)

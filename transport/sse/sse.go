@@ -200,6 +200,9 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 			s.w.Progressed()
 			return true
 		}
+		if t, ok := s.dec.(piecesTrimmer); ok {
+			er.trim = t.TrimPieces
+		}
 		emit := func(ev transport.Event) bool {
 			if done { // a decoder that goes on after a stop
 				return false
@@ -355,4 +358,10 @@ func partsReader(parts [][]byte) io.Reader {
 		rs[i] = bytes.NewReader(p)
 	}
 	return io.MultiReader(rs...)
+}
+
+// piecesTrimmer is a stream decoder that can leave part of a large frame
+// out before it is joined ([transport.FrameDecoder.TrimPieces]).
+type piecesTrimmer interface {
+	TrimPieces(name string, pieces [][]byte) [][]byte
 }

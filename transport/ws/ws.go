@@ -256,9 +256,19 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 				s.releasePieces()
 				return typ, "", errIgnored
 			}
+			parts := s.pieces
+			if t, ok := s.dec.(interface {
+				TrimPieces(name string, pieces [][]byte) [][]byte
+			}); ok && typ == websocket.MessageText && len(parts) > 1 {
+				parts = t.TrimPieces("", parts) // a completed response's items delivered before
+				size = 0
+				for _, p := range parts {
+					size += int64(len(p))
+				}
+			}
 			var sb strings.Builder
 			sb.Grow(int(size))
-			for _, p := range s.pieces {
+			for _, p := range parts {
 				_ = bigcopy.Write(&sb, p)
 			}
 			s.releasePieces()

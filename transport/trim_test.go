@@ -1,0 +1,87 @@
+package transport_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/transport"
+)
+
+// decodeAfterDone decodes done then completed (joined from pieces of n
+// bytes, trimmed first when trim is set) with one FrameDecoder: the
+// completed frame's event or error, and the bytes joined.
+func decodeAfterDone(t *testing.T, done, completed string, n int, trim bool) (transport.Event, error, int) {
+	return decodeTrimmed(t, done, completed, n, trim, 1<<20)
+}
+
+func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from int) (transport.Event, error, int) {
+	t.Helper()
+	d := &transport.FrameDecoder{}
+	if err := d.Decode("", done, func(transport.Event) bool { return true }); err != nil {
+		t.Fatalf("done: %v", err)
+	}
+	var pieces [][]byte
+	for b := []byte(completed); len(b) > 0; b = b[min(n, len(b)):] {
+		pieces = append(pieces, b[:min(n, len(b))])
+	}
+	if trim {
+		pieces = d.TrimPiecesFrom("", pieces, from)
+	}
+	data := string(bytes.Join(pieces, nil))
+	var ev transport.Event
+	err := d.Decode("", data, func(e transport.Event) bool { ev = e; return true })
+	return ev, err, len(data)
+}
+
+// TestTrimPiecesLeavesDeliveredItemsOut: a response.completed listing a
+// 2 MiB message the stream delivered again (as OpenAI does) is joined
+// without it, and decodes to what the whole frame decodes to, wherever
+// the item lies in the output and wherever the pieces are cut.
+func TestTrimPiecesLeavesDeliveredItemsOut(t *testing.T) {
+	big := strings.Repeat(`lorem \"ipsum\" `, 2<<20/16)
+	item := `{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"` + big + `"}]}`
+	done := `{"type":"response.output_item.done","output_index":0,"item":` + item + `}`
+	other := `{"id":"r1","type":"reasoning","summary":[] , "n": 1}`
+	for _, output := range []string{item, item + "," + other, other + " , " + item, other + "," + item + "," + other, item + "," + item, " " + item + " "} {
+		completed := `{"type":"response.completed","response":{"id":"resp","status":"completed","output":[` + output + `],"usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`
+		for _, n := range []int{1 << 20, 64 << 10, 4093} {
+			want, werr, _ := decodeAfterDone(t, done, completed, n, false)
+			got, gerr, size := decodeAfterDone(t, done, completed, n, true)
+			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !cmp.Equal(want, got) {
+				t.Errorf("output %.40q..., pieces of %d: trimmed %v, %v; whole %v, %v", output, n, got, gerr, want, werr)
+			}
+			if size > 4096 {
+				t.Errorf("output %.40q..., pieces of %d: joined %d bytes; want the delivered item left out", output, n, size)
+			}
+		}
+	}
+}
+
+// FuzzTrimPieces: whatever a completed frame holds, trimming it first
+// (from any size, in pieces of 1 to 97 bytes) decodes to what the whole
+// frame decodes to. (A frame that fails only for a malformed item the
+// stream delivered before, listed again, is read without it: the items
+// left out are matched by brackets, not validated.)
+func FuzzTrimPieces(f *testing.F) {
+	f.Add(`{"id":"m1","type":"message","role":"assistant","content":[]}`, `[{"id":"m1","type":"message","role":"assistant","content":[]},{"id":"x","type":"reasoning","summary":[]}]`, 7)
+	f.Add(`{"id":"m1","type":"message"}`, `[ {"type":"message","id":"m1"} , {"id":"m1"} ]`, 3)
+	f.Add(`{"id":"c","type":"function_call","call_id":"c","name":"n","arguments":"{}"}`, `[{"id":"c","type":"function_call","call_id":"c","name":"n","arguments":"{\"a\":\"\\\\\"}"}]`, 1)
+	f.Fuzz(func(t *testing.T, item, output string, n int) {
+		n = 1 + max(0, n)%97
+		done := `{"type":"response.output_item.done","output_index":0,"item":` + item + `}`
+		d := &transport.FrameDecoder{}
+		if d.Decode("", done, func(transport.Event) bool { return true }) != nil {
+			return
+		}
+		completed := `{"type":"response.completed","response":{"id":"r","output":` + output + `,"usage":null}}`
+		want, werr, _ := decodeTrimmed(t, done, completed, n, false, 0)
+		got, gerr, _ := decodeTrimmed(t, done, completed, n, true, 0)
+		if werr == nil && (gerr != nil || !cmp.Equal(want, got)) {
+			t.Fatalf("trimmed %v, %v; whole %v, %v", got, gerr, want, werr)
+		}
+	})
+}
