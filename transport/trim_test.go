@@ -13,12 +13,12 @@ import (
 
 // decodeAfterDone decodes done then completed (joined from pieces of n
 // bytes, trimmed first when trim is set) with one FrameDecoder: the
-// completed frame's event or error, and the bytes joined.
-func decodeAfterDone(t *testing.T, done, completed string, n int, trim bool) (transport.Event, error, int) {
+// completed frame's event, the bytes joined, and its error.
+func decodeAfterDone(t *testing.T, done, completed string, n int, trim bool) (transport.Event, int, error) {
 	return decodeTrimmed(t, done, completed, n, trim, 1<<20)
 }
 
-func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from int) (transport.Event, error, int) {
+func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from int) (transport.Event, int, error) {
 	t.Helper()
 	d := &transport.FrameDecoder{}
 	if err := d.Decode("", done, func(transport.Event) bool { return true }); err != nil {
@@ -34,7 +34,7 @@ func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from 
 	data := string(bytes.Join(pieces, nil))
 	var ev transport.Event
 	err := d.Decode("", data, func(e transport.Event) bool { ev = e; return true })
-	return ev, err, len(data)
+	return ev, len(data), err
 }
 
 // TestTrimPiecesLeavesDeliveredItemsOut: a response.completed listing a
@@ -49,8 +49,8 @@ func TestTrimPiecesLeavesDeliveredItemsOut(t *testing.T) {
 	for _, output := range []string{item, item + "," + other, other + " , " + item, other + "," + item + "," + other, item + "," + item, " " + item + " "} {
 		completed := `{"type":"response.completed","response":{"id":"resp","status":"completed","output":[` + output + `],"usage":{"input_tokens":1,"output_tokens":2,"total_tokens":3}}}`
 		for _, n := range []int{1 << 20, 64 << 10, 4093} {
-			want, werr, _ := decodeAfterDone(t, done, completed, n, false)
-			got, gerr, size := decodeAfterDone(t, done, completed, n, true)
+			want, _, werr := decodeAfterDone(t, done, completed, n, false)
+			got, size, gerr := decodeAfterDone(t, done, completed, n, true)
 			if fmt.Sprint(werr) != fmt.Sprint(gerr) || !cmp.Equal(want, got) {
 				t.Errorf("output %.40q..., pieces of %d: trimmed %v, %v; whole %v, %v", output, n, got, gerr, want, werr)
 			}
@@ -78,8 +78,8 @@ func FuzzTrimPieces(f *testing.F) {
 			return
 		}
 		completed := `{"type":"response.completed","response":{"id":"r","output":` + output + `,"usage":null}}`
-		want, werr, _ := decodeTrimmed(t, done, completed, n, false, 0)
-		got, gerr, _ := decodeTrimmed(t, done, completed, n, true, 0)
+		want, _, werr := decodeTrimmed(t, done, completed, n, false, 0)
+		got, _, gerr := decodeTrimmed(t, done, completed, n, true, 0)
 		if werr == nil && (gerr != nil || !cmp.Equal(want, got)) {
 			t.Fatalf("trimmed %v, %v; whole %v, %v", got, gerr, want, werr)
 		}
