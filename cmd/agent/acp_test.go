@@ -80,7 +80,7 @@ func TestACPClientLibrary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()}
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
@@ -266,7 +266,7 @@ func startACP(t *testing.T, bin, home, work string, args ...string) *acpPeer {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
 	cmd.Dir = work
-	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -616,7 +616,7 @@ func TestACPEditorFilesAndTerminals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
-	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	cmd.Env = []string{"AGENT_BIN=" + bin, "AGENT_HOME=" + home, "WORK=" + work, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()}
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte

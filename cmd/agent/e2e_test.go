@@ -85,8 +85,8 @@ func buildAgent(t *testing.T) string {
 func agentCmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = t.TempDir() // any directory works: no git repo needed
-	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey}
+	cmd.Dir = t.TempDir()                                                                                               // any directory works: no git repo needed
+	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()} // no rc files of the machine
 	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	return cmd, stdout, stderr

@@ -29,7 +29,7 @@ func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
 // startChatShowing is startChat, ready when the screen shows ready.
 func startChatShowing(t *testing.T, ready, bin, home, dir string, args ...string) *tmuxChat {
 	t.Helper()
-	return startChatEnv(t, ready, "AGENT_HOME="+home+" NO_COLOR=1", bin, dir, args...)
+	return startChatEnv(t, ready, "AGENT_HOME="+home+" HOME="+t.TempDir()+" NO_COLOR=1", bin, dir, args...)
 }
 
 // startChatEnv is startChatShowing with the environment env (VAR=value

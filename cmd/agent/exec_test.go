@@ -60,7 +60,10 @@ func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
 			t.Fatal(err)
 		}
 	}
-	env := map[string]string{"AGENT_HOME": home, "FAKE_KEY": fakeKey}
+	// HOME is a directory of its own: the login shells of the model's
+	// commands read no rc files of the machine (a slow or stuck one, such
+	// as a stale pyenv lock, would make every command wait).
+	env := map[string]string{"AGENT_HOME": home, "FAKE_KEY": fakeKey, "HOME": t.TempDir()}
 	for k, v := range o.env {
 		env[k] = v
 	}

@@ -38,7 +38,7 @@ func appWith(t *testing.T, cfg string, vars map[string]string) (*App, *strings.B
 
 func testEnv(home string, vars map[string]string, stderr *strings.Builder) setup.Env {
 	return setup.Env{Stderr: stderr, Getenv: func(k string) string {
-		if k == "AGENT_HOME" {
+		if k == "AGENT_HOME" || (k == "HOME" && vars[k] == "") { // HOME: login shells read no rc files of the machine
 			return home
 		}
 		return vars[k]

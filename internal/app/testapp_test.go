@@ -20,7 +20,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
 		t.Fatal(err)
 	}
 	env := setup.Env{Stderr: &strings.Builder{}, Getenv: func(k string) string {
-		if k == "AGENT_HOME" {
+		if k == "AGENT_HOME" || k == "HOME" { // HOME: login shells read no rc files of the machine
 			return home
 		}
 		return ""
