@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentcli/agent/session"
 )
 
 // TestSlashPopup: "/" lists the commands with a line each, 8 rows at a
@@ -333,7 +336,8 @@ func TestEnterRunsWhatWasTyped(t *testing.T) {
 		}
 	}
 	for _, typed := range []string{"/rc", "/xplain", "/frobnicate now"} {
-		m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}})
+		e := &inputEngine{}
+		m := newLiveModel(t, Options{Engine: e, PromptDirs: []string{dir}})
 		for _, msg := range runCmd(m.Init()) {
 			m.Update(msg)
 		}
@@ -349,12 +353,19 @@ func TestEnterRunsWhatWasTyped(t *testing.T) {
 		if got := m.composer.Value(); got != typed {
 			t.Errorf("%s: the composer holds %q, want the text kept", typed, got)
 		}
+		if got := e.sent(); len(got) != 0 {
+			t.Errorf("%s: the engine got %q, want nothing sent", typed, got)
+		}
 	}
 	for _, typed := range []string{"/usr/bin/env is where?", "/usr/bin/env", "/https://example.com/x"} {
-		m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}})
+		e := &inputEngine{}
+		m := newLiveModel(t, Options{Engine: e, PromptDirs: []string{dir}})
 		enter(m, typed)
 		if view := plain(m.View()); !strings.Contains(view, "› "+typed) || m.composer.Value() != "" {
 			t.Errorf("%q was not sent as a message:\n%s", typed, view)
+		}
+		if got := e.sent(); !slices.Equal(got, []string{typed}) {
+			t.Errorf("%q: the engine got %q, want the text as it was typed", typed, got)
 		}
 	}
 	m := newLiveModel(t, Options{Engine: &recEngine{}, PromptDirs: []string{dir}, Commands: Commands{Status: func() []string { return []string{"config: here"} }}})
@@ -429,4 +440,25 @@ func TestMentionAnswersWhileIndexing(t *testing.T) {
 	if m.pop.building {
 		t.Error("the index's end did not arrive after its part")
 	}
+}
+
+// inputEngine records the input of each turn it runs.
+type inputEngine struct {
+	nopEngine
+	mu     sync.Mutex
+	inputs []string
+}
+
+func (e *inputEngine) Turn(_ context.Context, input string, _ func(session.Event)) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.inputs = append(e.inputs, input)
+	return nil
+}
+
+// sent is what the turns got, in order.
+func (e *inputEngine) sent() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.inputs)
 }
