@@ -307,7 +307,7 @@ func (a *App) startWorkspace(ctx context.Context, o Options, p provider.Info) (e
 	if a.ws, err = a.workspaceFor("", "", "", o.Approve == nil); err != nil {
 		return usageError(err)
 	}
-	a.startMCP(ctx, o.MCPNotice)
+	a.startMCP(ctx, o.MCPNotice, o.AskUser)
 	if o.WaitMCP && a.mcpServers != nil {
 		select {
 		case <-a.mcpServers.Started():

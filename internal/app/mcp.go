@@ -5,15 +5,18 @@ import (
 	"fmt"
 
 	"github.com/agentcli/agent/internal/setup"
+	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 )
 
 // startMCP starts the enabled MCP servers of the config in the background;
 // each session offers their tools as each comes up ([App.Open]). notice
 // receives the servers' state changes (ready, failed, stopped) from the
-// manager's goroutines; nil leaves them to the log. The manager is closed
+// manager's goroutines; nil leaves them to the log. askUser answers the
+// servers' elicitations (nil: declined); it is the app's option, not
+// a.opts', which is built after the servers start. The manager is closed
 // with the app.
-func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice)) {
+func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice), askUser func(context.Context, tools.UserInputRequest) (map[string][]string, bool)) {
 	servers := setup.MCPServerConfigs(a.cfg)
 	if len(servers) == 0 {
 		return
@@ -26,7 +29,7 @@ func (a *App) startMCP(ctx context.Context, notice func(mcp.Notice)) {
 		Getenv:   a.env.Getenv,
 		Logger:   a.logger,
 		OnNotice: notice,
-		AskUser:  a.opts.AskUser,
+		AskUser:  askUser,
 		Version:  a.version,
 	})
 	m.Start(ctx)
