@@ -8,6 +8,7 @@ package transport
 
 import (
 	"context"
+	"io"
 	"iter"
 	"net/http"
 )
@@ -74,4 +75,30 @@ type Stream interface {
 	Err() error
 	// Close releases the stream. It is idempotent.
 	Close() error
+}
+
+// PartsReader reads parts in order as one body, without joining them:
+// each Read fills p from as many parts as fit, so a body of 100,000 small
+// items (a long resumed history) leaves in writes of the caller's buffer
+// size, not one write per item.
+func PartsReader(parts [][]byte) io.Reader { return &partsReader{parts: parts} }
+
+type partsReader struct {
+	parts [][]byte // never written: a retry reads them again
+	i, at int      // the next byte: parts[i][at]
+}
+
+func (r *partsReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && r.i < len(r.parts) {
+		c := copy(p[n:], r.parts[r.i][r.at:])
+		n, r.at = n+c, r.at+c
+		if r.at == len(r.parts[r.i]) {
+			r.i, r.at = r.i+1, 0
+		}
+	}
+	if n == 0 && r.i == len(r.parts) {
+		return 0, io.EOF
+	}
+	return n, nil
 }

@@ -101,7 +101,7 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 	// The upload counts as activity too: a large request on a slow link
 	// is not idle while its bytes leave.
 	parts := req.Payload()
-	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, &activityReader{r: partsReader(parts), w: w})
+	hreq, err := http.NewRequestWithContext(sctx, http.MethodPost, req.URL, &activityReader{r: transport.PartsReader(parts), w: w})
 	if err != nil {
 		w.Stop()
 		cancel()
@@ -112,7 +112,7 @@ func (t *Transport) Open(ctx context.Context, req *transport.Request) (transport
 		hreq.ContentLength += int64(len(p))
 	}
 	hreq.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(&activityReader{r: partsReader(parts), w: w}), nil
+		return io.NopCloser(&activityReader{r: transport.PartsReader(parts), w: w}), nil
 	}
 	hreq.Header = req.Header.Clone()
 	if hreq.Header == nil {
@@ -346,18 +346,6 @@ func (b *batchReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.caughtUp = n < batchBytes && n < len(p)
 	return n, err
-}
-
-// partsReader reads a body's parts in order, without joining them.
-func partsReader(parts [][]byte) io.Reader {
-	if len(parts) == 1 {
-		return bytes.NewReader(parts[0])
-	}
-	rs := make([]io.Reader, len(parts))
-	for i, p := range parts {
-		rs[i] = bytes.NewReader(p)
-	}
-	return io.MultiReader(rs...)
 }
 
 // piecesTrimmer is a stream decoder that can leave part of a large frame

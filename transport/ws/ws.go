@@ -207,18 +207,22 @@ func (s *stream) send(parts [][]byte) error {
 	if err != nil {
 		return err
 	}
-	for _, frame := range parts {
-		for len(frame) > 0 {
-			n := min(len(frame), chunk)
-			if _, err := wr.Write(frame[:n]); err != nil {
+	// Frames of up to chunk bytes, however small the parts (a long
+	// history is 100,000 items).
+	r, buf := transport.PartsReader(parts), make([]byte, chunk)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if _, werr := wr.Write(buf[:n]); werr != nil {
 				_ = wr.Close()
-				return err
+				return werr
 			}
 			s.w.Active()
-			frame = frame[n:]
+		}
+		if err != nil { // io.EOF or io.ErrUnexpectedEOF: all of it sent
+			return wr.Close()
 		}
 	}
-	return wr.Close()
 }
 
 // errIgnored is read's report of a message the decoder drops.
