@@ -21,37 +21,7 @@ func TrustHook(home, key, hash string) error {
 	}
 	header := "[hooks.state." + tomlString(key) + "]"
 	line := "trusted_hash = " + tomlString(hash)
-	lines := strings.Split(text, "\n")
-	at := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == header {
-			at = i
-			break
-		}
-	}
-	var out string
-	if at < 0 {
-		out = strings.TrimRight(text, "\n")
-		if out != "" {
-			out += "\n\n"
-		}
-		out += header + "\n" + line + "\n"
-	} else {
-		replaced := false
-		for i := at + 1; i < len(lines); i++ {
-			t := strings.TrimSpace(lines[i])
-			if strings.HasPrefix(t, "[") {
-				break
-			}
-			if strings.HasPrefix(t, "trusted_hash") {
-				lines[i], replaced = line, true
-			}
-		}
-		if !replaced {
-			lines = append(lines[:at+1], append([]string{line}, lines[at+1:]...)...)
-		}
-		out = strings.Join(lines, "\n")
-	}
+	out := setTableLine(text, header, "trusted_hash", line)
 	var got struct {
 		Hooks struct {
 			State map[string]struct {
@@ -66,4 +36,40 @@ func TrustHook(home, key, hash string) error {
 		return fmt.Errorf("config: recording the hook's trust would break %s: %w", path, err)
 	}
 	return writeAtomic(path, []byte(out))
+}
+
+// setTableLine is text with key's line of the table under header (a line
+// "[...]") set to line: the key's line replaced, or line added right
+// under the header, or the table added at the end when there is none.
+// Every other line is kept.
+func setTableLine(text, header, key, line string) string {
+	lines := strings.Split(text, "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == header {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		out := strings.TrimRight(text, "\n")
+		if out != "" {
+			out += "\n\n"
+		}
+		return out + header + "\n" + line + "\n"
+	}
+	replaced := false
+	for i := at + 1; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(t, "[") {
+			break
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
+			lines[i], replaced = line, true
+		}
+	}
+	if !replaced {
+		lines = append(lines[:at+1], append([]string{line}, lines[at+1:]...)...)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -18,37 +17,7 @@ func SetTUITheme(home, name string) error {
 		return err
 	}
 	line := "theme = " + tomlString(name)
-	lines := strings.Split(text, "\n")
-	at := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "[tui]" {
-			at = i
-			break
-		}
-	}
-	var out string
-	if at < 0 {
-		out = strings.TrimRight(text, "\n")
-		if out != "" {
-			out += "\n\n"
-		}
-		out += "[tui]\n" + line + "\n"
-	} else {
-		replaced := false
-		for i := at + 1; i < len(lines); i++ {
-			t := strings.TrimSpace(lines[i])
-			if strings.HasPrefix(t, "[") {
-				break
-			}
-			if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "theme" {
-				lines[i], replaced = line, true
-			}
-		}
-		if !replaced {
-			lines = append(lines[:at+1], append([]string{line}, lines[at+1:]...)...)
-		}
-		out = strings.Join(lines, "\n")
-	}
+	out := setTableLine(text, "[tui]", "theme", line)
 	var got struct {
 		TUI struct {
 			Theme string `toml:"theme"`
