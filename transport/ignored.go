@@ -63,15 +63,21 @@ func IgnoredPieces(pieces [][]byte) bool {
 // unmodelledFirst reports whether data's first member is a "type" this
 // package does not model.
 func unmodelledFirst(data []byte) bool {
+	name, ok := firstType(data)
+	return ok && name != "" && !modelled[name]
+}
+
+// firstType is the value of data's first member when that member is
+// "type" (read from the first 256 bytes, without decoding the event).
+func firstType(data []byte) (string, bool) {
 	p := flatParser{b: string(data[:min(len(data), 256)])}
 	if !p.next('{') {
-		return false
+		return "", false
 	}
 	p.ws()
 	if key, ok := p.rawString(); !ok || key != "type" || !p.next(':') {
-		return false
+		return "", false
 	}
 	p.ws()
-	name, ok := p.rawString()
-	return ok && name != "" && !modelled[name]
+	return p.rawString()
 }

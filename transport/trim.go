@@ -54,16 +54,7 @@ func (d *FrameDecoder) trimPieces(name string, pieces [][]byte, from int) [][]by
 // completedFirst reports whether data's first member is
 // "type":"response.completed".
 func completedFirst(data []byte) bool {
-	p := flatParser{b: string(data[:min(len(data), 256)])}
-	if !p.next('{') {
-		return false
-	}
-	p.ws()
-	if key, ok := p.rawString(); !ok || key != "type" || !p.next(':') {
-		return false
-	}
-	p.ws()
-	name, ok := p.rawString()
+	name, ok := firstType(data)
 	return ok && name == "response.completed"
 }
 
