@@ -93,11 +93,14 @@ func (m modelFile) model(name string) catalog.Model {
 	return out
 }
 
-// resolveModels builds the catalogue: the built-in snapshot, the file of
-// model_catalog_json (the last layer's that sets it; relative to its
-// config file's directory), then each layer's [models] tables.
+// resolveModels builds the catalogue: the built-in snapshot (the one
+// [Default] parsed, else parsed here), the file of model_catalog_json (the
+// last layer's that sets it; relative to its config file's directory),
+// then each layer's [models] tables.
 func (c *Config) resolveModels(layers []layer, probs *problems) {
-	c.Catalog = catalog.Builtin()
+	if c.Catalog == nil {
+		c.Catalog = catalog.Builtin()
+	}
 	var file string
 	var from location
 	for _, l := range layers {

@@ -42,8 +42,9 @@ func registerCompletions(root *cobra.Command, env Env) {
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		local := c.LocalFlags() // built afresh by each call: once per command
 		for name, fn := range flags {
-			if c.LocalFlags().Lookup(name) != nil {
+			if local.Lookup(name) != nil {
 				_ = c.RegisterFlagCompletionFunc(name, fn) // a flag shared by two commands is registered once
 			}
 		}

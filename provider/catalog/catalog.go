@@ -22,7 +22,6 @@ import (
 	"maps"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -251,8 +250,26 @@ func (c *Catalog) Set(id string, m Model) {
 	c.models[id] = old
 }
 
-// dated is a date suffix of a model snapshot's name.
-var dated = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
+// undated is name without the date suffix of a model snapshot's name
+// ("-2025-09-29" or "-20250929"), else name itself.
+func undated(name string) string {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	n := len(name)
+	if n >= 11 && name[n-11] == '-' && digits(name[n-10:n-6]) && name[n-6] == '-' && digits(name[n-5:n-3]) && name[n-3] == '-' && digits(name[n-2:]) {
+		return name[:n-11]
+	}
+	if n >= 9 && name[n-9] == '-' && digits(name[n-8:]) {
+		return name[:n-9]
+	}
+	return name
+}
 
 // Lookup finds the model name: exactly, else without a provider prefix
 // ("openai/gpt-5.1"), else without a date suffix ("claude-sonnet-4-5-20250929").
@@ -266,7 +283,7 @@ func (c *Catalog) Lookup(name string) (Model, bool) {
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		return c.Lookup(name[i+1:])
 	}
-	if base := dated.ReplaceAllString(name, ""); base != name {
+	if base := undated(name); base != name {
 		if m, ok := c.models[base]; ok {
 			return m, true
 		}

@@ -85,3 +85,20 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// TestUndated strips a snapshot's date suffix in either form and nothing else.
+func TestUndated(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-sonnet-4-5-20250929": "claude-sonnet-4-5",
+		"gpt-4o-2024-08-06":          "gpt-4o",
+		"gpt-5":                      "gpt-5",
+		"model-2024-8-06":            "model-2024-8-06",
+		"model-2025092":              "model-2025092",
+		"model-2025092x":             "model-2025092x",
+		"model-20250929-2024-08-06":  "model-20250929",
+	} {
+		if got := undated(in); got != want {
+			t.Errorf("undated(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
