@@ -52,6 +52,8 @@ type options struct {
 	bigOnly       bool
 	websocket     bool
 	cache         string
+	proxy         bool
+	proxyFor      time.Duration
 }
 
 func main() {
@@ -66,6 +68,8 @@ func main() {
 	flag.BoolVar(&o.bigOnly, "big-only", false, "run only the big-payload scenarios")
 	flag.BoolVar(&o.websocket, "websocket", false, "the clients speak WebSocket to the fake server (supports_websockets = true) instead of HTTP SSE")
 	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
+	flag.BoolVar(&o.proxy, "proxy", false, "run only the proxy scenario: keep-alive clients' requests per second direct, through agent proxy and through a bare Go relay, at 50 and 200 clients")
+	flag.DurationVar(&o.proxyFor, "proxy-for", 3*time.Second, "with --proxy: how long each measurement sends")
 	flag.Parse()
 	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
 		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive, --big not negative")
@@ -117,6 +121,9 @@ func run(o options, w io.Writer) error {
 	fakeBin, err := buildFake(root, tmp)
 	if err != nil {
 		return err
+	}
+	if o.proxy {
+		return proxyScenario(root, tmp, agentBin, fakeBin, o, w)
 	}
 	clients := []client{}
 	res := &results{turn: map[string][]sample{}, stream: map[string][]sample{}}
