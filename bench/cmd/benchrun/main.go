@@ -53,6 +53,7 @@ type options struct {
 	websocket     bool
 	cache         string
 	proxy         bool
+	terminal      bool
 	proxyFor      time.Duration
 }
 
@@ -69,6 +70,7 @@ func main() {
 	flag.BoolVar(&o.websocket, "websocket", false, "the clients speak WebSocket to the fake server (supports_websockets = true) instead of HTTP SSE")
 	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
 	flag.BoolVar(&o.proxy, "proxy", false, "run only the proxy scenario: keep-alive clients' requests per second direct, through agent proxy and through a bare Go relay, at 50 and 200 clients")
+	flag.BoolVar(&o.terminal, "terminal", false, "run only the terminal scenario: --version, doctor --offline and exec under script(1), a pseudo-terminal that answers no query, with and without NO_COLOR")
 	flag.DurationVar(&o.proxyFor, "proxy-for", 3*time.Second, "with --proxy: how long each measurement sends")
 	flag.Parse()
 	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
@@ -152,6 +154,9 @@ func run(o options, w io.Writer) error {
 			}
 		}
 		ref := referenceClient(bin, dirs["codex-home"], dirs["work"])
+		if out, err := exec.Command(bin, "--version").Output(); err == nil && o.codex != "" {
+			ref.name = strings.Replace(strings.TrimSpace(string(out)), "codex-cli", "codex", 1) // --codex: the binary's own version
+		}
 		clients = append(clients, ref)
 		res.ref = ref.name
 	}
@@ -159,6 +164,9 @@ func run(o options, w io.Writer) error {
 
 	for _, c := range clients {
 		res.clients = append(res.clients, c.name)
+	}
+	if o.terminal {
+		return terminalScenario(fakeBin, dirs, clients, o, w)
 	}
 	curl, err := curlClient(dirs["work"])
 	if err != nil {
