@@ -143,19 +143,9 @@ func run(o options, w io.Writer) error {
 		clients = append(clients, alt)
 	}
 	if o.withReference || o.codex != "" {
-		bin := o.codex
-		if bin == "" {
-			cache := o.cache
-			if !filepath.IsAbs(cache) {
-				cache = filepath.Join(root, cache)
-			}
-			if bin, err = installReference(cache); err != nil {
-				return err
-			}
-		}
-		ref := referenceClient(bin, dirs["codex-home"], dirs["work"])
-		if out, err := exec.Command(bin, "--version").Output(); err == nil && o.codex != "" {
-			ref.name = strings.Replace(strings.TrimSpace(string(out)), "codex-cli", "codex", 1) // --codex: the binary's own version
+		ref, err := reference(o, root, dirs)
+		if err != nil {
+			return err
 		}
 		clients = append(clients, ref)
 		res.ref = ref.name
@@ -198,6 +188,27 @@ func run(o options, w io.Writer) error {
 	}
 	report(w, o, res, load0, loadAverage())
 	return nil
+}
+
+// reference is the reference client: --codex, else Codex CLI
+// referenceVersion installed with npm into --cache.
+func reference(o options, root string, dirs map[string]string) (client, error) {
+	bin := o.codex
+	if bin == "" {
+		cache := o.cache
+		if !filepath.IsAbs(cache) {
+			cache = filepath.Join(root, cache)
+		}
+		var err error
+		if bin, err = installReference(cache); err != nil {
+			return client{}, err
+		}
+	}
+	ref := referenceClient(bin, dirs["codex-home"], dirs["work"])
+	if out, err := exec.Command(bin, "--version").Output(); err == nil && o.codex != "" {
+		ref.name = strings.Replace(strings.TrimSpace(string(out)), "codex-cli", "codex", 1) // --codex: the binary's own version
+	}
+	return ref, nil
 }
 
 // streamDelta is the text of each delta of the streaming scenario.
