@@ -97,3 +97,63 @@ func BenchmarkMentionFirstResults(b *testing.B) {
 	b.ReportMetric(float64(first.Milliseconds())/float64(b.N), "ms-first-results")
 	b.ReportMetric(float64(whole.Milliseconds())/float64(b.N), "ms-whole-index")
 }
+
+// mentionTyping are the @ queries of BenchmarkMentionKeystrokes, as typed
+// one key at a time ("<" is a backspace).
+var mentionTyping = []string{"handler<", "srvcfg<", "auth/tok<", "Session<", "usrprfl<"}
+
+// BenchmarkMentionKeystrokes types @ queries one key at a time into the
+// composer over a 2,000-file and a 100,000-file repository (genTree),
+// alternating between them: each key's Update, the search it starts (run
+// at once, as its goroutine would), the answer's Update and the frame.
+// Reported: µs per key for each, the search's share, and the ratios
+// (issue 44: the 100,000-file keystroke ≤ 2× the 2,000-file one).
+func BenchmarkMentionKeystrokes(b *testing.B) {
+	sizes := []int{2000, 100_000}
+	paths := genTree(sizes[1])
+	var models [2]*Model
+	for k, n := range sizes {
+		m, _ := newTestModel(b, Options{ContextWindow: 272000})
+		m.jobs = newJobs() // the test model's jobs are stopped: searches must run
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m.pop.files, m.pop.building = indexOf(paths[:n]), true // indexed; no walk
+		models[k] = m
+	}
+	var keyTime, searchTime [2]time.Duration
+	keys := 0
+	b.ResetTimer()
+	for range b.N {
+		for k, m := range models {
+			for _, typed := range mentionTyping {
+				m.setComposer("see ")
+				for _, r := range "@" + typed {
+					key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}
+					if r == '<' {
+						key = tea.KeyMsg{Type: tea.KeyBackspace}
+					}
+					start := time.Now()
+					_, cmd := m.Update(key)
+					s := time.Now()
+					msgs := runCmd(cmd)
+					searchTime[k] += time.Since(s)
+					for _, msg := range msgs {
+						m.Update(msg)
+					}
+					_ = m.View()
+					keyTime[k] += time.Since(start)
+					if k == 0 {
+						keys++
+					}
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(keys) }
+	b.ReportMetric(us(keyTime[0]), "µs/key-2k")
+	b.ReportMetric(us(keyTime[1]), "µs/key-100k")
+	b.ReportMetric(us(searchTime[0]), "search-µs/key-2k")
+	b.ReportMetric(us(searchTime[1]), "search-µs/key-100k")
+	b.ReportMetric(float64(keyTime[1])/float64(keyTime[0]), "key-ratio")
+	b.ReportMetric(float64(searchTime[1])/float64(searchTime[0]), "search-ratio")
+}

@@ -151,6 +151,9 @@ func (ix *fileIndex) search(query string, n int) []string {
 			out = append(out, ix.paths[i])
 		}
 	}
+	if len(out) == n {
+		return out // rank's limit 0 is no limit
+	}
 	for _, i := range rank(query, pool, n-len(out)) {
 		out = append(out, pool[i])
 	}
