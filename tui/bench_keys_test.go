@@ -126,6 +126,7 @@ func BenchmarkMentionKeystrokes(b *testing.B) {
 		for k, m := range models {
 			for _, typed := range mentionTyping {
 				m.setComposer("see ")
+				m.pop.answersOf = nil // a popup opened anew: nothing answered yet
 				for _, r := range "@" + typed {
 					key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}
 					if r == '<' {

@@ -16,8 +16,12 @@ const maxIndexed = 1_000_000
 // fileIndex is the @ search's list of files under the working directory,
 // as slash-separated paths relative to it, in walk order.
 type fileIndex struct {
-	paths []string
-	lower []string // paths in lower case, for matching
+	paths  []string
+	lower  []string  // paths in lower case, for matching
+	masks  []uint64  // charMask of each lower path (may be short: a path without one is read)
+	blocks []ixBlock // a summary of each whole block of blockSize paths (likewise)
+
+	pending *ixBlock // the block add is filling
 }
 
 // buildFileIndex walks root and lists its files, leaving out .git, what
@@ -71,11 +75,10 @@ func buildFileIndex(ctx context.Context, root string, partial func(*fileIndex)) 
 		if len(ix.paths) >= maxIndexed {
 			return filepath.SkipAll
 		}
-		ix.paths = append(ix.paths, rel)
-		ix.lower = append(ix.lower, strings.ToLower(rel))
+		ix.add(rel)
 		if n := len(ix.paths); partial != nil && n >= next {
 			next = 2 * n
-			partial(&fileIndex{paths: ix.paths[:n:n], lower: ix.lower[:n:n]})
+			partial(ix.view(n))
 		}
 		return nil
 	})
@@ -121,47 +124,14 @@ const fuzzyPool = 1000
 // whose file name starts with it, then those whose name holds it, then
 // those whose path does, each in walk order; then paths that hold its
 // characters in order, the first fuzzyPool of them ordered by
-// github.com/sahilm/fuzzy's score. One pass over the index, no allocation
-// per path: a few milliseconds for 100k paths.
+// github.com/sahilm/fuzzy's score. It reads only the paths that can
+// change that answer (find).
 func (ix *fileIndex) search(query string, n int) []string {
-	q := strings.ToLower(query)
-	var tiers [3][]int
-	var pool []string
-	for i, lp := range ix.lower {
-		name := lp[strings.LastIndexByte(lp, '/')+1:]
-		switch {
-		case strings.HasPrefix(name, q):
-			if tiers[0] = appendCapped(tiers[0], i, n); len(tiers[0]) == n {
-				return ix.pick(tiers[0])
-			}
-		case strings.Contains(name, q):
-			tiers[1] = appendCapped(tiers[1], i, n)
-		case strings.Contains(lp, q):
-			tiers[2] = appendCapped(tiers[2], i, n)
-		case len(pool) < fuzzyPool && subsequence(lp, q):
-			pool = append(pool, ix.paths[i])
-		}
-	}
-	var out []string
-	for _, t := range tiers {
-		for _, i := range t {
-			if len(out) == n {
-				return out
-			}
-			out = append(out, ix.paths[i])
-		}
-	}
-	if len(out) == n {
-		return out // rank's limit 0 is no limit
-	}
-	for _, i := range rank(query, pool, n-len(out)) {
-		out = append(out, pool[i])
-	}
-	return out
+	return ix.find(query, n, nil).paths
 }
 
 // pick returns the paths at indexes is.
-func (ix *fileIndex) pick(is []int) []string {
+func (ix *fileIndex) pick(is []int32) []string {
 	out := make([]string, len(is))
 	for k, i := range is {
 		out[k] = ix.paths[i]
@@ -169,7 +139,7 @@ func (ix *fileIndex) pick(is []int) []string {
 	return out
 }
 
-func appendCapped(s []int, i, n int) []int {
+func appendCapped(s []int32, i int32, n int) []int32 {
 	if len(s) < n {
 		s = append(s, i)
 	}

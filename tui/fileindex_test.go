@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,18 +57,19 @@ func genTree(n int) []string {
 func indexOf(paths []string) *fileIndex {
 	ix := &fileIndex{}
 	for _, p := range paths {
-		ix.paths, ix.lower = append(ix.paths, p), append(ix.lower, strings.ToLower(p))
+		ix.add(p)
 	}
-	return ix
+	return ix.view(len(paths))
 }
 
 // searchFull is the @ search as it was before the index kept summaries:
 // one pass over every path. The search must answer as it does.
 func (ix *fileIndex) searchFull(query string, n int) []string {
 	q := strings.ToLower(query)
-	var tiers [3][]int
+	var tiers [3][]int32
 	var pool []string
-	for i, lp := range ix.lower {
+	for j, lp := range ix.lower {
+		i := int32(j)
 		name := lp[strings.LastIndexByte(lp, '/')+1:]
 		switch {
 		case strings.HasPrefix(name, q):
@@ -116,5 +118,87 @@ func TestMentionSearchAtMostN(t *testing.T) {
 		if got := search("auth/", mentionRows); len(got) != mentionRows {
 			t.Errorf("search gave %d paths, want %d", len(got), mentionRows)
 		}
+	}
+}
+
+// searchQueries are queries of the kinds typed after @: every prefix of a
+// few words, pieces and scattered letters of paths of the index, single
+// letters, capitals, paths with "/", digits, other scripts and the empty
+// query.
+func searchQueries(paths []string, seed uint64) []string {
+	r := rand.New(rand.NewPCG(seed, 2))
+	qs := []string{"", "/", ".go", "_test", "x", "q", "Z", "ü", "É", "İ", "🙂", "hndlr", "pkg123/sub", "file_0999", "a/b", "zzzz"}
+	for _, typed := range mentionTyping {
+		typed = strings.TrimSuffix(typed, "<")
+		for l := 1; l <= len(typed); l++ {
+			qs = append(qs, typed[:l])
+		}
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		qs = append(qs, string(c))
+	}
+	for range 60 {
+		p := paths[r.IntN(len(paths))]
+		i := r.IntN(len(p))
+		j := min(len(p), i+1+r.IntN(8))
+		qs = append(qs, p[i:j], strings.ToUpper(p[i:j]), p[strings.LastIndexByte(p, '/')+1:][:1+r.IntN(3)])
+		var sub []byte
+		for k := 0; k < len(p) && len(sub) < 6; k += 1 + r.IntN(5) {
+			sub = append(sub, p[k])
+		}
+		qs = append(qs, string(sub))
+	}
+	return qs
+}
+
+// TestMentionSearchAsFullScan: the search that skips what cannot change
+// its answer gives the same paths in the same order as the pass over every
+// path, for many queries on a generated tree (and on prefixes of it: a part
+// of an index, blocks not whole), on a tree where every path matches, on
+// paths in other scripts, on an index without summaries, and narrowed by
+// the previous query's matches as the popup does while a query is typed.
+func TestMentionSearchAsFullScan(t *testing.T) {
+	t.Parallel()
+	tree := genTree(30_000)
+	tree = append(tree, "docs/Ünïcode/Ärger.md", "İstanbul/KELVİN.go", "ẞtraße/grüße.txt", "emoji/🙂face.png")
+	numbered := make([]string, 20_000)
+	for i := range numbered {
+		numbered[i] = fmt.Sprintf("pkg%03d/sub%02d/file_%05d_handler.go", i%500, i%37, i)
+	}
+	cases := map[string]*fileIndex{
+		"tree":      indexOf(tree),
+		"part":      indexOf(tree).view(2000 + 17),
+		"small":     indexOf(tree[:65]),
+		"numbered":  indexOf(numbered),
+		"unindexed": {paths: tree[:3000], lower: indexOf(tree[:3000]).lower},
+	}
+	for name, ix := range cases {
+		for _, q := range searchQueries(ix.paths, uint64(len(ix.paths))) {
+			for _, n := range []int{1, 7, mentionRows} {
+				want, got := ix.searchFull(q, n), ix.search(q, n)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s: search(%q, %d) =\n%q\nwant\n%q", name, q, n, got, want)
+				}
+			}
+		}
+	}
+	ix, narrowed := cases["tree"], 0
+	for _, typed := range append(mentionTyping, "handlerx", "usrprflz", "ÜnïcodeÄ") {
+		typed = strings.TrimSuffix(typed, "<")
+		var prev found
+		for l := 1; l <= len(typed); l++ {
+			q := typed[:l]
+			f := ix.find(q, mentionRows, &prev)
+			if want := ix.searchFull(q, mentionRows); !slices.Equal(f.paths, want) {
+				t.Fatalf("narrowed search(%q) =\n%q\nwant\n%q", q, f.paths, want)
+			}
+			if prev.exact && strings.HasPrefix(strings.ToLower(q), prev.q) {
+				narrowed++
+			}
+			prev = f
+		}
+	}
+	if narrowed == 0 {
+		t.Error("no query was narrowed by the previous one's matches")
 	}
 }

@@ -37,7 +37,17 @@ type popup struct {
 	building bool
 	filesCh  chan tea.Msg // the index being built sends its parts and its end here
 	seq      int          // the last @ search asked for
+
+	// Answers of files to earlier queries: each one's paths (a query
+	// typed again, as after a backspace, is answered at once), and the last
+	// answer that holds every match, which a longer query searches within.
+	answers   map[string][]string
+	answersOf *fileIndex
+	narrow    *found
 }
+
+// maxAnswers is how many answers the popup keeps before it forgets them.
+const maxAnswers = 64
 
 // filesMsg is a built file index, or (partial) the part walked so far.
 type filesMsg struct {
@@ -46,10 +56,13 @@ type filesMsg struct {
 	partial bool
 }
 
-// mentionMsg is the result of @ search seq.
+// mentionMsg is the result of @ search seq, of index ix for query.
 type mentionMsg struct {
 	seq   int
 	paths []string
+	ix    *fileIndex
+	query string
+	found found
 }
 
 // refreshPopup makes the popup follow the composer's text; it returns the
@@ -199,20 +212,39 @@ func (m *Model) filesIndexed(msg filesMsg) tea.Cmd {
 	return next
 }
 
-// searchFiles searches the index for q on a goroutine of its own; only
-// the answer to the last search asked is shown.
+// searchFiles searches the index for q on a goroutine of its own (within
+// the matches of an earlier query q extends, when they are all known); only
+// the answer to the last search asked is shown. A query answered before by
+// this index is answered at once.
 func (m *Model) searchFiles(q string) tea.Cmd {
 	p := &m.pop
 	p.seq++
-	seq, ix := p.seq, p.files
+	if p.answersOf != p.files {
+		p.answers, p.answersOf, p.narrow = nil, p.files, nil
+	}
+	if paths, ok := p.answers[q]; ok {
+		m.mentioned(mentionMsg{seq: p.seq, paths: paths})
+		return nil
+	}
+	seq, ix, prev := p.seq, p.files, p.narrow
 	return m.jobs.cmd(func() tea.Msg {
-		return mentionMsg{seq: seq, paths: ix.search(q, mentionRows)}
+		f := ix.find(q, mentionRows, prev)
+		return mentionMsg{seq: seq, paths: f.paths, ix: ix, query: q, found: f}
 	})
 }
 
-// mentioned shows the files a search found.
+// mentioned shows the files a search found, and keeps the answer.
 func (m *Model) mentioned(msg mentionMsg) {
 	p := &m.pop
+	if msg.ix != nil && msg.ix == p.answersOf {
+		if len(p.answers) >= maxAnswers || p.answers == nil {
+			p.answers = map[string][]string{}
+		}
+		p.answers[msg.query] = msg.paths
+		if msg.found.exact {
+			p.narrow = &msg.found
+		}
+	}
 	if msg.seq != p.seq || p.kind != popupMention {
 		return
 	}

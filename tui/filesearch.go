@@ -1,0 +1,348 @@
+package tui
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/sahilm/fuzzy"
+)
+
+// The @ search answers exactly as one pass over every path would (the
+// tiers of search, in walk order), but skips what cannot change its
+// answer. The index keeps, for each path, the set of its characters, and
+// for each block of blockSize paths summaries of what the block's paths
+// hold: a block the query's characters, character pairs and triples rule
+// out is not read. The scan stops needing a tier once the tiers above it
+// fill the rows, and the fuzzy pool once it is full; what is left to read
+// is only what could still be in a tier it needs. In a large repository the
+// answer to a short query is found in its first paths, and a long query
+// rules out most blocks.
+
+// blockSize is how many paths one block summary covers.
+const blockSize = 64
+
+// Sizes of the hashed sets of a block summary, in bits.
+const (
+	gramBits  = 4096 // the paths' character pairs and triples
+	nameBits  = 2048 // the file names' pairs and triples
+	startBits = 512  // the file names' first one, two and three characters
+)
+
+// ixBlock summarises blockSize paths (in lower case): a query none of whose
+// paths could match is not read. Every set is a superset: a bit set
+// proves nothing, a bit clear rules the block out.
+type ixBlock struct {
+	chars     uint64                 // charBit of every byte of the paths
+	nameChars uint64                 // of every byte of the file names
+	grams     [gramBits / 64]uint64  // gramHash of each pair and triple of adjacent bytes
+	names     [nameBits / 64]uint64  // the same, of the file names
+	starts    [startBits / 64]uint64 // gramHash of each name's first 1, 2 and 3 bytes
+	order     [64]uint64             // order[charBucket(c)]: the buckets of the bytes before a c in one path
+}
+
+// charBucket maps a byte to one of 64 buckets: each lower-case letter,
+// digit and common path punctuation its own, the other bytes shared.
+func charBucket(c byte) uint {
+	switch {
+	case c >= 'a' && c <= 'z':
+		return uint(c - 'a')
+	case c >= '0' && c <= '9':
+		return 26 + uint(c-'0')
+	}
+	switch c {
+	case '_':
+		return 36
+	case '-':
+		return 37
+	case '.':
+		return 38
+	case '/':
+		return 39
+	case ' ':
+		return 40
+	}
+	return 41 + uint(c)%23
+}
+
+// charMask is the set of the buckets of s's bytes.
+func charMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		m |= 1 << charBucket(s[i])
+	}
+	return m
+}
+
+// gramHash hashes the 1 to 3 bytes of g to bits bits.
+func gramHash(g string, bits uint) uint32 {
+	k := uint32(len(g)) << 24
+	for i := 0; i < len(g); i++ {
+		k |= uint32(g[i]) << (8 * i)
+	}
+	return (k * 0x9E3779B1) >> (32 - bits)
+}
+
+func setBit(set []uint64, h uint32)      { set[h/64] |= 1 << (h % 64) }
+func hasBit(set []uint64, h uint32) bool { return set[h/64]&(1<<(h%64)) != 0 }
+
+// gramsOf calls f with each pair and triple of adjacent bytes of s.
+func gramsOf(s string, f func(string)) {
+	for i := 0; i+1 < len(s); i++ {
+		f(s[i : i+2])
+		if i+2 < len(s) {
+			f(s[i : i+3])
+		}
+	}
+}
+
+// add appends a path to the index, and its summaries: the path's character
+// set, and when it completes a block the block's summary. pending is the
+// block being filled (the index's own, not its views').
+func (ix *fileIndex) add(rel string) {
+	lp := strings.ToLower(rel)
+	ix.paths = append(ix.paths, rel)
+	ix.lower = append(ix.lower, lp)
+	ix.masks = append(ix.masks, charMask(lp))
+	if ix.pending == nil {
+		ix.pending = &ixBlock{}
+	}
+	b := ix.pending
+	name := lp[strings.LastIndexByte(lp, '/')+1:]
+	b.chars |= ix.masks[len(ix.masks)-1]
+	b.nameChars |= charMask(name)
+	gramsOf(lp, func(g string) { setBit(b.grams[:], gramHash(g, 12)) })
+	gramsOf(name, func(g string) { setBit(b.names[:], gramHash(g, 11)) })
+	for k := 1; k <= min(3, len(name)); k++ {
+		setBit(b.starts[:], gramHash(name[:k], 9))
+	}
+	var seen uint64
+	for i := 0; i < len(lp); i++ {
+		c := charBucket(lp[i])
+		b.order[c] |= seen
+		seen |= 1 << c
+	}
+	if len(ix.paths)%blockSize == 0 {
+		ix.blocks = append(ix.blocks, *b)
+		ix.pending = nil
+	}
+}
+
+// view is the index of its first n paths, which later adds leave as they
+// are (a part searched while the walk goes on).
+func (ix *fileIndex) view(n int) *fileIndex {
+	nb := min(len(ix.blocks), n/blockSize)
+	return &fileIndex{paths: ix.paths[:n:n], lower: ix.lower[:n:n], masks: ix.masks[:n:n], blocks: ix.blocks[:nb:nb]}
+}
+
+// query is a search's query in lower case and what it rules out.
+type query struct {
+	q      string
+	mask   uint64   // charMask(q)
+	grams  []uint32 // gramHash of q's pairs and triples, for ixBlock.grams
+	names  []uint32 // the same, for ixBlock.names
+	start  uint32   // gramHash of q's first 3 bytes, for ixBlock.starts
+	before []uint64 // before[c]: the buckets of q's bytes before a byte of bucket c
+	used   []uint   // the buckets of q's bytes
+}
+
+func newQuery(q string) *query {
+	qq := &query{q: q, mask: charMask(q), start: gramHash(q[:min(3, len(q))], 9), before: make([]uint64, 64)}
+	gramsOf(q, func(g string) {
+		qq.grams = append(qq.grams, gramHash(g, 12))
+		qq.names = append(qq.names, gramHash(g, 11))
+	})
+	var seen uint64
+	for i := 0; i < len(q); i++ {
+		c := charBucket(q[i])
+		if qq.before[c] == 0 && seen&(1<<c) == 0 {
+			qq.used = append(qq.used, c)
+		}
+		qq.before[c] |= seen
+		seen |= 1 << c
+	}
+	return qq
+}
+
+// may reports what block b could hold: a path with q in its file name
+// (name) or in its path (sub), or with q's bytes in order (seq).
+func (qq *query) may(b *ixBlock) (name, sub, seq bool) {
+	if b.chars&qq.mask != qq.mask {
+		return false, false, false
+	}
+	seq = true
+	for _, c := range qq.used {
+		if b.order[c]&qq.before[c] != qq.before[c] {
+			seq = false
+			break
+		}
+	}
+	sub = seq
+	for _, h := range qq.grams {
+		if !sub || !hasBit(b.grams[:], h) {
+			return false, false, seq
+		}
+	}
+	name = b.nameChars&qq.mask == qq.mask
+	for _, h := range qq.names {
+		if !name || !hasBit(b.names[:], h) {
+			return false, true, seq
+		}
+	}
+	return name, true, seq
+}
+
+// mayStart reports whether a file name of block b could start with q.
+func (qq *query) mayStart(b *ixBlock) bool { return hasBit(b.starts[:], qq.start) }
+
+// found is a search's answer: up to n paths, and when the search saw every
+// path that holds the query's bytes in order, their indexes (all, in walk
+// order): a longer query's matches are among them.
+type found struct {
+	paths []string
+	q     string // the query in lower case
+	all   []int32
+	exact bool
+}
+
+// scan is one search's state: the tiers of search so far.
+type scan struct {
+	ix    *fileIndex
+	q     *query
+	n     int
+	tiers [3][]int32
+	pool  []int32
+}
+
+// visit puts path i in its tier, if it matches; it reports whether tier 0
+// is full (the answer).
+func (s *scan) visit(i int) bool {
+	ix, q := s.ix, s.q.q
+	if i < len(ix.masks) && ix.masks[i]&s.q.mask != s.q.mask {
+		return false
+	}
+	lp := ix.lower[i]
+	name := lp[strings.LastIndexByte(lp, '/')+1:]
+	switch {
+	case strings.HasPrefix(name, q):
+		s.tiers[0] = appendCapped(s.tiers[0], int32(i), s.n)
+		return len(s.tiers[0]) == s.n
+	case strings.Contains(name, q):
+		s.tiers[1] = appendCapped(s.tiers[1], int32(i), s.n)
+	case strings.Contains(lp, q):
+		s.tiers[2] = appendCapped(s.tiers[2], int32(i), s.n)
+	case len(s.pool) < fuzzyPool && subsequence(lp, q):
+		s.pool = append(s.pool, int32(i))
+	}
+	return false
+}
+
+// needs reports whether block b could hold a path that changes the answer:
+// one for tier 0 while it is not full, for tier 1 while tiers 0 and 1 do
+// not fill the rows, for tier 2 likewise, for the pool while it is not full
+// and the tiers do not fill the rows. A tier no longer needed stays so, so
+// each tier needed was read in full up to here.
+func (s *scan) needs(b *ixBlock) bool {
+	name, sub, seq := s.q.may(b)
+	n1 := len(s.tiers[0]) + len(s.tiers[1])
+	n2 := n1 + len(s.tiers[2])
+	return name && s.q.mayStart(b) ||
+		name && n1 < s.n ||
+		sub && n2 < s.n ||
+		seq && n2 < s.n && len(s.pool) < fuzzyPool
+}
+
+// find searches the index as search does. prev, when not nil, is the
+// answer of this index to an earlier query: when it was exact and its
+// query (in lower case) starts this one, only its matches are read: a path
+// holding this query's bytes in order holds those of any prefix of it.
+func (ix *fileIndex) find(query string, n int, prev *found) found {
+	if query == "" {
+		return found{paths: ix.paths[:min(n, len(ix.paths))]}
+	}
+	s := &scan{ix: ix, q: newQuery(strings.ToLower(query)), n: n}
+	if prev != nil && prev.exact && strings.HasPrefix(s.q.q, prev.q) {
+		for _, i := range prev.all {
+			if s.visit(int(i)) {
+				return found{paths: ix.pick(s.tiers[0])}
+			}
+		}
+		return s.answer(query)
+	}
+	for b := range ix.blocks {
+		if !s.needs(&ix.blocks[b]) {
+			continue
+		}
+		for i := b * blockSize; i < (b+1)*blockSize; i++ {
+			if s.visit(i) {
+				return found{paths: ix.pick(s.tiers[0])}
+			}
+		}
+	}
+	for i := len(ix.blocks) * blockSize; i < len(ix.lower); i++ {
+		if s.visit(i) {
+			return found{paths: ix.pick(s.tiers[0])}
+		}
+	}
+	return s.answer(query)
+}
+
+// answer is the tiers in order, then the pool ranked, n at most; exact when
+// the pool and the tiers never filled (every match was read and kept).
+func (s *scan) answer(query string) found {
+	f := found{q: s.q.q}
+	var all []int32
+	for _, t := range s.tiers {
+		all = append(all, t...)
+		for _, i := range t {
+			if len(f.paths) < s.n {
+				f.paths = append(f.paths, s.ix.paths[i])
+			}
+		}
+	}
+	if len(all) < s.n && len(s.pool) < fuzzyPool {
+		f.exact = true
+		f.all = append(all, s.pool...)
+		slices.Sort(f.all)
+	}
+	if len(f.paths) == s.n {
+		return f // rank's limit 0 is no limit
+	}
+	pool := make([]string, len(s.pool))
+	for k, i := range s.pool {
+		pool[k] = s.ix.paths[i]
+	}
+	for _, i := range rankPool(query, pool, s.n-len(f.paths)) {
+		f.paths = append(f.paths, pool[i])
+	}
+	return f
+}
+
+// rankPool is rank(query, pool, limit) for a pool of paths that do not
+// hold the query (its prefix matches cannot be), with the fuzzy matches
+// ordered by a sort of their scores and indexes rather than fuzzy.Find's
+// stable sort of its matches, which costs more than the scoring.
+func rankPool(query string, pool []string, limit int) []int {
+	var out []int
+	taken := map[int]bool{}
+	for i, p := range pool {
+		if strings.EqualFold(p, query) {
+			out, taken[i] = append(out, i), true
+		}
+	}
+	type scored struct{ score, i int }
+	var ms []scored
+	for _, m := range fuzzy.FindNoSort(query, pool) {
+		if !taken[m.Index] {
+			ms = append(ms, scored{m.Score, m.Index})
+		}
+	}
+	slices.SortFunc(ms, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.i, b.i)) })
+	for _, m := range ms {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, m.i)
+	}
+	return out
+}
