@@ -148,11 +148,12 @@ func appendCapped(s []int32, i int32, n int) []int32 {
 
 // subsequence reports whether s holds q's bytes in order.
 func subsequence(s, q string) bool {
-	j := 0
-	for i := 0; i < len(s) && j < len(q); i++ {
-		if s[i] == q[j] {
-			j++
+	for i := 0; i < len(q); i++ {
+		k := strings.IndexByte(s, q[i])
+		if k < 0 {
+			return false
 		}
+		s = s[k+1:]
 	}
-	return j == len(q)
+	return true
 }

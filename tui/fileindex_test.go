@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sahilm/fuzzy"
 )
 
 // treeWords name the directories and files of genTree's repository.
@@ -192,7 +194,7 @@ func TestMentionSearchAsFullScan(t *testing.T) {
 			if want := ix.searchFull(q, mentionRows); !slices.Equal(f.paths, want) {
 				t.Fatalf("narrowed search(%q) =\n%q\nwant\n%q", q, f.paths, want)
 			}
-			if prev.exact && strings.HasPrefix(strings.ToLower(q), prev.q) {
+			if prev.upto > 0 && strings.HasPrefix(strings.ToLower(q), prev.q) {
 				narrowed++
 			}
 			prev = f
@@ -200,5 +202,26 @@ func TestMentionSearchAsFullScan(t *testing.T) {
 	}
 	if narrowed == 0 {
 		t.Error("no query was narrowed by the previous one's matches")
+	}
+}
+
+// TestFuzzyScoreAsLibrary: fuzzyScore gives sahilm/fuzzy's score and
+// match for the paths of a generated tree and many queries, in capitals
+// and camel case, with separators and repeated letters.
+func TestFuzzyScoreAsLibrary(t *testing.T) {
+	t.Parallel()
+	paths := genTree(3000)
+	paths = append(paths, "a", "aa", "A_a", "x/Y-z.w", `back\slash`, "ünï/code.go", "nul\x00byte")
+	queries := append(searchQueries(paths, 7), "aa", "aA", "Aa", "a_", "-", "\\", "xyz", "pP", "gOgO", "ss")
+	for _, q := range queries {
+		for _, p := range paths {
+			want, ok := 0, false
+			if ms := fuzzy.FindNoSort(q, []string{p}); len(ms) == 1 {
+				want, ok = ms[0].Score, true
+			}
+			if got, gotOK := fuzzyScore(q, p); got != want && ok || gotOK != ok {
+				t.Fatalf("fuzzyScore(%q, %q) = %d, %v; the library's %d, %v", q, p, got, gotOK, want, ok)
+			}
+		}
 	}
 }

@@ -195,115 +195,123 @@ func (qq *query) may(b *ixBlock) (name, sub, seq bool) {
 // mayStart reports whether a file name of block b could start with q.
 func (qq *query) mayStart(b *ixBlock) bool { return hasBit(b.starts[:], qq.start) }
 
-// found is a search's answer: up to n paths, and when the search saw every
-// path that holds the query's bytes in order, their indexes (all, in walk
-// order): a longer query's matches are among them.
+// found is a search's answer: up to n paths, and the indexes of the paths
+// before upto that hold the query's bytes in order (all, in walk order): a
+// longer query's matches before upto are among them.
 type found struct {
 	paths []string
 	q     string // the query in lower case
 	all   []int32
-	exact bool
+	upto  int
 }
 
-// scan is one search's state: the tiers of search so far.
+// scan is one search's state: the tiers of search so far, and the matches
+// read while the pool is needed (all; upto is -1 until it no longer is).
 type scan struct {
 	ix    *fileIndex
 	q     *query
 	n     int
 	tiers [3][]int32
 	pool  []int32
+	all   []int32
+	upto  int
 }
 
 // visit puts path i in its tier, if it matches; it reports whether tier 0
-// is full (the answer).
+// is full (the answer). Every tier holds q's bytes in order.
 func (s *scan) visit(i int) bool {
 	ix, q := s.ix, s.q.q
 	if i < len(ix.masks) && ix.masks[i]&s.q.mask != s.q.mask {
 		return false
 	}
 	lp := ix.lower[i]
+	if !subsequence(lp, q) {
+		return false
+	}
+	if s.upto < 0 {
+		s.all = append(s.all, int32(i))
+	}
 	name := lp[strings.LastIndexByte(lp, '/')+1:]
 	switch {
 	case strings.HasPrefix(name, q):
 		s.tiers[0] = appendCapped(s.tiers[0], int32(i), s.n)
-		return len(s.tiers[0]) == s.n
 	case strings.Contains(name, q):
 		s.tiers[1] = appendCapped(s.tiers[1], int32(i), s.n)
 	case strings.Contains(lp, q):
 		s.tiers[2] = appendCapped(s.tiers[2], int32(i), s.n)
-	case len(s.pool) < fuzzyPool && subsequence(lp, q):
+	case len(s.pool) < fuzzyPool:
 		s.pool = append(s.pool, int32(i))
 	}
-	return false
+	if s.upto < 0 && !s.needsPool() {
+		s.upto = i + 1
+	}
+	return len(s.tiers[0]) == s.n
+}
+
+// needsPool reports whether the fuzzy pool can still change the answer:
+// it is not full and the tiers do not fill the rows.
+func (s *scan) needsPool() bool {
+	return len(s.tiers[0])+len(s.tiers[1])+len(s.tiers[2]) < s.n && len(s.pool) < fuzzyPool
 }
 
 // needs reports whether block b could hold a path that changes the answer:
 // one for tier 0 while it is not full, for tier 1 while tiers 0 and 1 do
-// not fill the rows, for tier 2 likewise, for the pool while it is not full
-// and the tiers do not fill the rows. A tier no longer needed stays so, so
-// each tier needed was read in full up to here.
+// not fill the rows, for tier 2 likewise, for the pool while needsPool. A
+// tier no longer needed stays so, so each tier needed was read in full up
+// to here.
 func (s *scan) needs(b *ixBlock) bool {
 	name, sub, seq := s.q.may(b)
 	n1 := len(s.tiers[0]) + len(s.tiers[1])
-	n2 := n1 + len(s.tiers[2])
 	return name && s.q.mayStart(b) ||
 		name && n1 < s.n ||
-		sub && n2 < s.n ||
-		seq && n2 < s.n && len(s.pool) < fuzzyPool
+		sub && n1+len(s.tiers[2]) < s.n ||
+		seq && s.needsPool()
 }
 
 // find searches the index as search does. prev, when not nil, is the
-// answer of this index to an earlier query: when it was exact and its
-// query (in lower case) starts this one, only its matches are read: a path
-// holding this query's bytes in order holds those of any prefix of it.
+// answer of this index to an earlier query: when its query (in lower case)
+// starts this one, of the paths before its upto only its matches are read:
+// a path holding this query's bytes in order holds those of any prefix of
+// it.
 func (ix *fileIndex) find(query string, n int, prev *found) found {
 	if query == "" {
 		return found{paths: ix.paths[:min(n, len(ix.paths))]}
 	}
-	s := &scan{ix: ix, q: newQuery(strings.ToLower(query)), n: n}
-	if prev != nil && prev.exact && strings.HasPrefix(s.q.q, prev.q) {
+	s := &scan{ix: ix, q: newQuery(strings.ToLower(query)), n: n, upto: -1}
+	start := 0
+	if prev != nil && prev.upto > 0 && strings.HasPrefix(s.q.q, prev.q) {
 		for _, i := range prev.all {
 			if s.visit(int(i)) {
-				return found{paths: ix.pick(s.tiers[0])}
+				return s.answer(query)
 			}
 		}
-		return s.answer(query)
+		start = prev.upto
 	}
-	for b := range ix.blocks {
-		if !s.needs(&ix.blocks[b]) {
+	whole := len(ix.blocks) * blockSize
+	for i := start; i < len(ix.lower); i++ {
+		if i < whole && i%blockSize == 0 && !s.needs(&ix.blocks[i/blockSize]) {
+			i += blockSize - 1
 			continue
 		}
-		for i := b * blockSize; i < (b+1)*blockSize; i++ {
-			if s.visit(i) {
-				return found{paths: ix.pick(s.tiers[0])}
-			}
-		}
-	}
-	for i := len(ix.blocks) * blockSize; i < len(ix.lower); i++ {
 		if s.visit(i) {
-			return found{paths: ix.pick(s.tiers[0])}
+			break
 		}
 	}
 	return s.answer(query)
 }
 
-// answer is the tiers in order, then the pool ranked, n at most; exact when
-// the pool and the tiers never filled (every match was read and kept).
+// answer is the tiers in order, then the pool ranked, n at most.
 func (s *scan) answer(query string) found {
-	f := found{q: s.q.q}
-	var all []int32
+	f := found{q: s.q.q, all: s.all, upto: s.upto}
+	if s.upto < 0 {
+		f.upto = len(s.ix.lower) // read to the end while the pool was needed
+	}
 	for _, t := range s.tiers {
-		all = append(all, t...)
 		for _, i := range t {
 			if len(f.paths) < s.n {
 				f.paths = append(f.paths, s.ix.paths[i])
 			}
 		}
-	}
-	if len(all) < s.n && len(s.pool) < fuzzyPool {
-		f.exact = true
-		f.all = append(all, s.pool...)
-		slices.Sort(f.all)
 	}
 	if len(f.paths) == s.n {
 		return f // rank's limit 0 is no limit
@@ -320,8 +328,8 @@ func (s *scan) answer(query string) found {
 
 // rankPool is rank(query, pool, limit) for a pool of paths that do not
 // hold the query (its prefix matches cannot be), with the fuzzy matches
-// ordered by a sort of their scores and indexes rather than fuzzy.Find's
-// stable sort of its matches, which costs more than the scoring.
+// scored by fuzzyScore and ordered by a sort of their scores and indexes
+// rather than fuzzy.Find's stable sort of its matches.
 func rankPool(query string, pool []string, limit int) []int {
 	var out []int
 	taken := map[int]bool{}
@@ -332,9 +340,9 @@ func rankPool(query string, pool []string, limit int) []int {
 	}
 	type scored struct{ score, i int }
 	var ms []scored
-	for _, m := range fuzzy.FindNoSort(query, pool) {
-		if !taken[m.Index] {
-			ms = append(ms, scored{m.Score, m.Index})
+	for i, p := range pool {
+		if score, ok := fuzzyScore(query, p); ok && !taken[i] {
+			ms = append(ms, scored{score, i})
 		}
 	}
 	slices.SortFunc(ms, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.i, b.i)) })
@@ -345,4 +353,81 @@ func rankPool(query string, pool []string, limit int) []int {
 		out = append(out, m.i)
 	}
 	return out
+}
+
+// fuzzyScore is github.com/sahilm/fuzzy's score of s for pattern, and
+// whether s matches it: the library's own loop, on bytes and without
+// allocation, for a pattern and a string in ASCII without NUL; the library
+// scores the others.
+func fuzzyScore(pattern, s string) (int, bool) {
+	if pattern == "" || !plainASCII(pattern) || !plainASCII(s) {
+		ms := fuzzy.FindNoSort(pattern, []string{s})
+		if len(ms) == 0 {
+			return 0, false
+		}
+		return ms[0].Score, true
+	}
+	score, matched, lastMatch, pi := 0, 0, -1, 0
+	best, bestAt, adjacent := -1, -1, 0
+	var last byte
+	lastIndex := 0
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		if foldEqual(c, pattern[pi]) {
+			sc := 0
+			if j == 0 {
+				sc += 10 // the first character
+			}
+			if last >= 'a' && last <= 'z' && c >= 'A' && c <= 'Z' {
+				sc += 20 // camel case
+			}
+			if j != 0 && strings.IndexByte("/-_ .\\", last) >= 0 {
+				sc += 20 // after a separator
+			}
+			if matched > 0 && lastMatch == lastIndex {
+				bonus := adjacent*2 + 5 // adjacent to the last match, growing
+				sc += bonus
+				adjacent += bonus
+			}
+			if sc > best {
+				best, bestAt = sc, j
+			}
+		}
+		var nextp, nextc byte
+		if pi < len(pattern)-1 {
+			nextp = pattern[pi+1]
+		}
+		if j+1 < len(s) {
+			nextc = s[j+1]
+		}
+		if (foldEqual(nextp, nextc) || nextc == 0) && bestAt > -1 {
+			if matched == 0 {
+				best += max(bestAt*-5, -15) // the unmatched leading characters
+			}
+			score += best
+			matched, lastMatch = matched+1, bestAt
+			best = -1
+			pi++
+		}
+		lastIndex, last = j, c
+	}
+	return score + matched - len(s), matched == len(pattern)
+}
+
+// plainASCII reports whether s is ASCII without NUL.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 || s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// foldEqual is sahilm/fuzzy's equalFold for ASCII bytes.
+func foldEqual(a, b byte) bool {
+	if a < b {
+		a, b = b, a
+	}
+	return a == b || b >= 'A' && b <= 'Z' && a == b+'a'-'A'
 }

@@ -38,12 +38,11 @@ type popup struct {
 	filesCh  chan tea.Msg // the index being built sends its parts and its end here
 	seq      int          // the last @ search asked for
 
-	// Answers of files to earlier queries: each one's paths (a query
-	// typed again, as after a backspace, is answered at once), and the last
-	// answer that holds every match, which a longer query searches within.
-	answers   map[string][]string
+	// Answers of files to earlier queries: a query typed again (as after
+	// a backspace) is answered at once, and a longer one is searched within
+	// the matches its longest prefix answered found.
+	answers   map[string]*found
 	answersOf *fileIndex
-	narrow    *found
 }
 
 // maxAnswers is how many answers the popup keeps before it forgets them.
@@ -220,13 +219,17 @@ func (m *Model) searchFiles(q string) tea.Cmd {
 	p := &m.pop
 	p.seq++
 	if p.answersOf != p.files {
-		p.answers, p.answersOf, p.narrow = nil, p.files, nil
+		p.answers, p.answersOf = nil, p.files
 	}
-	if paths, ok := p.answers[q]; ok {
-		m.mentioned(mentionMsg{seq: p.seq, paths: paths})
+	if f, ok := p.answers[q]; ok {
+		m.mentioned(mentionMsg{seq: p.seq, paths: f.paths})
 		return nil
 	}
-	seq, ix, prev := p.seq, p.files, p.narrow
+	var prev *found
+	for l := len(q) - 1; l > 0 && prev == nil; l-- {
+		prev = p.answers[q[:l]]
+	}
+	seq, ix := p.seq, p.files
 	return m.jobs.cmd(func() tea.Msg {
 		f := ix.find(q, mentionRows, prev)
 		return mentionMsg{seq: seq, paths: f.paths, ix: ix, query: q, found: f}
@@ -238,12 +241,9 @@ func (m *Model) mentioned(msg mentionMsg) {
 	p := &m.pop
 	if msg.ix != nil && msg.ix == p.answersOf {
 		if len(p.answers) >= maxAnswers || p.answers == nil {
-			p.answers = map[string][]string{}
+			p.answers = map[string]*found{}
 		}
-		p.answers[msg.query] = msg.paths
-		if msg.found.exact {
-			p.narrow = &msg.found
-		}
+		p.answers[msg.query] = &msg.found
 	}
 	if msg.seq != p.seq || p.kind != popupMention {
 		return
