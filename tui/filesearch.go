@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/sahilm/fuzzy"
@@ -328,8 +328,8 @@ func (s *scan) answer(query string) found {
 
 // rankPool is rank(query, pool, limit) for a pool of paths that do not
 // hold the query (its prefix matches cannot be), with the fuzzy matches
-// scored by fuzzyScore and ordered by a sort of their scores and indexes
-// rather than fuzzy.Find's stable sort of its matches.
+// scored by fuzzyScore and only the best kept, in fuzzy.Find's order (by
+// score, ties in pool order), rather than all of them stably sorted.
 func rankPool(query string, pool []string, limit int) []int {
 	var out []int
 	taken := map[int]bool{}
@@ -339,17 +339,20 @@ func rankPool(query string, pool []string, limit int) []int {
 		}
 	}
 	type scored struct{ score, i int }
-	var ms []scored
+	keep := limit - len(out)
+	var top []scored // the best keep so far, best first; ties in pool order
 	for i, p := range pool {
-		if score, ok := fuzzyScore(query, p); ok && !taken[i] {
-			ms = append(ms, scored{score, i})
+		score, ok := fuzzyScore(query, p)
+		if !ok || taken[i] || keep <= 0 || len(top) == keep && score <= top[keep-1].score {
+			continue
+		}
+		at := sort.Search(len(top), func(k int) bool { return top[k].score < score }) // after equal scores
+		top = slices.Insert(top, at, scored{score, i})
+		if len(top) > keep {
+			top = top[:keep]
 		}
 	}
-	slices.SortFunc(ms, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.i, b.i)) })
-	for _, m := range ms {
-		if len(out) >= limit {
-			break
-		}
+	for _, m := range top {
 		out = append(out, m.i)
 	}
 	return out
