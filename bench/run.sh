@@ -6,6 +6,7 @@
 #
 #   bench/run.sh                      agent only
 #   bench/run.sh --with-reference     also codex 0.169.0 (npm install on first use)
+#   bench/run.sh --tui                only the TUI @-search benchmarks (go test -bench ./tui/)
 #   bench/run.sh -h                   every flag
 set -eu
 cd "$(dirname "$0")/.."

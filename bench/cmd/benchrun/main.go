@@ -55,6 +55,7 @@ type options struct {
 	proxy         bool
 	terminal      bool
 	proxyFor      time.Duration
+	tui           bool
 }
 
 func main() {
@@ -72,7 +73,19 @@ func main() {
 	flag.BoolVar(&o.proxy, "proxy", false, "run only the proxy scenario: keep-alive clients' requests per second direct, through agent proxy and through a bare Go relay, at 50 and 200 clients")
 	flag.BoolVar(&o.terminal, "terminal", false, "run only the terminal scenario: --version, doctor --offline and exec under script(1), a pseudo-terminal that answers no query, with and without NO_COLOR")
 	flag.DurationVar(&o.proxyFor, "proxy-for", 3*time.Second, "with --proxy: how long each measurement sends")
+	flag.BoolVar(&o.tui, "tui", false, "run only the TUI's @-search benchmarks (go test -bench in ./tui: first results and keystrokes over 100,000 against 2,000 files)")
 	flag.Parse()
+	if o.tui {
+		root, err := moduleRoot()
+		if err == nil {
+			err = runTUI(root, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
 		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive, --big not negative")
 		os.Exit(2)

@@ -66,3 +66,12 @@ func TestReportTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchMetrics: the values of a go test -bench line are read by unit.
+func TestBenchMetrics(t *testing.T) {
+	out := "goos: linux\nBenchmarkMentionKeystrokes-2   \t      10\t  20177078 ns/op\t         2.566 key-ratio\t       120.1 µs/key-2k\nPASS\n"
+	m := benchMetrics(out)
+	if m["key-ratio"] != 2.566 || m["µs/key-2k"] != 120.1 || m["ns/op"] != 20177078 || len(m) != 3 {
+		t.Errorf("benchMetrics = %v", m)
+	}
+}
