@@ -56,6 +56,8 @@ type options struct {
 	terminal      bool
 	proxyFor      time.Duration
 	tui           bool
+	resumeOnly    bool
+	sessions      int
 }
 
 func main() {
@@ -69,6 +71,8 @@ func main() {
 	flag.IntVar(&o.big, "big", 10<<20, "bytes of the big-payload scenarios (one delta, a command's output, a call's arguments); 0 skips them")
 	flag.BoolVar(&o.bigOnly, "big-only", false, "run only the big-payload scenarios")
 	flag.BoolVar(&o.websocket, "websocket", false, "the clients speak WebSocket to the fake server (supports_websockets = true) instead of HTTP SSE")
+	flag.BoolVar(&o.resumeOnly, "resume-only", false, "run only the big-session scenarios: exec resume of a 100,000-item rollout (and --sessions)")
+	flag.IntVar(&o.sessions, "sessions", 0, "also run exec resume --last among this many sessions without an index (100000: 400 MB written); 0 skips it")
 	flag.StringVar(&o.cache, "cache", "bench/.cache", "where the reference client is installed (relative to the module root)")
 	flag.BoolVar(&o.proxy, "proxy", false, "run only the proxy scenario: keep-alive clients' requests per second direct, through agent proxy and through a bare Go relay, at 50 and 200 clients")
 	flag.BoolVar(&o.terminal, "terminal", false, "run only the terminal scenario: --version, doctor --offline and exec under script(1), a pseudo-terminal that answers no query, with and without NO_COLOR")
@@ -86,8 +90,8 @@ func main() {
 		}
 		return
 	}
-	if o.runs < 1 || o.deltas < 1 || o.big < 0 {
-		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive, --big not negative")
+	if o.runs < 1 || o.deltas < 1 || o.big < 0 || o.sessions < 0 {
+		fmt.Fprintln(os.Stderr, "benchrun: --runs and --deltas must be positive, --big and --sessions not negative")
 		os.Exit(2)
 	}
 	if err := run(o, os.Stdout); err != nil {
@@ -106,6 +110,7 @@ type results struct {
 	curl     []sample        // curl reading the stream
 	served   []time.Duration // the fake server's handler time for each curl read
 	big      []bigResult     // the big-payload scenarios, agent and --compare only
+	resume   []resumeResult  // the big-session scenarios
 }
 
 // bigResult is one big-payload scenario's samples per client and curl's.
@@ -175,6 +180,14 @@ func run(o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.resumeOnly {
+		if res.resume, err = resumeScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
+			return err
+		}
+		reportHeader(w, o, res, load0, loadAverage())
+		resumeReport(w, res)
+		return nil
+	}
 	if o.bigOnly {
 		if res.big, err = bigScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
 			return err
@@ -198,6 +211,9 @@ func run(o options, w io.Writer) error {
 		if res.big, err = bigScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
 			return err
 		}
+	}
+	if res.resume, err = resumeScenarios(fakeBin, tmp, o, homes, clients, curl, res.ref); err != nil {
+		return err
 	}
 	report(w, o, res, load0, loadAverage())
 	return nil

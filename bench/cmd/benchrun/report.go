@@ -63,6 +63,12 @@ func runCommand(o options, r *results) string {
 	if o.websocket {
 		cmd += " --websocket"
 	}
+	if o.resumeOnly {
+		cmd += " --resume-only"
+	}
+	if o.sessions != 0 {
+		cmd += fmt.Sprintf(" --sessions %d", o.sessions)
+	}
 	return cmd
 }
 
@@ -147,6 +153,7 @@ func report(w io.Writer, o options, r *results, load0, load1 string) {
 		fmt.Fprintf(w, "| %s | %.2f× | %.2f× |\n", name, m/floor, pairedRatio(r.stream[name], r.curl, wall))
 	}
 	bigReport(w, r)
+	resumeReport(w, r)
 }
 
 // reportHeader writes when, with which command and on what the run was.
