@@ -231,6 +231,14 @@ func parseItem(raw json.RawMessage) (Item, error) {
 // agent cannot read (of an unknown type, without text), read in the same
 // pass: "" when none.
 func decodeItem(raw json.RawMessage) (_ Item, unread string, _ error) {
+	if it, unread, ok := decodeItemFast(raw); ok {
+		return it, unread, nil
+	}
+	return decodeItemJSON(raw)
+}
+
+// decodeItemJSON is decodeItem by encoding/json, the strings copies.
+func decodeItemJSON(raw json.RawMessage) (_ Item, unread string, _ error) {
 	var w wireItem
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Item{}, "", err
@@ -238,7 +246,7 @@ func decodeItem(raw json.RawMessage) (_ Item, unread string, _ error) {
 	if w.Type == "message" {
 		for i, c := range w.Content {
 			if !knownPart(c.Type) && !c.Text.set && !c.Refusal.set {
-				unread = fmt.Sprintf("content part %d is of type %q, which agent does not read", i+1, c.Type)
+				unread = unreadPart(i+1, c.Type)
 				break
 			}
 		}
@@ -248,6 +256,12 @@ func decodeItem(raw json.RawMessage) (_ Item, unread string, _ error) {
 		Name: qualifiedName(w.Namespace, w.Name), Arguments: string(w.Arguments), Input: string(w.Input),
 		Raw: raw,
 	}, unread, nil
+}
+
+// unreadPart says that content part n (1-based), of type typ, is one
+// agent cannot read.
+func unreadPart(n int, typ string) string {
+	return fmt.Sprintf("content part %d is of type %q, which agent does not read", n, typ)
 }
 
 // Text returns the concatenated text parts of a message item. A refusal

@@ -15,3 +15,10 @@ func DecodeLargeForTest(data string) (Event, bool, error) { return decodeLarge(d
 func (d *FrameDecoder) TrimPiecesFrom(name string, pieces [][]byte, from int) [][]byte {
 	return d.trimPieces(name, pieces, from)
 }
+
+// DecodeItemFastForTest is the reflection-free item decoder: the item,
+// the content part it cannot read, and whether it took the input.
+func DecodeItemFastForTest(raw []byte) (Item, string, bool) { return decodeItemFast(raw) }
+
+// DecodeItemJSONForTest is the item decoder by encoding/json.
+func DecodeItemJSONForTest(raw []byte) (Item, string, error) { return decodeItemJSON(raw) }
