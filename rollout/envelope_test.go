@@ -3,6 +3,7 @@ package rollout
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -33,6 +34,36 @@ func FuzzEnvelope(f *testing.F) {
 		}
 		if w.Type != l.Type || w.Origin != l.Origin || !bytes.Equal(w.Payload, l.Payload) {
 			t.Fatalf("envelope read %q as %q %q %s; encoding/json as %q %q %s", line, l.Type, l.Origin, l.Payload, w.Type, w.Origin, w.Payload)
+		}
+	})
+}
+
+// FuzzSimpleEvent holds the reading of the writer's plain events to
+// encoding/json's: whatever simpleEvent takes decodes the same by both.
+func FuzzSimpleEvent(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"turn_started"}`,
+		`{"type":"user_message","message":"please run step 7"}`,
+		`{"type":"user_message","message":"a\nb"}`,
+		`{"type":"agent_message","message":"é"}`,
+		`{"type":"x","message":""}`,
+		`{"type":"item_completed"}`,
+		`{"type":"turn_started"} `,
+		`{"type":"turn_started","num_turns":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		fast, ok := simpleEvent(payload)
+		if !ok {
+			return
+		}
+		var slow EventMsg
+		if err := json.Unmarshal(payload, &slow); err != nil {
+			t.Fatalf("simpleEvent took %q, encoding/json failed: %v", payload, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q: simpleEvent %+v, encoding/json %+v", payload, fast, slow)
 		}
 	})
 }

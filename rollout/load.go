@@ -144,6 +144,7 @@ func countLines(r io.Reader) (items, events int, err error) {
 func (ro *Rollout) read(r io.Reader) error {
 	lr := newLineReader(r)
 	ledger := map[string]int{} // call id → index in ro.Ledger
+	var items arena            // the fast path's items' bytes
 	for n := 1; ; n++ {
 		line, terminated, err := lr.next()
 		if errors.Is(err, io.EOF) {
@@ -170,7 +171,7 @@ func (ro *Rollout) read(r io.Reader) error {
 		// pass over the envelope and copy of the payload; anything it
 		// does not take, or that fails there, is read again as before,
 		// so a damaged line is reported the same way.
-		if l, ok := envelope(line); ok && ro.applyFast(l) == nil {
+		if l, ok := envelope(line); ok && ro.applyFast(l, &items) == nil {
 			continue
 		}
 		var l wireLine
@@ -269,13 +270,13 @@ func (ro *Rollout) apply(l wireLine, ledger map[string]int) error {
 // read; an error leaves ro as it was, and the line is read again by
 // encoding/json. The payload is a slice of the reader's buffer: an item
 // keeps a copy of it as its Raw, an event keeps none of it.
-func (ro *Rollout) applyFast(l wireLine) error {
+func (ro *Rollout) applyFast(l wireLine, a *arena) error {
 	switch l.Type {
 	case LineResponseItem:
 		if len(l.Payload) == 0 || l.Payload[0] != '{' {
 			return errors.New("item is not a JSON object")
 		}
-		it, err := transport.ParseItem(l.Payload) // validates and copies
+		it, err := transport.ParseItemOwned(a.copy(l.Payload))
 		if err != nil {
 			return err
 		}
@@ -283,9 +284,11 @@ func (ro *Rollout) applyFast(l wireLine) error {
 		ro.History = append(ro.History, it)
 		return nil
 	case LineEventMsg:
-		var ev EventMsg
-		if err := json.Unmarshal(l.Payload, &ev); err != nil {
-			return err
+		ev, ok := simpleEvent(l.Payload)
+		if !ok {
+			if err := json.Unmarshal(l.Payload, &ev); err != nil {
+				return err
+			}
 		}
 		ro.recordEvent(ev, l.Payload)
 		return nil
