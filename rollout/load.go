@@ -122,15 +122,20 @@ const resumeHeadroom = 256
 
 // countLines counts, in one pass over r, the lines that look like
 // response items and events (an upper bound: a line is counted by its
-// envelope's type, anywhere in it; a line split across two reads may be
-// missed, which costs only a slice growth later).
+// envelope's type, anywhere in it). A pattern split between two reads is
+// counted: each read goes after the previous one's last bytes.
 func countLines(r io.Reader) (items, events int, err error) {
-	buf := make([]byte, 256<<10)
 	item, event := []byte(`"type":"`+LineResponseItem+`"`), []byte(`"type":"`+LineEventMsg+`"`)
+	keep := max(len(item), len(event)) - 1 // the most of a pattern a read can end with
+	buf := make([]byte, 256<<10)
+	kept := 0
 	for {
-		n, err := r.Read(buf)
+		n, err := r.Read(buf[kept:])
+		n += kept
 		items += bytes.Count(buf[:n], item)
 		events += bytes.Count(buf[:n], event)
+		// The kept bytes hold no whole pattern: none is counted twice.
+		kept = copy(buf, buf[max(0, n-keep):n])
 		if errors.Is(err, io.EOF) {
 			return items, events, nil
 		}
@@ -286,9 +291,13 @@ func (ro *Rollout) applyFast(l wireLine, a *arena) error {
 	case LineEventMsg:
 		ev, ok := simpleEvent(l.Payload)
 		if !ok {
-			if err := json.Unmarshal(l.Payload, &ev); err != nil {
+			// Decoded apart: ev itself would escape, an allocation for
+			// every event.
+			var w EventMsg
+			if err := json.Unmarshal(l.Payload, &w); err != nil {
 				return err
 			}
+			ev = w
 		}
 		ro.recordEvent(ev, l.Payload)
 		return nil
