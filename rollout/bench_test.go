@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -175,5 +176,27 @@ func TestLoadAllocatesWhatItKeeps(t *testing.T) {
 	}
 	if float64(allocated) > 1.2*float64(held) {
 		t.Errorf("Load allocated %d B and holds %d B; want at most 1.2× what it holds", allocated, held)
+	}
+}
+
+// TestLoadStateFoldsWhatLoadKeeps: LoadState hands the events Load keeps
+// to its fold, in order, keeps none of them, and reads the rest of the
+// rollout as Load does.
+func TestLoadStateFoldsWhatLoadKeeps(t *testing.T) {
+	path, _ := rolloutOfTurns(t, 50)
+	full, err := rollout.Load(path)
+	must(t, err)
+	var folded []rollout.EventMsg
+	ro, err := rollout.LoadState(path, func(ev rollout.EventMsg) { folded = append(folded, ev) })
+	must(t, err)
+	if ro.Events != nil {
+		t.Errorf("LoadState kept %d events", len(ro.Events))
+	}
+	if !reflect.DeepEqual(folded, full.Events) {
+		t.Errorf("LoadState folded %d events; Load kept %d (or others)", len(folded), len(full.Events))
+	}
+	ro.Events = full.Events
+	if !reflect.DeepEqual(ro, full) {
+		t.Errorf("LoadState read\n%+v\nLoad read\n%+v", ro, full)
 	}
 }

@@ -72,6 +72,11 @@ type Rollout struct {
 	// Warnings list the lines that were skipped: a torn last line (a crash
 	// mid-write), corrupt lines, payloads that do not decode.
 	Warnings []Warning
+
+	// fold, while [LoadState] reads, takes each event instead of Events;
+	// last is the last event read (kept or folded).
+	fold func(EventMsg)
+	last EventMsg
 }
 
 // LoadWarnings describes the damaged lines found loading ro, each with
@@ -90,12 +95,24 @@ func (ro *Rollout) LoadWarnings() []string {
 // the file), is an error; damaged lines are skipped and reported in
 // [Rollout.Warnings].
 func Load(path string) (*Rollout, error) {
+	return load(path, nil)
+}
+
+// LoadState is [Load] for a caller that shows none of the session's past
+// turns (agent exec resume): each event is folded into the Rollout as Load
+// folds it and then handed to fold, in order, but not kept: Events is nil.
+// A 100,000-item session's 75,000 events (7.8 MB) are not held.
+func LoadState(path string, fold func(EventMsg)) (*Rollout, error) {
+	return load(path, fold)
+}
+
+func load(path string, fold func(EventMsg)) (*Rollout, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
 	}
 	defer f.Close()
-	ro := &Rollout{Path: path}
+	ro := &Rollout{Path: path, fold: fold}
 	// The history and the events are sized from a first pass over the
 	// file: growing them by doubling copied a 100,000-item history's
 	// items again and again and left the old arrays for the collector.
@@ -109,10 +126,13 @@ func Load(path string) (*Rollout, error) {
 	// Room for a few turns: the session appends to the history it is
 	// given (session.Options.Resumed) without copying it first.
 	ro.History = make([]transport.Item, 0, items+resumeHeadroom)
-	ro.Events = make([]EventMsg, 0, events)
+	if fold == nil {
+		ro.Events = make([]EventMsg, 0, events)
+	}
 	if err := ro.read(f); err != nil {
 		return nil, err
 	}
+	ro.fold, ro.last = nil, EventMsg{}
 	return ro, nil
 }
 
@@ -368,18 +388,26 @@ func (ro *Rollout) recordEvent(ev EventMsg, raw []byte) {
 	if !ok {
 		return
 	}
-	if fromItem && len(ro.Events) > 0 {
-		last := ro.Events[len(ro.Events)-1]
-		if last.Type == ev.Type && last.Message == ev.Message {
-			return
-		}
+	if fromItem && ro.last.Type == ev.Type && ro.last.Message == ev.Message {
+		return
 	}
 	ro.event(ev)
 }
 
 // event folds one persisted event into ro.
 func (ro *Rollout) event(ev EventMsg) {
-	ro.Events = append(ro.Events, ev)
+	ro.last = ev
+	if ro.fold == nil {
+		ro.Events = append(ro.Events, ev)
+	}
+	ro.state(ev)
+	if ro.fold != nil {
+		ro.fold(ev)
+	}
+}
+
+// state folds an event into ro's fields.
+func (ro *Rollout) state(ev EventMsg) {
 	switch ev.Type {
 	case EventUserMessage:
 		if ro.Title == "" {

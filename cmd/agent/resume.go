@@ -62,7 +62,8 @@ continued with the continuation prompt.`,
 			if err != nil {
 				return usageError(err)
 			}
-			sess, err := a.Open(ctx, app.Spec{From: ent.Path})
+			// exec shows none of the past turns: their events are not kept.
+			sess, err := a.Open(ctx, app.Spec{From: ent.Path, NoTranscript: true})
 			if err != nil {
 				return &exitcode.Error{Code: exitcode.Failed, Err: err}
 			}

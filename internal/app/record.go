@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentcli/agent/rollout"
+	"github.com/agentcli/agent/session/checkpoint"
 	"github.com/agentcli/agent/session/failover"
 )
 
@@ -64,11 +65,32 @@ func ambiguousSession(ae *rollout.AmbiguousError) error {
 // the last provider_switch, else the provider it was created with; mixed
 // when it switched at all.
 func resumedProvider(ro *rollout.Rollout) (from failover.Candidate, mixed bool) {
-	from = failover.Candidate{Provider: ro.Meta.ModelProvider, Model: ro.Meta.Model}
+	var st recordedState
 	for _, ev := range ro.Events {
-		if ev.Type == rollout.EventProviderSwitch {
-			from, mixed = failover.Candidate{Provider: ev.Provider, Model: ev.Model}, true
-		}
+		st.fold(ev)
 	}
-	return from, mixed
+	return st.provider(ro)
+}
+
+// recordedState is what a resumed session takes from its recording's
+// events: its turns and its last provider switch.
+type recordedState struct {
+	turns    []checkpoint.Turn
+	switched *failover.Candidate
+}
+
+// fold takes one recorded event, in order.
+func (st *recordedState) fold(ev rollout.EventMsg) {
+	st.turns = checkpoint.Fold(st.turns, ev)
+	if ev.Type == rollout.EventProviderSwitch {
+		st.switched = &failover.Candidate{Provider: ev.Provider, Model: ev.Model}
+	}
+}
+
+// provider is [resumedProvider] of the events folded into st.
+func (st *recordedState) provider(ro *rollout.Rollout) (from failover.Candidate, mixed bool) {
+	if st.switched != nil {
+		return *st.switched, true
+	}
+	return failover.Candidate{Provider: ro.Meta.ModelProvider, Model: ro.Meta.Model}, false
 }

@@ -31,6 +31,10 @@ type Spec struct {
 	// ForkTurns turns of From's ([AllTurns]: all of them).
 	Fork      bool
 	ForkTurns int
+	// NoTranscript says the caller shows none of From's past turns (agent
+	// exec resume): its events are folded into the session's state as
+	// they are read, not kept in Recorded.Events. Not with Fork.
+	NoTranscript bool
 	// Cwd is where the session works; "" is the app's directory (-C).
 	Cwd string
 	// Sandbox and ApprovalPolicy replace config's and the flags' ("" keeps
@@ -98,6 +102,9 @@ type Thread struct {
 	main *modelclient.Client
 	// telemetry reports the session's events ([otel]); nil: none.
 	telemetry *telemetry.Telemetry
+	// state is what a session opened with Spec.NoTranscript took from
+	// its recording's events; nil: they are in Recorded.Events.
+	state *recordedState
 	// agents are the subagents of the session's tree (its root's);
 	// depth is the session's below the root; self is the session's own
 	// entry when it is a subagent. approve asks about its calls.
@@ -173,7 +180,7 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 		}
 	}()
 	if sp.From != "" {
-		if t.Recorded, err = a.recorded(ctx, sp, t.ID); err != nil {
+		if t.Recorded, err = a.recorded(ctx, sp, t); err != nil {
 			return nil, err
 		}
 		t.ID = t.Recorded.Meta.ID
@@ -255,8 +262,12 @@ func (a *App) Open(ctx context.Context, sp Spec) (_ *Thread, err error) {
 }
 
 // recorded loads the recording sp continues: From itself, or the copy of
-// its first turns made into a new rollout for a fork (with id).
-func (a *App) recorded(ctx context.Context, sp Spec, id string) (*rollout.Rollout, error) {
+// its first turns made into a new rollout for a fork (with t's id).
+func (a *App) recorded(ctx context.Context, sp Spec, t *Thread) (*rollout.Rollout, error) {
+	if sp.NoTranscript && !sp.Fork {
+		t.state = &recordedState{}
+		return rollout.LoadState(sp.From, t.state.fold)
+	}
 	ro, err := rollout.Load(sp.From)
 	if err != nil || !sp.Fork {
 		return ro, err
@@ -269,7 +280,7 @@ func (a *App) recorded(ctx context.Context, sp Spec, id string) (*rollout.Rollou
 			return nil, err
 		}
 	}
-	r, err := rollout.Fork(ctx, a.home, ro, id, a.env.Time())
+	r, err := rollout.Fork(ctx, a.home, ro, t.ID, a.env.Time())
 	if err != nil {
 		return nil, err
 	}
@@ -340,8 +351,13 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	t.rec, t.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Resumed, opts.Usage, opts.Cost, opts.TurnStarts = ro.History, ro.Total, ro.CostUSD, ro.TurnStarts
-	opts.ResumedTurns = checkpoint.Turns(ro.Events)
-	opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
+	if st := t.state; st != nil {
+		opts.ResumedTurns = st.turns
+		opts.ResumedFrom, opts.ResumedMixed = st.provider(ro)
+	} else {
+		opts.ResumedTurns = checkpoint.Turns(ro.Events)
+		opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
+	}
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	var entries []session.LedgerEntry
 	for _, le := range ro.Ledger {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,6 +31,7 @@ func TestRewindAndResume(t *testing.T) {
 		rt.Reply("r3", "m3", "answer three"),
 		rt.Reply("r4", "m4", "answer four"),
 		rt.Reply("r5", "m5", "answer five"),
+		rt.Reply("r6", "m6", "answer six"),
 	})
 	a, _ := testApp(t, fakeConfig(srv.URL, false), false)
 	s, err := a.Open(t.Context(), Spec{Sandbox: "workspace-write", ApprovalPolicy: "never"})
@@ -66,7 +68,6 @@ func TestRewindAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
 	turn(t, r, "question five")
 	in = inputOf(srv.Requests()[5])
 	if !strings.Contains(in, "question one") || !strings.Contains(in, "question four") || strings.Contains(in, "question two") || strings.Contains(in, "question three") {
@@ -79,6 +80,24 @@ func TestRewindAndResume(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	if !strings.Contains(string(raw), "question two") || !strings.Contains(string(raw), `"thread_rolled_back"`) {
 		t.Error("the rollout lost the rewound turns or the rewind")
+	}
+	turns = r.TurnList()
+	r.Close()
+
+	// As agent exec resumes it: the events are not kept, the turns and
+	// the conversation are the same.
+	e, err := a.Open(t.Context(), Spec{From: path, NoTranscript: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Recorded.Events != nil || !reflect.DeepEqual(e.TurnList(), turns) {
+		t.Errorf("resumed without its transcript: %d events kept, turns %+v; want none, and %+v", len(e.Recorded.Events), e.TurnList(), turns)
+	}
+	turn(t, e, "question six")
+	in = inputOf(srv.Requests()[6])
+	if !strings.Contains(in, "question five") || !strings.Contains(in, "answer five") || strings.Contains(in, "question two") {
+		t.Errorf("the session resumed without its transcript sends:\n%s", in)
 	}
 }
 
