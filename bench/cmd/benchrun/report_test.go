@@ -75,3 +75,29 @@ func TestBenchMetrics(t *testing.T) {
 		t.Errorf("benchMetrics = %v", m)
 	}
 }
+
+func TestResumeReportTargets(t *testing.T) {
+	mk := func(wall, cpu time.Duration, rss int64) []sample {
+		return []sample{{wall: wall, user: cpu, maxRSS: rss, requests: 1}}
+	}
+	r := &results{clients: []string{"agent"}, resume: []resumeResult{{
+		name: "exec resume", size: 31 << 20, rssMax: 77.5, cpuMax: 1000,
+		samples: map[string][]sample{"agent": mk(time.Second, 1100*time.Millisecond, 70<<20)},
+		curl:    mk(300*time.Millisecond, 200*time.Millisecond, 41<<20),
+	}, {
+		name: "resume --last", wallMax: 10_000,
+		samples: map[string][]sample{"agent": mk(11*time.Second, 5*time.Second, 30<<20)},
+	}}}
+	var b strings.Builder
+	resumeReport(&b, r)
+	out := b.String()
+	for _, want := range []string{
+		"| exec resume | peak RSS | 70.0 MiB (70.0–70.0) | 41.0 MiB (41.0–41.0) | ≤ 2.5× the file (77.5 MiB) | pass |",
+		"| exec resume | CPU user+sys | 1100 ms (1100–1100) | 200 ms (200–200) | ≤ 1000.0 ms | **MISS** |",
+		"| resume --last | wall | 11000 ms (11000–11000) | — | ≤ 10000.0 ms | **MISS** |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -116,6 +116,9 @@ func bigRolloutScenario(srv *fakeServer, o options, homes []string, clients []cl
 // deleted before each run (target: at most 10 s, index rebuilt).
 func manySessionsScenario(srv *fakeServer, tmp string, o options, agents []client) (*resumeResult, error) {
 	home := filepath.Join(tmp, "sessions-home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return nil, err
+	}
 	if err := writeConfig(home, srv.URL, o.websocket); err != nil {
 		return nil, err
 	}
