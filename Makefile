@@ -45,9 +45,9 @@ test:
 # CI runs them briefly after the tests.
 FUZZTIME ?= 10s
 FUZZ_TARGETS = \
-	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport:FuzzIgnored ./transport:FuzzLeadingID ./transport:FuzzDecodeLarge ./transport:FuzzTrimPieces ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
+	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport:FuzzIgnored ./transport:FuzzLeadingID ./transport:FuzzDecodeLarge ./transport:FuzzTrimPieces ./transport:FuzzDecodeItemFast ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
-	./internal/jsonstring:FuzzString ./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzEnvelope ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
+	./internal/jsonstring:FuzzString ./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzEnvelope ./rollout:FuzzSimpleEvent ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

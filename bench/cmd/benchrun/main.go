@@ -145,38 +145,20 @@ func run(o options, w io.Writer) error {
 	if o.proxy {
 		return proxyScenario(root, tmp, agentBin, fakeBin, o, w)
 	}
-	clients := []client{}
 	res := &results{turn: map[string][]sample{}, stream: map[string][]sample{}}
-	dirs := map[string]string{}
-	for _, d := range []string{"agent-home", "codex-home", "work"} {
-		dirs[d] = filepath.Join(tmp, d)
-		if err := os.Mkdir(dirs[d], 0o700); err != nil {
-			return err
-		}
+	clients, homes, work, err := setUp(o, root, tmp, agentBin)
+	if err != nil {
+		return err
 	}
-	clients = append(clients, agentClient(agentBin, dirs["agent-home"], dirs["work"]))
-	if o.compare != "" {
-		alt := agentClient(o.compare, dirs["agent-home"], dirs["work"])
-		alt.name = "agent (--compare)"
-		clients = append(clients, alt)
-	}
-	if o.withReference || o.codex != "" {
-		ref, err := reference(o, root, dirs)
-		if err != nil {
-			return err
-		}
-		clients = append(clients, ref)
-		res.ref = ref.name
-	}
-	homes := []string{dirs["agent-home"], dirs["codex-home"]}
+	res.ref = refName(clients)
 
 	for _, c := range clients {
 		res.clients = append(res.clients, c.name)
 	}
 	if o.terminal {
-		return terminalScenario(fakeBin, dirs, clients, o, w)
+		return terminalScenario(fakeBin, homes, clients, o, w)
 	}
-	curl, err := curlClient(dirs["work"])
+	curl, err := curlClient(work)
 	if err != nil {
 		return err
 	}
@@ -238,6 +220,42 @@ func reference(o options, root string, dirs map[string]string) (client, error) {
 		ref.name = strings.Replace(strings.TrimSpace(string(out)), "codex-cli", "codex", 1) // --codex: the binary's own version
 	}
 	return ref, nil
+}
+
+// setUp makes the clients' homes and working directory under tmp and the
+// clients: agent, --compare's, and the reference's when asked for.
+func setUp(o options, root, tmp, agentBin string) (clients []client, homes []string, work string, err error) {
+	dirs := map[string]string{}
+	for _, d := range []string{"agent-home", "codex-home", "work"} {
+		dirs[d] = filepath.Join(tmp, d)
+		if err := os.Mkdir(dirs[d], 0o700); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	clients = append(clients, agentClient(agentBin, dirs["agent-home"], dirs["work"]))
+	if o.compare != "" {
+		alt := agentClient(o.compare, dirs["agent-home"], dirs["work"])
+		alt.name = "agent (--compare)"
+		clients = append(clients, alt)
+	}
+	if o.withReference || o.codex != "" {
+		ref, err := reference(o, root, dirs)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		clients = append(clients, ref)
+	}
+	return clients, []string{dirs["agent-home"], dirs["codex-home"]}, dirs["work"], nil
+}
+
+// refName is the reference client's name, "" when it is not run.
+func refName(clients []client) string {
+	for _, c := range clients {
+		if !strings.HasPrefix(c.name, "agent") {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // streamDelta is the text of each delta of the streaming scenario.

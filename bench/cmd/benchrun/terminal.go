@@ -19,7 +19,7 @@ var terminalCommands = [][]string{{"--version"}, {"doctor", "--offline"}, {"exec
 // A program that asks the terminal something at start-up waits for an
 // answer that never comes (issue 44: under 1 s). The reference client
 // runs `--version` and `exec` (it has no `doctor`).
-func terminalScenario(fakeBin string, dirs map[string]string, clients []client, o options, w io.Writer) error {
+func terminalScenario(fakeBin string, homes []string, clients []client, o options, w io.Writer) error {
 	if _, err := exec.LookPath("script"); err != nil {
 		return fmt.Errorf("--terminal needs script(1) (util-linux): %w", err)
 	}
@@ -28,7 +28,7 @@ func terminalScenario(fakeBin string, dirs map[string]string, clients []client, 
 		return err
 	}
 	defer stop()
-	for _, h := range []string{dirs["agent-home"], dirs["codex-home"]} {
+	for _, h := range homes {
 		if err := writeConfig(h, srv, false); err != nil {
 			return err
 		}
