@@ -45,7 +45,7 @@ test:
 # CI runs them briefly after the tests.
 FUZZTIME ?= 10s
 FUZZ_TARGETS = \
-	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport:FuzzIgnored ./transport:FuzzLeadingID ./transport:FuzzDecodeLarge ./transport:FuzzTrimPieces ./transport:FuzzDecodeItemFast ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
+	./transport:FuzzDecode ./transport:FuzzDecodeDelta ./transport:FuzzIgnored ./transport:FuzzLeadingID ./transport:FuzzDecodeLarge ./transport:FuzzCutter ./transport:FuzzCutterFrame ./transport:FuzzDecodeItemFast ./transport/sse:FuzzSSEStream ./transport/sse:FuzzReaderMatchesGoSSE \
 	./config:FuzzLoad ./tools/patch:FuzzParse ./tools/patch:FuzzApply ./tools/patch:FuzzUpdate \
 	./internal/jsonstring:FuzzString ./rollout:FuzzLoad ./rollout:FuzzDecodeRecord ./rollout:FuzzEnvelope ./rollout:FuzzSimpleEvent ./rollout:FuzzAppendJSONString ./internal/termtext:FuzzSanitize
 fuzz:

@@ -11,11 +11,6 @@ func LeadingIDForTest(item []byte) (string, bool) { return leadingID(item) }
 // DecodeLargeForTest is decodeLarge at any size.
 func DecodeLargeForTest(data string) (Event, bool, error) { return decodeLarge(data, nil) }
 
-// TrimPiecesFrom is TrimPieces for frames from that size.
-func (d *FrameDecoder) TrimPiecesFrom(name string, pieces [][]byte, from int) [][]byte {
-	return d.trimPieces(name, pieces, from)
-}
-
 // DecodeItemFastForTest is the reflection-free item decoder: the item,
 // the content part it cannot read, and whether it took the input.
 func DecodeItemFastForTest(raw []byte) (Item, string, bool) { return decodeItemFast(raw) }

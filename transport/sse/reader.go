@@ -34,9 +34,12 @@ type eventReader struct {
 	// joined, with its type and its first data line (as much as was read
 	// of it): true drops the event unjoined and unyielded.
 	drop func(typ string, first []byte) bool
-	// trim, when set, is given a large event's data in pieces before
-	// they are joined, and returns the pieces to join.
-	trim func(typ string, pieces [][]byte) [][]byte
+	// cutter, when set, is asked for a [transport.Cutter] when an
+	// event's first data line grows longer than the buffer: nil, or one
+	// that the event's data then goes through as it is read, what it
+	// keeps handed to keep (issue 42: the items a response.completed
+	// lists again are not held).
+	cutter func(typ string, keep func(b []byte, fed bool)) *transport.Cutter
 
 	buf        []byte // buffered input; buf[start:end] is unread
 	start, end int
@@ -55,6 +58,11 @@ type eventReader struct {
 	pieces    []piece // the current event's data, line ends included
 	any       bool    // the current event has a data field
 	size      int     // bytes of the current event so far
+
+	cut      *transport.Cutter // the current event's, when its data is cut as it is read
+	cutLine  bool              // the current line's full buffers went through cut
+	cutLF    bool              // a data line went through cut: its line end goes before the next
+	cutInBuf bool              // what cut is being fed lies in buf
 }
 
 // piece is part of an event's data; inBuf says it lies in the reader's
@@ -88,7 +96,7 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 		if err != nil {
 			return err
 		}
-		if len(long) > 0 || len(tail) > 0 {
+		if len(long) > 0 || len(tail) > 0 || er.cutLine {
 			er.field(long, tail)
 			continue
 		}
@@ -97,12 +105,17 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 			continue
 		}
 		typ, data := er.typ, ""
-		dropped := er.drop != nil && er.drop(typ, er.pieces[0].b)
+		var first []byte
+		if len(er.pieces) > 0 {
+			first = er.pieces[0].b
+		}
+		dropped := er.drop != nil && er.drop(typ, first)
 		if !dropped {
-			data = er.data(typ)
+			data = er.data()
 		}
 		clear(er.pieces) // they hold the buffers
 		er.typ, er.pieces, er.any, er.size = "", er.pieces[:0], false, 0
+		er.cut, er.cutLF = nil, false
 		er.release(er.held)
 		er.held = er.held[:0]
 		bigcopy.Dropped(er.dropped)
@@ -114,30 +127,15 @@ func (er *eventReader) each(yield func(typ, data string) bool) error {
 }
 
 // data joins the current event's pieces into one string, without the
-// final line end; a long one (in more than one buffer) is trimmed first
-// when er.trim is set.
-func (er *eventReader) data(typ string) string {
+// final line end (which a cut event's pieces do not hold).
+func (er *eventReader) data() string {
 	n := -1
+	if er.cut != nil {
+		er.cut.End()
+		n = 0
+	}
 	for _, p := range er.pieces {
 		n += len(p.b)
-	}
-	if er.trim != nil && len(er.held) > 0 {
-		bs := make([][]byte, 0, len(er.pieces))
-		for _, p := range er.pieces {
-			bs = append(bs, p.b)
-		}
-		bs[len(bs)-1] = bs[len(bs)-1][:len(bs[len(bs)-1])-1] // the final line end
-		bs = er.trim(typ, bs)
-		n = 0
-		for _, b := range bs {
-			n += len(b)
-		}
-		var sb strings.Builder
-		sb.Grow(n)
-		for _, b := range bs {
-			_ = bigcopy.Write(&sb, b)
-		}
-		return sb.String()
 	}
 	var sb strings.Builder
 	sb.Grow(n)
@@ -155,6 +153,12 @@ func (er *eventReader) data(typ string) string {
 // field applies one non-blank line to the current event: long are the
 // full buffers its start filled, tail the rest, in buf.
 func (er *eventReader) field(long [][]byte, tail []byte) {
+	if er.cutLine { // the end of a data line whose start went through cut
+		er.cutLine = false
+		er.feedCut(tail, true)
+		er.cutLF = true
+		return
+	}
 	first := tail
 	if len(long) > 0 {
 		first = long[0]
@@ -172,6 +176,11 @@ func (er *eventReader) field(long [][]byte, tail []byte) {
 	switch string(name) {
 	case "data":
 		er.any = true
+		if er.cut != nil { // (a long line would have gone through it whole)
+			er.feedCut(tail[skip:], true)
+			er.cutLF = true
+			return
+		}
 		if len(long) == 0 {
 			er.pieces = append(er.pieces, piece{tail[skip:], true}, piece{lineFeed, false})
 			return
@@ -278,10 +287,7 @@ func (er *eventReader) fill() {
 	case er.buf == nil:
 		er.buf = make([]byte, bufSize)
 	case unread == len(er.buf) && er.begun:
-		er.long = append(er.long, er.buf)
-		er.longLen += len(er.buf)
-		er.buf = er.buffer()
-		er.start, er.end, er.scanned = 0, 0, 0
+		er.handOver()
 	case er.end == len(er.buf) || unread == 0:
 		er.keepPieces()
 		copy(er.buf, er.buf[er.start:er.end])
@@ -299,6 +305,88 @@ func (er *eventReader) fill() {
 			er.err = io.ErrNoProgress
 		}
 	}
+}
+
+// handOver hands the buffer the current line fills whole over to it: to
+// the event's Cutter when the line is data cut as it is read (the buffer
+// held only when some of it is kept, else read into again at once), to
+// er.long otherwise.
+func (er *eventReader) handOver() {
+	b := er.buf
+	er.longLen += len(b)
+	skip := 0
+	if len(er.long) == 0 && !er.cutLine {
+		skip = er.startCut(b)
+	}
+	if er.cutLine {
+		if er.feedCut(b[skip:], false) {
+			er.held = append(er.held, b)
+		} else {
+			er.spare = append(er.spare, b) // taken back just below
+		}
+	} else {
+		er.long = append(er.long, b)
+	}
+	er.buf = er.buffer()
+	er.start, er.end, er.scanned = 0, 0, 0
+}
+
+// startCut is called with the first buffer of a line longer than it: when
+// the line is data that goes through a Cutter (the event's, or a new one
+// for its first data line) it sets er.cutLine and returns where the data
+// starts in b.
+func (er *eventReader) startCut(b []byte) int {
+	i := bytes.IndexByte(b, ':')
+	if i < 0 || string(b[:i]) != "data" {
+		return 0
+	}
+	if er.cut == nil && er.cutter != nil {
+		er.cut = er.cutter(er.typ, er.keepCut)
+		if er.cut == nil {
+			return 0
+		}
+		er.any = true
+		er.cutEarlier()
+	}
+	if er.cut == nil {
+		return 0
+	}
+	er.cutLine = true
+	if i++; i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// cutEarlier feeds the event's data lines read before to its new Cutter:
+// their pieces are replaced with what it keeps of them.
+func (er *eventReader) cutEarlier() {
+	earlier := er.pieces
+	er.pieces = nil
+	if n := len(earlier); n > 0 {
+		earlier = earlier[:n-1] // the last line's end, fed before the next line
+		er.cutLF = true
+	}
+	for _, p := range earlier {
+		er.cutInBuf = p.inBuf
+		er.cut.Feed(p.b)
+	}
+}
+
+// feedCut feeds b to the event's Cutter, after the line end of the data
+// line before: whether any of b was kept.
+func (er *eventReader) feedCut(b []byte, inBuf bool) bool {
+	if er.cutLF {
+		er.cutInBuf, er.cutLF = false, false
+		er.cut.Feed(lineFeed)
+	}
+	er.cutInBuf = inBuf
+	return er.cut.Feed(b)
+}
+
+// keepCut is the Cutter's keep: a piece of the event's data.
+func (er *eventReader) keepCut(b []byte, fed bool) {
+	er.pieces = append(er.pieces, piece{b, fed && er.cutInBuf})
 }
 
 // maxSpare is how many full buffers (1 MiB) a reader keeps for the next

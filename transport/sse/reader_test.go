@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -256,5 +257,58 @@ func TestReaderDropsIgnoredEventsUnjoined(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size*5/4 {
 		t.Errorf("dropping a %d MiB event allocated %.1f MiB; want only the buffers it was read into", size>>20, float64(alloc)/(1<<20))
+	}
+}
+
+// TestReaderCutsCompletedAsRead: a response.completed listing again a
+// 200 KiB item the stream delivered goes through the decoder's Cutter as
+// it is read (its first data line longer than the buffer), whatever the
+// lines its data is split into, their line ends and the reads' sizes:
+// the data yielded is the frame without the item, and decodes to what the
+// whole frame decodes to.
+func TestReaderCutsCompletedAsRead(t *testing.T) {
+	item := `{"id":"m1","type":"message","content":[{"type":"output_text","text":"` + strings.Repeat(`ab\"c\\`, 200<<10/7) + `"}]}`
+	other := `{"id":"m2","type":"message","content":[{"type":"output_text","text":"` + strings.Repeat("x", 70<<10) + `"}]}`
+	done := `{"type":"response.output_item.done","output_index":0,"item":` + item + `}`
+	completed := `{"type":"response.completed","response":{"id":"r","output":[` + item + `, ` + other + `],"usage":null}}`
+	at := strings.Index(completed, item)
+	content := at + strings.Index(item, `[{"type"`)
+	// Lines split where a line feed is white space: before and after the
+	// output's '[', inside the item (after its id, before its content),
+	// after it and its comma, at the end.
+	for _, cuts := range [][]int{nil, {at - 1}, {at}, {at + 10}, {at + 10, at + 11, content}, {content}, {at + len(item)},
+		{at + len(item) + 1}, {len(completed) - 1}, {at - 1, at + len(item), len(completed) - 2}} {
+		for _, eol := range []string{"\n", "\r\n", "\r"} {
+			var lines []string
+			prev := 0
+			for _, c := range cuts {
+				lines = append(lines, completed[prev:c])
+				prev = c
+			}
+			lines = append(lines, completed[prev:])
+			body := "event: response.output_item.done\ndata: " + done + "\n\nevent: response.completed" + eol + "data: " + strings.Join(lines, eol+"data:") + eol + eol
+			for _, n := range []int{7 << 10, 64<<10 + 3, 1 << 20} {
+				d := &transport.FrameDecoder{}
+				er := newEventReader(&chunkReader{b: []byte(body), n: n}, transport.MaxEventSize)
+				er.cutter = d.NewCutter
+				var got transport.Event
+				var size int
+				err := er.each(func(typ, data string) bool {
+					size = len(data)
+					return d.Decode(typ, data, func(ev transport.Event) bool { got = ev; return true }) == nil
+				})
+				want, _, werr := transport.DecodeFrame("response.completed", strings.Join(lines, "\n"))
+				if c, ok := want.(transport.Completed); ok {
+					c.Output = c.Output[1:] // the item delivered before
+					want = c
+				}
+				if err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("lines cut at %v, %q, reads of %d: %v, %v; want %v, %v", cuts, eol, n, got, err, want, werr)
+				}
+				if size > len(other)+1<<10 {
+					t.Errorf("lines cut at %v, %q, reads of %d: %d bytes of data; want the delivered item left out", cuts, eol, n, size)
+				}
+			}
+		}
 	}
 }

@@ -200,8 +200,8 @@ func (s *stream) Events() iter.Seq[transport.Event] {
 			s.w.Progressed()
 			return true
 		}
-		if t, ok := s.dec.(piecesTrimmer); ok {
-			er.trim = t.TrimPieces
+		if c, ok := s.dec.(cutterMaker); ok {
+			er.cutter = c.NewCutter
 		}
 		emit := func(ev transport.Event) bool {
 			if done { // a decoder that goes on after a stop
@@ -348,8 +348,8 @@ func (b *batchReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// piecesTrimmer is a stream decoder that can leave part of a large frame
-// out before it is joined ([transport.FrameDecoder.TrimPieces]).
-type piecesTrimmer interface {
-	TrimPieces(name string, pieces [][]byte) [][]byte
+// cutterMaker is a stream decoder that can leave part of a large frame
+// out while it is read ([transport.FrameDecoder.NewCutter]).
+type cutterMaker interface {
+	NewCutter(name string, keep func(b []byte, fed bool)) *transport.Cutter
 }

@@ -232,7 +232,10 @@ var errIgnored = errors.New("ignored message")
 // arrives (a large event on a slow link is not idle), and enforcing
 // MaxMessageSize. The message is read into full-size pieces, reused from
 // message to message, and returned as a string of its own, copied once;
-// a message the decoder drops (IgnoredPieces) is not copied at all.
+// a message the decoder drops (IgnoredPieces) is not copied at all. A
+// text message longer than a piece goes through the decoder's Cutter as
+// it is read, when it has one: a piece none of which is kept is read
+// into again at once.
 func (s *stream) read() (websocket.MessageType, string, error) {
 	typ, r, err := s.c.c.Reader(s.sctx)
 	if err != nil {
@@ -242,8 +245,17 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 	limit := s.c.opts.MaxMessageSize
 	s.releasePieces()
 	size := int64(0)
+	var cut *transport.Cutter
+	var kept [][]byte // what cut kept
 	for {
 		if n := len(s.pieces); n == 0 || len(s.pieces[n-1]) == cap(s.pieces[n-1]) {
+			if n == 1 && cut == nil && typ == websocket.MessageText {
+				cut = s.newCutter(func(b []byte, _ bool) { kept = append(kept, b) })
+			}
+			if cut != nil && !cut.Feed(s.pieces[n-1]) {
+				s.spare = append(s.spare, s.pieces[n-1]) // taken back just below
+				s.pieces = s.pieces[:n-1]
+			}
 			s.pieces = append(s.pieces, s.piece())
 		}
 		last := &s.pieces[len(s.pieces)-1]
@@ -256,19 +268,19 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			*last = (*last)[:len(*last)+n]
 		}
 		if err == io.EOF {
-			if typ == websocket.MessageText && s.dec.IgnoredPieces(s.pieces) {
+			parts := s.pieces
+			if cut != nil {
+				cut.Feed(*last)
+				cut.End()
+				parts = kept
+			}
+			if typ == websocket.MessageText && s.dec.IgnoredPieces(parts) {
 				s.releasePieces()
 				return typ, "", errIgnored
 			}
-			parts := s.pieces
-			if t, ok := s.dec.(interface {
-				TrimPieces(name string, pieces [][]byte) [][]byte
-			}); ok && typ == websocket.MessageText && len(parts) > 1 {
-				parts = t.TrimPieces("", parts) // a completed response's items delivered before
-				size = 0
-				for _, p := range parts {
-					size += int64(len(p))
-				}
+			size = 0
+			for _, p := range parts {
+				size += int64(len(p))
 			}
 			var sb strings.Builder
 			sb.Grow(int(size))
@@ -282,6 +294,16 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 			return typ, "", err
 		}
 	}
+}
+
+// newCutter is the decoder's Cutter for a message, or nil.
+func (s *stream) newCutter(keep func(b []byte, fed bool)) *transport.Cutter {
+	if c, ok := s.dec.(interface {
+		NewCutter(name string, keep func(b []byte, fed bool)) *transport.Cutter
+	}); ok {
+		return c.NewCutter("", keep)
+	}
+	return nil
 }
 
 // maxSpare is how many full pieces (1 MiB) a stream keeps for the next

@@ -11,14 +11,10 @@ import (
 	"github.com/agentcli/agent/transport"
 )
 
-// decodeAfterDone decodes done then completed (joined from pieces of n
-// bytes, trimmed first when trim is set) with one FrameDecoder: the
-// completed frame's event, the bytes joined, and its error.
-func decodeAfterDone(t *testing.T, done, completed string, n int, trim bool) (transport.Event, int, error) {
-	return decodeTrimmed(t, done, completed, n, trim, 1<<20)
-}
-
-func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from int) (transport.Event, int, error) {
+// decodeAfterDone decodes done then completed (fed in pieces of n bytes
+// through a Cutter when cut is set) with one FrameDecoder: the completed
+// frame's event, the bytes joined, and its error.
+func decodeAfterDone(t *testing.T, done, completed string, n int, cut bool) (transport.Event, int, error) {
 	t.Helper()
 	d := &transport.FrameDecoder{}
 	if err := d.Decode("", done, func(transport.Event) bool { return true }); err != nil {
@@ -28,8 +24,8 @@ func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from 
 	for b := []byte(completed); len(b) > 0; b = b[min(n, len(b)):] {
 		pieces = append(pieces, b[:min(n, len(b))])
 	}
-	if trim {
-		pieces = d.TrimPiecesFrom("", pieces, from)
+	if cut {
+		pieces = cutPieces(d, pieces)
 	}
 	data := string(bytes.Join(pieces, nil))
 	var ev transport.Event
@@ -37,11 +33,33 @@ func decodeTrimmed(t *testing.T, done, completed string, n int, trim bool, from 
 	return ev, len(data), err
 }
 
-// TestTrimPiecesLeavesDeliveredItemsOut: a response.completed listing a
+// cutPieces feeds pieces through d's Cutter, as the transports do, and
+// returns what it kept. Each piece is fed from a buffer of its own, which
+// is overwritten when Feed says none of it was kept, as a transport
+// reuses it.
+func cutPieces(d *transport.FrameDecoder, pieces [][]byte) [][]byte {
+	var kept [][]byte
+	c := d.NewCutter("", func(b []byte, _ bool) { kept = append(kept, b) })
+	if c == nil {
+		return pieces
+	}
+	for _, p := range pieces {
+		buf := bytes.Clone(p)
+		if !c.Feed(buf) {
+			for i := range buf {
+				buf[i] = '#'
+			}
+		}
+	}
+	c.End()
+	return kept
+}
+
+// TestCutterLeavesDeliveredItemsOut: a response.completed listing a
 // 2 MiB message the stream delivered again (as OpenAI does) is joined
 // without it, and decodes to what the whole frame decodes to, wherever
 // the item lies in the output and wherever the pieces are cut.
-func TestTrimPiecesLeavesDeliveredItemsOut(t *testing.T) {
+func TestCutterLeavesDeliveredItemsOut(t *testing.T) {
 	big := strings.Repeat(`lorem \"ipsum\" `, 2<<20/16)
 	item := `{"id":"m1","type":"message","role":"assistant","content":[{"type":"output_text","text":"` + big + `"}]}`
 	done := `{"type":"response.output_item.done","output_index":0,"item":` + item + `}`
@@ -61,12 +79,12 @@ func TestTrimPiecesLeavesDeliveredItemsOut(t *testing.T) {
 	}
 }
 
-// FuzzTrimPieces: whatever a completed frame holds, trimming it first
+// FuzzCutter: whatever a completed frame holds, cutting it as it is read
 // (from any size, in pieces of 1 to 97 bytes) decodes to what the whole
 // frame decodes to. (A frame that fails only for a malformed item the
 // stream delivered before, listed again, is read without it: the items
 // left out are matched by brackets, not validated.)
-func FuzzTrimPieces(f *testing.F) {
+func FuzzCutter(f *testing.F) {
 	f.Add(`{"id":"m1","type":"message","role":"assistant","content":[]}`, `[{"id":"m1","type":"message","role":"assistant","content":[]},{"id":"x","type":"reasoning","summary":[]}]`, 7)
 	f.Add(`{"id":"m1","type":"message"}`, `[ {"type":"message","id":"m1"} , {"id":"m1"} ]`, 3)
 	f.Add(`{"id":"c","type":"function_call","call_id":"c","name":"n","arguments":"{}"}`, `[{"id":"c","type":"function_call","call_id":"c","name":"n","arguments":"{\"a\":\"\\\\\"}"}]`, 1)
@@ -78,10 +96,31 @@ func FuzzTrimPieces(f *testing.F) {
 			return
 		}
 		completed := `{"type":"response.completed","response":{"id":"r","output":` + output + `,"usage":null}}`
-		want, _, werr := decodeTrimmed(t, done, completed, n, false, 0)
-		got, _, gerr := decodeTrimmed(t, done, completed, n, true, 0)
+		want, _, werr := decodeAfterDone(t, done, completed, n, false)
+		got, _, gerr := decodeAfterDone(t, done, completed, n, true)
 		if werr == nil && (gerr != nil || !cmp.Equal(want, got)) {
 			t.Fatalf("trimmed %v, %v; whole %v, %v", got, gerr, want, werr)
+		}
+	})
+}
+
+// FuzzCutterFrame is FuzzCutter with the whole completed frame fuzzed:
+// its members, their order and the white space between them.
+func FuzzCutterFrame(f *testing.F) {
+	f.Add(`{"id":"m1","type":"message"}`, `{"type":"response.completed","response":{"id":"r","output":[{"id":"m1","type":"message"},{"id":"x","type":"message"}],"usage":null}}`, 5)
+	f.Add(`{"id":"m1","type":"message"}`, ` { "type" : "response.completed" , "x":[1,{"a":"]"}], "response" : { "output" : [ 1 , {"id":"m1"} , "s" ] , "id":"r" } } `, 2)
+	f.Add(`{"id":"m1","type":"message"}`, `{"type":"response.completed","response":{"output":[{"id":"m1"}]},"response":{"output":[{"id":"m1"},{"id":"m2","type":"message"}]}}`, 9)
+	f.Fuzz(func(t *testing.T, item, completed string, n int) {
+		n = 1 + max(0, n)%97
+		done := `{"type":"response.output_item.done","output_index":0,"item":` + item + `}`
+		d := &transport.FrameDecoder{}
+		if d.Decode("", done, func(transport.Event) bool { return true }) != nil {
+			return
+		}
+		want, _, werr := decodeAfterDone(t, done, completed, n, false)
+		got, _, gerr := decodeAfterDone(t, done, completed, n, true)
+		if werr == nil && (gerr != nil || !cmp.Equal(want, got)) {
+			t.Fatalf("cut %v, %v; whole %v, %v", got, gerr, want, werr)
 		}
 	})
 }
