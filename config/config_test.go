@@ -267,6 +267,7 @@ base_url = "https://corp.example/v1"
 request_max_retries = 1000
 stream_max_retries = 0
 stream_idle_timeout_ms = 1500
+stream_max_event_bytes = 1048576
 supports_websockets = true
 query_params = { api-version = "2025-04-01-preview" }
 env_http_headers = { "X-Trace" = "TRACE" }
@@ -277,6 +278,7 @@ env_http_headers = { "X-Trace" = "TRACE" }
 	want.RequestMaxRetries = provider.MaxRequestMaxRetries // clamped
 	want.StreamMaxRetries = 0                              // explicit 0 overwrites
 	want.StreamIdleTimeout = 1500 * time.Millisecond
+	want.StreamMaxEventBytes = 1 << 20
 	want.SupportsWebSockets = true
 	want.QueryParams = map[string]string{"api-version": "2025-04-01-preview"}
 	want.EnvHTTPHeaders = map[string]string{"X-Trace": "TRACE"}

@@ -61,6 +61,7 @@ func TestFileErrors(t *testing.T) {
 		{"wire_api other", "[model_providers.x]\nwire_api = \"grpc\"\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.wire_api", `unknown wire_api "grpc"`},
 		{"negative retries", "[model_providers.x]\nstream_max_retries = -1\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_max_retries", "must not be negative"},
 		{"zero timeout", "[model_providers.x]\nstream_idle_timeout_ms = 0\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_idle_timeout_ms", "positive number of milliseconds"},
+		{"tiny event bound", "[model_providers.x]\nstream_max_event_bytes = 100\nbase_url = \"http://h/v1\"\n", 2, "model_providers.x.stream_max_event_bytes", "must be a number of bytes from 1024 to 4294967296 (4 GiB), got 100"},
 		{"bad base_url", "[model_providers.x]\nbase_url = \"corp.example/v1\"\n", 2, "model_providers.x.base_url", "invalid URL"},
 		{"custom provider without base_url", "model = \"x\"\n[model_providers.x]\nenv_key = \"X_KEY\"\n", 2, "model_providers.x", "base_url is required for a custom provider"},
 		{"bad enum", "approval_policy = \"sometimes\"\n", 1, "approval_policy", `invalid value "sometimes" (expected one of: untrusted, on-request, on-failure, never)`},

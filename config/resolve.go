@@ -337,6 +337,7 @@ func overlayProvider(info provider.Info, p providerFile) provider.Info {
 	if ms := p.StreamProgressTimeoutMS; ms != nil {
 		info.StreamProgressTimeout = millis(*ms)
 	}
+	set(&info.StreamMaxEventBytes, p.StreamMaxEventBytes)
 	set(&info.Transport, p.Transport)
 	if ms := p.WebSocketConnectTimeoutMS; ms != nil {
 		info.WebSocketConnectTimeout = millis(*ms)

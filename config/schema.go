@@ -197,6 +197,7 @@ type providerFile struct {
 	StreamMaxRetries          *int64            `toml:"stream_max_retries"`
 	StreamIdleTimeoutMS       *int64            `toml:"stream_idle_timeout_ms"`
 	StreamProgressTimeoutMS   *int64            `toml:"stream_progress_timeout_ms"`
+	StreamMaxEventBytes       *int64            `toml:"stream_max_event_bytes"`
 	Transport                 *string           `toml:"transport"`
 	WebSocketConnectTimeoutMS *int64            `toml:"websocket_connect_timeout_ms"`
 	ConnectionMaxWaitMS       *int64            `toml:"connection_max_wait_ms"`

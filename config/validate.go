@@ -25,6 +25,10 @@ func verbosities() []string { return []string{"low", "medium", "high"} }
 // sandboxModes lists the values of sandbox_mode.
 func sandboxModes() []string { return []string{"read-only", "workspace-write", "danger-full-access"} }
 
+// maxEventBytes is the largest stream_max_event_bytes: an event is read
+// into memory whole, and costs about twice its size there.
+const maxEventBytes = 4 << 30
+
 // maxMS is the largest millisecond count that fits a time.Duration.
 const maxMS = math.MaxInt64 / int64(time.Millisecond)
 
@@ -237,6 +241,8 @@ func (c checker) provider(path []string, p *providerFile) {
 	c.nonNegative(at(path, "stream_max_retries"), &p.StreamMaxRetries)
 	c.millis(at(path, "stream_idle_timeout_ms"), &p.StreamIdleTimeoutMS)
 	c.millis(at(path, "stream_progress_timeout_ms"), &p.StreamProgressTimeoutMS)
+	check(c, at(path, "stream_max_event_bytes"), &p.StreamMaxEventBytes, func(n int64) bool { return n >= 1<<10 && n <= maxEventBytes },
+		"must be a number of bytes from 1024 to 4294967296 (4 GiB), got %d")
 	c.enum(at(path, "transport"), &p.Transport, []string{provider.TransportAuto, provider.TransportWebSocket, provider.TransportHTTPS})
 	c.millis(at(path, "websocket_connect_timeout_ms"), &p.WebSocketConnectTimeoutMS)
 	check(c, at(path, "connection_max_wait_ms"), &p.ConnectionMaxWaitMS, func(n int64) bool { return n >= 0 && n <= maxMS },

@@ -295,7 +295,7 @@ func ClassifyAt(err error, now func() time.Time) Failure {
 		}
 		return Failure{Kind: k, Message: header.Error(), Err: err}
 	case errors.Is(err, transport.ErrEventTooLarge):
-		return Failure{Kind: KindPermanent, Message: err.Error(), Err: err}
+		return Failure{Kind: KindPermanent, Message: err.Error(), Advice: adviceEventLimit, Err: err}
 	case errors.As(err, &refused):
 		// The login must be renewed by hand: the message says how.
 		return Failure{Kind: KindAuth, Message: refused.Error(), Err: err}
@@ -473,6 +473,10 @@ func classifyHTTP(e *transport.HTTPError, err error, now func() time.Time) Failu
 // (an Ollama before its Responses API, any Go server).
 const adviceNoResponsesAPI = "this server does not serve the Responses API at base_url " +
 	"(Ollama serves it from 0.13.3: upgrade it, or check base_url)"
+
+// adviceEventLimit is what to do about an event larger than the limit,
+// when the provider is not known (see [Client.eventLimit]).
+const adviceEventLimit = "raise stream_max_event_bytes in the provider's [model_providers.<id>] table of config.toml"
 
 // adviceCertificate is what to do about a certificate no trusted root
 // signs: retrying cannot change it.

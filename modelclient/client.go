@@ -149,6 +149,7 @@ func newClient(opts Options, w Wire, wireErr error) *Client {
 			HTTPClient:      opts.HTTPClient,
 			IdleTimeout:     opts.Provider.StreamIdleTimeout,
 			ProgressTimeout: opts.Provider.StreamProgressTimeout,
+			MaxEventSize:    int(opts.Provider.StreamMaxEventBytes),
 			ReadBatch:       opts.ReadBatch,
 			Decoder:         w.Decoder,
 		})
@@ -166,6 +167,7 @@ func newClient(opts Options, w Wire, wireErr error) *Client {
 		ConnectTimeout:  opts.Provider.WebSocketConnectTimeout,
 		IdleTimeout:     opts.Provider.StreamIdleTimeout,
 		ProgressTimeout: opts.Provider.StreamProgressTimeout,
+		MaxMessageSize:  opts.Provider.StreamMaxEventBytes,
 		Decoder:         w.Decoder,
 	})
 	return c

@@ -225,3 +225,16 @@ func (c *Client) behindRetryingProxy(ctx context.Context, err error) bool {
 	}
 	return true
 }
+
+// eventLimit classifies an event larger than the limit with advice naming
+// the client's provider's key; other errors are returned as they are.
+func (c *Client) eventLimit(err error) error {
+	var tooLarge *transport.EventTooLargeError
+	if !errors.As(err, &tooLarge) {
+		return err
+	}
+	id := c.opts.Provider.ID
+	advice := fmt.Sprintf("raise model_providers.%s.stream_max_event_bytes in config.toml (now %d), or pass -c model_providers.%s.stream_max_event_bytes=%d",
+		id, tooLarge.Limit, id, 2*tooLarge.Limit)
+	return &classifiedError{f: Failure{Kind: KindPermanent, Message: err.Error(), Advice: advice, Err: err}}
+}

@@ -167,7 +167,7 @@ func (t *Turn) Sample(ctx context.Context, s Sampling) *Outcome {
 			return struct{}{}, err
 		}
 		defer st.Close()
-		err = classified(s.Consume(ctx, st), c.opts.Now)
+		err = classified(c.eventLimit(s.Consume(ctx, st)), c.opts.Now)
 		t.hold(err)
 		return struct{}{}, err
 	})

@@ -93,6 +93,10 @@ type Info struct {
 	// StreamProgressTimeout ends a stream that delivers bytes (keep-alives)
 	// but no event for this long.
 	StreamProgressTimeout time.Duration
+	// StreamMaxEventBytes bounds one event of a stream
+	// (stream_max_event_bytes); a larger one ends the request, not
+	// retried. Zero: [transport.MaxEventSize].
+	StreamMaxEventBytes int64
 	// Transport is TransportAuto, TransportWebSocket or TransportHTTPS.
 	Transport string
 	// WebSocketConnectTimeout bounds the WebSocket handshake.

@@ -17,13 +17,45 @@ var (
 	// within the progress timeout.
 	ErrNoProgress = errors.New("transport: stream made no progress")
 	// ErrEventTooLarge: one event (an SSE event or a WebSocket message)
-	// is larger than [MaxEventSize]. Asking again gets the same event, so
-	// it is not retried.
-	ErrEventTooLarge = errors.New("transport: an event is larger than the 128 MiB limit")
+	// is larger than the transport's bound ([MaxEventSize] by default).
+	// Asking again gets the same event, so it is not retried. The
+	// transports report it as an [*EventTooLargeError], which names the
+	// bound.
+	ErrEventTooLarge = errors.New("transport: an event is larger than the limit")
 )
 
-// MaxEventSize bounds one event of a stream on either transport.
+// MaxEventSize bounds one event of a stream on either transport unless
+// the transport is given another bound (a provider's
+// stream_max_event_bytes).
 const MaxEventSize = 128 << 20
+
+// EventTooLargeError is [ErrEventTooLarge] with the bound the event
+// exceeded, in bytes.
+type EventTooLargeError struct{ Limit int64 }
+
+func (e *EventTooLargeError) Error() string {
+	return "an event of the stream is larger than the " + sizeText(e.Limit) + " limit"
+}
+
+// Is makes errors.Is(err, [ErrEventTooLarge]) hold.
+func (e *EventTooLargeError) Is(target error) bool { return target == ErrEventTooLarge }
+
+// sizeText writes a size the way limits are said: "128 MiB", "1.5 KiB",
+// "100 bytes".
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d %s", n/u.size, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // HeaderProxyAttempts is the response header a retrying proxy (agent
 // proxy) sets on the answers of requests it retried itself: the number of

@@ -2,7 +2,6 @@ package sse
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 
@@ -261,7 +260,7 @@ func (er *eventReader) line() (long [][]byte, tail []byte, err error) {
 }
 
 func (er *eventReader) tooLarge() error {
-	return fmt.Errorf("%w: more than %d bytes", transport.ErrEventTooLarge, er.max)
+	return &transport.EventTooLargeError{Limit: int64(er.max)}
 }
 
 // lineEnd is the index of the first '\n' or '\r' in b, or -1.

@@ -263,7 +263,7 @@ func (s *stream) read() (websocket.MessageType, string, error) {
 		if n > 0 {
 			s.w.Active()
 			if size += int64(n); size > limit {
-				return typ, "", transport.ErrEventTooLarge
+				return typ, "", &transport.EventTooLargeError{Limit: limit}
 			}
 			*last = (*last)[:len(*last)+n]
 		}
