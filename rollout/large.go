@@ -3,6 +3,7 @@ package rollout
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -56,7 +57,7 @@ func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 			if locked != nil {
 				locked()
 			}
-			return encodeLines(buf, t, lines, int(^uint(0)>>1))[0].b
+			return appendLines(buf, t, lines)
 		})
 	}
 	r.wmu.Lock()
@@ -72,47 +73,80 @@ func (r *Recorder) addLines(lines []pieceLine, locked func()) error {
 	if locked != nil {
 		locked()
 	}
-	segs := encodeLines(r.buf, r.now(), lines, largePayload)
+	buf, t := r.buf, r.now()
 	r.buf, r.spare = r.spare[:0], nil
 	r.mu.Unlock()
-	for _, s := range segs {
-		var err error
-		switch {
-		case s.json:
-			err = jsonStringChunks(s.text, largePayload, func(b []byte) error { _, err := r.f.Write(b); return err })
-		case len(s.b) > 0:
-			_, err = r.f.Write(s.b)
-		}
-		if err != nil {
-			return r.fail(err)
-		}
+	if err := writeLines(buf, t, lines, func(b []byte) error { _, err := r.f.Write(b); return err }); err != nil {
+		return r.fail(err)
 	}
 	r.unsynced = true
 	return nil
 }
 
-// encodeLines appends lines to buf and returns what is to be written, in
-// order: buf with the envelopes and the pieces smaller than large, then
-// each larger piece on its own, each followed by the bytes after it.
-func encodeLines(buf []byte, t time.Time, lines []pieceLine, large int) []piece {
-	var segs []piece
+// writeLines writes buf, then lines, in order, with write: the envelopes
+// and the small pieces gathered in buf, written whenever it holds writeAt
+// bytes (one response of 200,000 small items was 48 MB of lines encoded
+// at once), each large piece from where it lies (a string encoded in
+// pieces as it is written).
+func writeLines(buf []byte, t time.Time, lines []pieceLine, write func([]byte) error) error {
+	if len(lines) > 1 && cap(buf) < maxSpare {
+		buf = slices.Grow(buf, maxSpare-len(buf)) // grown once, not by a quarter at a time
+	}
 	for _, l := range lines {
 		buf = appendItemLine(buf, t, l.typ, l.origin, nil)
 		buf = buf[:len(buf)-2] // the envelope up to its payload
 		for _, p := range l.payload {
-			switch {
-			case p.size() >= large:
-				segs = append(segs, piece{b: buf}, p)
-				buf = nil
-			case p.json:
-				buf = appendJSONString(buf, p.text)
-			default:
-				buf = append(buf, p.b...)
+			if p.size() < largePayload {
+				buf = p.appendTo(buf)
+				continue
+			}
+			if err := write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+			var err error
+			if p.json {
+				err = jsonStringChunks(p.text, largePayload, write)
+			} else {
+				err = write(p.b)
+			}
+			if err != nil {
+				return err
 			}
 		}
 		buf = append(buf, '}', '\n')
+		if len(buf) >= writeAt {
+			if err := write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
 	}
-	return append(segs, piece{b: buf})
+	if len(buf) == 0 {
+		return nil
+	}
+	return write(buf)
+}
+
+// appendLines appends lines to buf, every piece in it.
+func appendLines(buf []byte, t time.Time, lines []pieceLine) []byte {
+	for _, l := range lines {
+		buf = appendItemLine(buf, t, l.typ, l.origin, nil)
+		buf = buf[:len(buf)-2] // the envelope up to its payload
+		for _, p := range l.payload {
+			buf = p.appendTo(buf)
+		}
+		buf = append(buf, '}', '\n')
+	}
+	return buf
+}
+
+// appendTo appends the piece's bytes, or its text JSON-encoded.
+func (p piece) appendTo(buf []byte) []byte {
+	if p.json {
+		return appendJSONString(buf, p.text)
+	}
+	return append(buf, p.b...)
 }
 
 // eventPayload is ev encoded as json.Marshal encodes it, as the pieces

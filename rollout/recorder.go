@@ -20,11 +20,18 @@ import (
 // one huge tool output does not pin its size for the whole session.
 const maxSpare = 1 << 20
 
-// Recorder appends lines to one rollout file. Appends only encode into
+// writeAt is how many buffered bytes an append writes: below maxSpare, so
+// the buffer they grew in is kept for the next ones.
+const writeAt = maxSpare / 2
+
+// Recorder appends lines to one rollout file. Appends encode into
 // memory; [Recorder.Flush] and [Recorder.Sync] write them, so a caller
-// syncs at turn boundaries and before a tool runs. A Recorder is safe for
-// concurrent use; appends never wait for a disk write in progress. The
-// caller must call [Recorder.Close].
+// syncs at turn boundaries and before a tool runs. Once writeAt bytes
+// are buffered an append writes them too, unless a write
+// is in progress (one response of 200,000 items buffered 166 MB of lines
+// until the turn ended; issue 42). A Recorder is safe for concurrent use;
+// appends never wait for a disk write in progress. The caller must call
+// [Recorder.Close].
 //
 // A failed write leaves the file with a possibly torn line, so it is
 // sticky: every later append and flush returns the same error.
@@ -232,12 +239,14 @@ func (r *Recorder) ID() string { return r.id }
 // is appended.
 func (r *Recorder) AppendItems(items ...transport.Item) error {
 	lines := make([]pieceLine, len(items))
+	pieces := make([]piece, len(items))
 	for i, it := range items {
 		raw, err := rawItem(it)
 		if err != nil {
 			return err
 		}
-		lines[i] = pieceLine{typ: LineResponseItem, origin: it.Origin, payload: []piece{{b: raw}}}
+		pieces[i] = piece{b: raw}
+		lines[i] = pieceLine{typ: LineResponseItem, origin: it.Origin, payload: pieces[i : i+1 : i+1]}
 	}
 	return r.addLines(lines, nil)
 }
@@ -334,16 +343,25 @@ func (r *Recorder) addJSON(typ LineType, v any) error {
 }
 
 // add runs enc under the lock to append encoded lines to the buffer.
+// Once the buffer holds writeAt bytes they are written, unless a write
+// is in progress (then a later append or flush writes them).
 func (r *Recorder) add(enc func(t time.Time, buf []byte) []byte) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return ErrClosed
 	}
 	if r.err != nil {
+		defer r.mu.Unlock()
 		return r.err
 	}
 	r.buf = enc(r.now(), r.buf)
+	full := len(r.buf) >= writeAt
+	r.mu.Unlock()
+	if full && r.wmu.TryLock() {
+		defer r.wmu.Unlock()
+		return r.write()
+	}
 	return nil
 }
 
@@ -369,28 +387,10 @@ func (r *Recorder) flush(durable bool) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
 	r.mu.Lock()
-	if r.err != nil {
-		defer r.mu.Unlock()
-		return r.err
-	}
-	buf := r.buf
-	r.buf, r.spare = r.spare[:0], nil
 	index := durable && r.indexDirty
 	r.mu.Unlock()
-
-	if len(buf) > 0 {
-		_, err := r.f.Write(buf)
-		if err != nil {
-			return r.fail(err)
-		}
-		r.unsynced = true
-	}
-	if cap(buf) <= maxSpare {
-		r.mu.Lock()
-		if r.spare == nil {
-			r.spare = buf[:0]
-		}
-		r.mu.Unlock()
+	if err := r.write(); err != nil {
+		return err
 	}
 	if !durable || !r.unsynced && !index {
 		return nil
@@ -409,6 +409,34 @@ func (r *Recorder) flush(durable bool) error {
 		if err := r.updateIndex(context.Background(), r.now()); err != nil { // bounded
 			return err
 		}
+	}
+	return nil
+}
+
+// write writes the buffered lines; the caller holds wmu.
+func (r *Recorder) write() error {
+	r.mu.Lock()
+	if r.err != nil {
+		defer r.mu.Unlock()
+		return r.err
+	}
+	buf := r.buf
+	r.buf, r.spare = r.spare[:0], nil
+	r.mu.Unlock()
+
+	if len(buf) > 0 {
+		_, err := r.f.Write(buf)
+		if err != nil {
+			return r.fail(err)
+		}
+		r.unsynced = true
+	}
+	if cap(buf) <= maxSpare {
+		r.mu.Lock()
+		if r.spare == nil {
+			r.spare = buf[:0]
+		}
+		r.mu.Unlock()
 	}
 	return nil
 }
