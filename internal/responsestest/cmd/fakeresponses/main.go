@@ -6,7 +6,7 @@
 // Usage:
 //
 //	fakeresponses [--listen 127.0.0.1:0] [--reply TEXT | --deltas N [--delta TEXT] [--delta-size BYTES]]
-//	              [--call-args FILE] [--openai] [--repeat N]
+//	              [--call-args FILE] [--items N] [--openai] [--repeat N]
 //	fakeresponses [--listen 127.0.0.1:0] --script FILE [--dump DIR]
 //
 // Every request to .../responses (SSE POST or WebSocket) is answered by the
@@ -25,8 +25,10 @@
 // response.function_call_arguments.done with all of them; a message's
 // response.output_text.done and response.content_part.done; and every
 // item again in response.completed's output (items with "id" first, as
-// OpenAI orders them). The scenario is repeated --repeat times, after
-// which requests get a 500.
+// OpenAI orders them). --items N answers with N short messages instead,
+// each its own response.output_item.done ("item I of the answer"), listed
+// again in response.completed with --openai (many small items, issue 42).
+// The scenario is repeated --repeat times, after which requests get a 500.
 //
 // --script FILE answers the requests in order with the attempts of a JSON
 // script instead (format: responsestest.ParseScript); requests past its end
@@ -90,6 +92,7 @@ type config struct {
 	script   rt.Script // --script, parsed; nil: the --reply/--deltas scenario
 	dump     string
 	openai   bool // --openai: every event OpenAI sends, the items again at the end
+	items    int  // --items: that many short messages instead of the reply
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -103,6 +106,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	deltaSize := fs.Int("delta-size", 0, "repeat --delta to this many bytes in each delta")
 	callFile := fs.String("call-args", "", "answer each scenario's first request with an exec_command call with this file's arguments")
 	fs.IntVar(&c.repeat, "repeat", 100000, "how many requests the scenario answers")
+	fs.IntVar(&c.items, "items", 0, "answer with this many short messages, each its own output_item.done")
 	scriptFile := fs.String("script", "", "answer requests with the attempts of this JSON script file")
 	fs.StringVar(&c.dump, "dump", "", "write each request body to DIR/request-N.json")
 	fs.BoolVar(&c.openai, "openai", false, "send every event OpenAI sends (arguments in 64 KiB deltas and .done, output_text.done, content_part.done) and the items again in response.completed")
@@ -134,8 +138,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if c.deltas < 0 || c.repeat < 1 {
-		return c, errors.New("--deltas must be >= 0 and --repeat >= 1")
+	if c.deltas < 0 || c.repeat < 1 || c.items < 0 {
+		return c, errors.New("--deltas and --items must be >= 0 and --repeat >= 1")
 	}
 	if c.delta == "" {
 		return c, errors.New("--delta must not be empty")
@@ -145,6 +149,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 // attempt is the scenario's answer to one request.
 func (c config) attempt() rt.Attempt {
+	if c.items > 0 {
+		return c.manyItems()
+	}
 	if c.deltas == 0 {
 		return rt.Reply("resp_1", "msg_1", c.reply)
 	}
@@ -169,6 +176,22 @@ func (c config) attempt() rt.Attempt {
 		rt.Event("response.output_item.done", map[string]any{"output_index": 0, "item": item}),
 		completedWith("resp_1", item))
 	return rt.Stream(steps...)
+}
+
+// manyItems is the --items answer: c.items short messages, each delivered
+// by its own response.output_item.done, then (--openai) listed again.
+func (c config) manyItems() rt.Attempt {
+	steps := []rt.Step{rt.Created("resp_1")}
+	var output []any
+	for i := range c.items {
+		item := message{ID: fmt.Sprintf("msg_%d", i), Type: "message", Status: "completed", Role: "assistant",
+			Content: []outputText{{Type: "output_text", Annotations: []any{}, Text: fmt.Sprintf("item %d of the answer", i)}}}
+		steps = append(steps, rt.Event("response.output_item.done", map[string]any{"output_index": i, "item": item}))
+		if c.openai {
+			output = append(output, item)
+		}
+	}
+	return rt.Stream(append(steps, completedWith("resp_1", output...))...)
 }
 
 // message and outputText are a message item with its fields in the order
