@@ -9,10 +9,7 @@ PROMPT ?= explain what this agent does when the model service fails
 # then applies Landlock to every thread through Go's AllThreadsSyscall
 # (psx without cgo); `make test` also runs its tests built this way.
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/agent ./cmd/agent
-	CGO_ENABLED=0 $(GO) build -o bin/agent-otel ./cmd/agent-otel
-	CGO_ENABLED=0 $(GO) build -o bin/agent-man ./cmd/agent-man
-	CGO_ENABLED=0 $(GO) build -o bin/agent-highlight ./cmd/agent-highlight
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/agent ./cmd/agent-otel ./cmd/agent-man ./cmd/agent-highlight
 
 # Installs the binary into GOBIN when it is set, else ~/.local/bin
 # (override with make install PREFIX_BIN=/some/dir).

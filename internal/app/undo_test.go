@@ -157,7 +157,10 @@ func TestUndoRightAfterCompaction(t *testing.T) {
 // turn's checkpoints) are in the compaction's list of files touched, as a
 // patch's are.
 func TestCompactionListsShellWrites(t *testing.T) {
-	cmd, _ := json.Marshal(map[string]string{"cmd": "printf x > shell.txt"})
+	// The longest yield: on a loaded machine the command may take more
+	// than the default 10 s to start, and a command still running when the
+	// turn ends has written nothing the checkpoint could see.
+	cmd, _ := json.Marshal(map[string]any{"cmd": "printf x > shell.txt", "yield_time_ms": 30000})
 	srv := rt.NewServer(t, rt.Script{
 		rt.Reply("r0", "m0", strings.Repeat("a long answer ", 400)),
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("f1", "call_1", "exec_command", string(cmd)), rt.Completed("r1")),
