@@ -148,12 +148,16 @@ func appendCapped(s []int32, i int32, n int) []int32 {
 
 // subsequence reports whether s holds q's bytes in order.
 func subsequence(s, q string) bool {
-	for i := 0; i < len(q); i++ {
-		k := strings.IndexByte(s, q[i])
-		if k < 0 {
-			return false
-		}
-		s = s[k+1:]
+	if q == "" {
+		return true
 	}
-	return true
+	k := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == q[k] {
+			if k++; k == len(q) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -219,7 +219,7 @@ func TestFuzzyScoreAsLibrary(t *testing.T) {
 			if ms := fuzzy.FindNoSort(q, []string{p}); len(ms) == 1 {
 				want, ok = ms[0].Score, true
 			}
-			if got, gotOK := fuzzyScore(q, p); got != want && ok || gotOK != ok {
+			if got, gotOK := fuzzyScore(q, strings.ToLower(q), p, strings.ToLower(p)); got != want && ok || gotOK != ok {
 				t.Fatalf("fuzzyScore(%q, %q) = %d, %v; the library's %d, %v", q, p, got, gotOK, want, ok)
 			}
 		}

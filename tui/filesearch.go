@@ -231,16 +231,19 @@ func (s *scan) visit(i int) bool {
 	if s.upto < 0 {
 		s.all = append(s.all, int32(i))
 	}
+	at := strings.Index(lp, q)
 	name := lp[strings.LastIndexByte(lp, '/')+1:]
 	switch {
+	case at < 0:
+		if len(s.pool) < fuzzyPool {
+			s.pool = append(s.pool, int32(i))
+		}
 	case strings.HasPrefix(name, q):
 		s.tiers[0] = appendCapped(s.tiers[0], int32(i), s.n)
-	case strings.Contains(name, q):
+	case at >= len(lp)-len(name) || strings.Contains(name, q):
 		s.tiers[1] = appendCapped(s.tiers[1], int32(i), s.n)
-	case strings.Contains(lp, q):
+	default:
 		s.tiers[2] = appendCapped(s.tiers[2], int32(i), s.n)
-	case len(s.pool) < fuzzyPool:
-		s.pool = append(s.pool, int32(i))
 	}
 	if s.upto < 0 && !s.needsPool() {
 		s.upto = i + 1
@@ -288,16 +291,36 @@ func (ix *fileIndex) find(query string, n int, prev *found) found {
 		start = prev.upto
 	}
 	whole := len(ix.blocks) * blockSize
-	for i := start; i < len(ix.lower); i++ {
+	for i := start; i < len(ix.lower); {
+		end := min(len(ix.lower), (i/blockSize+1)*blockSize)
 		if i < whole && i%blockSize == 0 && !s.needs(&ix.blocks[i/blockSize]) {
-			i += blockSize - 1
+			i = end
 			continue
 		}
-		if s.visit(i) {
+		if s.visitRange(i, end) {
 			break
 		}
+		i = end
 	}
 	return s.answer(query)
+}
+
+// visitRange visits the paths from i to end whose character sets hold the
+// query's (all, where the index has none); it reports whether tier 0 is
+// full.
+func (s *scan) visitRange(i, end int) bool {
+	m, masks := s.q.mask, s.ix.masks
+	for hi := min(end, len(masks)); i < hi; i++ {
+		if masks[i]&m == m && s.visit(i) {
+			return true
+		}
+	}
+	for ; i < end; i++ {
+		if s.visit(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // answer is the tiers in order, then the pool ranked, n at most.
@@ -316,33 +339,30 @@ func (s *scan) answer(query string) found {
 	if len(f.paths) == s.n {
 		return f // rank's limit 0 is no limit
 	}
-	pool := make([]string, len(s.pool))
-	for k, i := range s.pool {
-		pool[k] = s.ix.paths[i]
-	}
-	for _, i := range rankPool(query, pool, s.n-len(f.paths)) {
-		f.paths = append(f.paths, pool[i])
+	for _, k := range rankPool(query, s.q.q, s.ix, s.pool, s.n-len(f.paths)) {
+		f.paths = append(f.paths, s.ix.paths[s.pool[k]])
 	}
 	return f
 }
 
-// rankPool is rank(query, pool, limit) for a pool of paths that do not
-// hold the query (its prefix matches cannot be), with the fuzzy matches
-// scored by fuzzyScore and only the best kept, in fuzzy.Find's order (by
-// score, ties in pool order), rather than all of them stably sorted.
-func rankPool(query string, pool []string, limit int) []int {
+// rankPool is rank(query, the paths of ix at pool, limit) for a pool of
+// paths that do not hold the query (its prefix matches cannot be), with
+// the fuzzy matches scored by fuzzyScore and only the best kept, in
+// fuzzy.Find's order (by score, ties in pool order), rather than all of
+// them stably sorted. lq is the query in lower case.
+func rankPool(query, lq string, ix *fileIndex, pool []int32, limit int) []int {
 	var out []int
 	taken := map[int]bool{}
-	for i, p := range pool {
-		if strings.EqualFold(p, query) {
+	for i, k := range pool {
+		if strings.EqualFold(ix.paths[k], query) {
 			out, taken[i] = append(out, i), true
 		}
 	}
 	type scored struct{ score, i int }
 	keep := limit - len(out)
 	var top []scored // the best keep so far, best first; ties in pool order
-	for i, p := range pool {
-		score, ok := fuzzyScore(query, p)
+	for i, k := range pool {
+		score, ok := fuzzyScore(query, lq, ix.paths[k], ix.lower[k])
 		if !ok || taken[i] || keep <= 0 || len(top) == keep && score <= top[keep-1].score {
 			continue
 		}
@@ -359,24 +379,29 @@ func rankPool(query string, pool []string, limit int) []int {
 }
 
 // fuzzyScore is github.com/sahilm/fuzzy's score of s for pattern, and
-// whether s matches it: the library's own loop, on bytes and without
-// allocation, for a pattern and a string in ASCII without NUL; the library
-// scores the others.
-func fuzzyScore(pattern, s string) (int, bool) {
-	if pattern == "" || !plainASCII(pattern) || !plainASCII(s) {
-		ms := fuzzy.FindNoSort(pattern, []string{s})
-		if len(ms) == 0 {
-			return 0, false
-		}
-		return ms[0].Score, true
+// whether s matches it; lp and ls are pattern and s in lower case
+// (strings.ToLower). It is the library's own loop on bytes, without
+// allocation, for a pattern and a string in ASCII without NUL (where the
+// library's equalFold is the equality of the lower-case bytes); the
+// library scores the others.
+func fuzzyScore(pattern, lp, s, ls string) (int, bool) {
+	if pattern == "" || len(lp) != len(pattern) || len(ls) != len(s) || !plainASCII(pattern) {
+		return libraryScore(pattern, s)
 	}
 	score, matched, lastMatch, pi := 0, 0, -1, 0
 	best, bestAt, adjacent := -1, -1, 0
 	var last byte
 	lastIndex := 0
+	p, nextp := lp[0], byte(0) // pattern[pi] and pattern[pi+1] (0 after the last), lower case
+	if len(lp) > 1 {
+		nextp = lp[1]
+	}
 	for j := 0; j < len(s); j++ {
 		c := s[j]
-		if foldEqual(c, pattern[pi]) {
+		if c == 0 || c >= 0x80 {
+			return libraryScore(pattern, s)
+		}
+		if ls[j] == p {
 			sc := 0
 			if j == 0 {
 				sc += 10 // the first character
@@ -384,7 +409,7 @@ func fuzzyScore(pattern, s string) (int, bool) {
 			if last >= 'a' && last <= 'z' && c >= 'A' && c <= 'Z' {
 				sc += 20 // camel case
 			}
-			if j != 0 && strings.IndexByte("/-_ .\\", last) >= 0 {
+			if j != 0 && isSeparator(last) {
 				sc += 20 // after a separator
 			}
 			if matched > 0 && lastMatch == lastIndex {
@@ -396,14 +421,10 @@ func fuzzyScore(pattern, s string) (int, bool) {
 				best, bestAt = sc, j
 			}
 		}
-		var nextp, nextc byte
-		if pi < len(pattern)-1 {
-			nextp = pattern[pi+1]
-		}
-		if j+1 < len(s) {
-			nextc = s[j+1]
-		}
-		if (foldEqual(nextp, nextc) || nextc == 0) && bestAt > -1 {
+		// The library applies the best score when the next byte is the
+		// pattern's next or the string ends (a NUL byte is not reached:
+		// the library scores a string holding one).
+		if bestAt > -1 && (j+1 == len(s) || ls[j+1] == nextp) {
 			if matched == 0 {
 				best += max(bestAt*-5, -15) // the unmatched leading characters
 			}
@@ -411,10 +432,36 @@ func fuzzyScore(pattern, s string) (int, bool) {
 			matched, lastMatch = matched+1, bestAt
 			best = -1
 			pi++
+			if pi < len(lp) {
+				p = lp[pi]
+			}
+			nextp = 0
+			if pi+1 < len(lp) {
+				nextp = lp[pi+1]
+			}
 		}
 		lastIndex, last = j, c
 	}
 	return score + matched - len(s), matched == len(pattern)
+}
+
+// libraryScore is sahilm/fuzzy's score of s for pattern, and whether s
+// matches it.
+func libraryScore(pattern, s string) (int, bool) {
+	ms := fuzzy.FindNoSort(pattern, []string{s})
+	if len(ms) == 0 {
+		return 0, false
+	}
+	return ms[0].Score, true
+}
+
+// isSeparator is sahilm/fuzzy's isSeparator for a byte.
+func isSeparator(c byte) bool {
+	switch c {
+	case '/', '-', '_', ' ', '.', '\\':
+		return true
+	}
+	return false
 }
 
 // plainASCII reports whether s is ASCII without NUL.
@@ -425,12 +472,4 @@ func plainASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// foldEqual is sahilm/fuzzy's equalFold for ASCII bytes.
-func foldEqual(a, b byte) bool {
-	if a < b {
-		a, b = b, a
-	}
-	return a == b || b >= 'A' && b <= 'Z' && a == b+'a'-'A'
 }
