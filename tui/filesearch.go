@@ -225,13 +225,18 @@ func (s *scan) visit(i int) bool {
 		return false
 	}
 	lp := ix.lower[i]
-	if !subsequence(lp, q) {
-		return false
-	}
-	if s.upto < 0 {
+	var at int
+	if s.upto >= 0 { // only the tiers are read: their paths hold q
+		if at = strings.Index(lp, q); at < 0 {
+			return false
+		}
+	} else {
+		if !subsequence(lp, q) {
+			return false
+		}
 		s.all = append(s.all, int32(i))
+		at = strings.Index(lp, q)
 	}
-	at := strings.Index(lp, q)
 	name := lp[strings.LastIndexByte(lp, '/')+1:]
 	switch {
 	case at < 0:
@@ -385,22 +390,27 @@ func rankPool(query, lq string, ix *fileIndex, pool []int32, limit int) []int {
 // library's equalFold is the equality of the lower-case bytes); the
 // library scores the others.
 func fuzzyScore(pattern, lp, s, ls string) (int, bool) {
-	if pattern == "" || len(lp) != len(pattern) || len(ls) != len(s) || !plainASCII(pattern) {
+	if pattern == "" || len(lp) != len(pattern) || len(ls) != len(s) || !plainASCII(pattern) || !plainASCII(s) {
 		return libraryScore(pattern, s)
 	}
 	score, matched, lastMatch, pi := 0, 0, -1, 0
 	best, bestAt, adjacent := -1, -1, 0
-	var last byte
-	lastIndex := 0
 	p, nextp := lp[0], byte(0) // pattern[pi] and pattern[pi+1] (0 after the last), lower case
 	if len(lp) > 1 {
 		nextp = lp[1]
 	}
-	for j := 0; j < len(s); j++ {
+	// Before the pattern's first byte nothing is scored.
+	first := strings.IndexByte(ls, p)
+	if first < 0 {
+		return 0, false
+	}
+	var last byte
+	lastIndex := 0
+	if first > 0 {
+		last, lastIndex = s[first-1], first-1
+	}
+	for j := first; j < len(s); j++ {
 		c := s[j]
-		if c == 0 || c >= 0x80 {
-			return libraryScore(pattern, s)
-		}
 		if ls[j] == p {
 			sc := 0
 			if j == 0 {
@@ -422,8 +432,7 @@ func fuzzyScore(pattern, lp, s, ls string) (int, bool) {
 			}
 		}
 		// The library applies the best score when the next byte is the
-		// pattern's next or the string ends (a NUL byte is not reached:
-		// the library scores a string holding one).
+		// pattern's next or the string ends.
 		if bestAt > -1 && (j+1 == len(s) || ls[j+1] == nextp) {
 			if matched == 0 {
 				best += max(bestAt*-5, -15) // the unmatched leading characters
