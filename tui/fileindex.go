@@ -17,9 +17,10 @@ const maxIndexed = 1_000_000
 // as slash-separated paths relative to it, in walk order.
 type fileIndex struct {
 	paths  []string
-	lower  []string  // paths in lower case, for matching
-	masks  []uint64  // charMask of each lower path (may be short: a path without one is read)
-	blocks []ixBlock // a summary of each whole block of blockSize paths (likewise)
+	lower  []string    // paths in lower case, for matching
+	masks  []uint64    // charMask of each lower path (may be short: a path without one is read)
+	parts  []pathParts // the charMasks of each lower path's quarters (likewise)
+	blocks []ixBlock   // a summary of each whole block of blockSize paths (likewise)
 
 	pending *ixBlock // the block add is filling
 }

@@ -101,9 +101,14 @@ func gramsOf(s string, f func(string)) {
 // block being filled (the index's own, not its views').
 func (ix *fileIndex) add(rel string) {
 	lp := strings.ToLower(rel)
+	var pp pathParts
+	for j := 0; j < len(lp); j++ {
+		pp[j*len(pp)/len(lp)] |= 1 << charBucket(lp[j])
+	}
 	ix.paths = append(ix.paths, rel)
 	ix.lower = append(ix.lower, lp)
-	ix.masks = append(ix.masks, charMask(lp))
+	ix.masks = append(ix.masks, pp[0]|pp[1]|pp[2]|pp[3])
+	ix.parts = append(ix.parts, pp)
 	if ix.pending == nil {
 		ix.pending = &ixBlock{}
 	}
@@ -132,12 +137,20 @@ func (ix *fileIndex) add(rel string) {
 // are (a part searched while the walk goes on).
 func (ix *fileIndex) view(n int) *fileIndex {
 	nb := min(len(ix.blocks), n/blockSize)
-	return &fileIndex{paths: ix.paths[:n:n], lower: ix.lower[:n:n], masks: ix.masks[:n:n], blocks: ix.blocks[:nb:nb]}
+	return &fileIndex{paths: ix.paths[:n:n], lower: ix.lower[:n:n], masks: ix.masks[:n:n], parts: ix.parts[:n:n], blocks: ix.blocks[:nb:nb]}
 }
+
+// pathParts is the charMask of each quarter of a lower path (its bytes
+// split by position): a path holds a query's bytes in order only if the
+// quarters, in order, hold the query's in order (query.inOrder). It rules
+// out most of the paths that hold the bytes of a query of a few letters
+// but not in order, for a few operations rather than a read of the path.
+type pathParts [4]uint64
 
 // query is a search's query in lower case and what it rules out.
 type query struct {
 	q      string
+	bits   []uint64 // 1<<charBucket of each byte of q
 	mask   uint64   // charMask(q)
 	grams  []uint32 // gramHash of q's pairs and triples, for ixBlock.grams
 	names  []uint32 // the same, for ixBlock.names
@@ -155,6 +168,7 @@ func newQuery(q string) *query {
 	var seen uint64
 	for i := 0; i < len(q); i++ {
 		c := charBucket(q[i])
+		qq.bits = append(qq.bits, 1<<c)
 		if qq.before[c] == 0 && seen&(1<<c) == 0 {
 			qq.used = append(qq.used, c)
 		}
@@ -190,6 +204,20 @@ func (qq *query) may(b *ixBlock) (name, sub, seq bool) {
 		}
 	}
 	return name, true, seq
+}
+
+// inOrder reports whether a path of parts pp could hold q's bytes in
+// order: with each quarter taking the longest run of q's next bytes it
+// holds, the quarters take all of q. (A quarter that holds a run of q
+// holds every shorter one, so a path holding q's bytes in order passes.)
+func (qq *query) inOrder(pp *pathParts) bool {
+	m, bits := 0, qq.bits
+	for _, a := range pp {
+		for m < len(bits) && a&bits[m] != 0 {
+			m++
+		}
+	}
+	return m == len(bits)
 }
 
 // mayStart reports whether a file name of block b could start with q.
@@ -231,7 +259,7 @@ func (s *scan) visit(i int) bool {
 			return false
 		}
 	} else {
-		if !subsequence(lp, q) {
+		if i < len(ix.parts) && !s.q.inOrder(&ix.parts[i]) || !subsequence(lp, q) {
 			return false
 		}
 		s.all = append(s.all, int32(i))
