@@ -178,32 +178,38 @@ func newQuery(q string) *query {
 	return qq
 }
 
-// may reports what block b could hold: a path with q in its file name
-// (name) or in its path (sub), or with q's bytes in order (seq).
-func (qq *query) may(b *ixBlock) (name, sub, seq bool) {
-	if b.chars&qq.mask != qq.mask {
-		return false, false, false
+// mayHold reports whether a path of block b could hold q (in its path).
+func (qq *query) mayHold(b *ixBlock) bool {
+	for _, h := range qq.grams {
+		if !hasBit(b.grams[:], h) {
+			return false
+		}
 	}
-	seq = true
+	return true
+}
+
+// mayName reports whether a file name of block b could hold q.
+func (qq *query) mayName(b *ixBlock) bool {
+	if b.nameChars&qq.mask != qq.mask {
+		return false
+	}
+	for _, h := range qq.names {
+		if !hasBit(b.names[:], h) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayOrder reports whether a path of block b could hold q's bytes in
+// order.
+func (qq *query) mayOrder(b *ixBlock) bool {
 	for _, c := range qq.used {
 		if b.order[c]&qq.before[c] != qq.before[c] {
-			seq = false
-			break
+			return false
 		}
 	}
-	sub = seq
-	for _, h := range qq.grams {
-		if !sub || !hasBit(b.grams[:], h) {
-			return false, false, seq
-		}
-	}
-	name = b.nameChars&qq.mask == qq.mask
-	for _, h := range qq.names {
-		if !name || !hasBit(b.names[:], h) {
-			return false, true, seq
-		}
-	}
-	return name, true, seq
+	return true
 }
 
 // inOrder reports whether a path of parts pp could hold q's bytes in
@@ -294,14 +300,23 @@ func (s *scan) needsPool() bool {
 // one for tier 0 while it is not full, for tier 1 while tiers 0 and 1 do
 // not fill the rows, for tier 2 likewise, for the pool while needsPool. A
 // tier no longer needed stays so, so each tier needed was read in full up
-// to here.
+// to here. It reads only the summaries that can still tell: the character
+// order only while the pool is needed.
 func (s *scan) needs(b *ixBlock) bool {
-	name, sub, seq := s.q.may(b)
-	n1 := len(s.tiers[0]) + len(s.tiers[1])
-	return name && s.q.mayStart(b) ||
-		name && n1 < s.n ||
-		sub && n1+len(s.tiers[2]) < s.n ||
-		seq && s.needsPool()
+	q := s.q
+	if b.chars&q.mask != q.mask {
+		return false
+	}
+	if q.mayHold(b) {
+		n1 := len(s.tiers[0]) + len(s.tiers[1])
+		if n1+len(s.tiers[2]) < s.n {
+			return true
+		}
+		if q.mayName(b) && (n1 < s.n || q.mayStart(b)) {
+			return true
+		}
+	}
+	return s.needsPool() && q.mayOrder(b)
 }
 
 // find searches the index as search does. prev, when not nil, is the
