@@ -241,9 +241,12 @@ type found struct {
 
 // scan is one search's state: the tiers of search so far, and the matches
 // read while the pool is needed (all; upto is -1 until it no longer is).
+// hold is false while the paths read are in a block none of whose paths
+// holds q (its summary says so).
 type scan struct {
 	ix    *fileIndex
 	q     *query
+	hold  bool
 	n     int
 	tiers [3][]int32
 	pool  []int32
@@ -259,8 +262,11 @@ func (s *scan) visit(i int) bool {
 		return false
 	}
 	lp := ix.lower[i]
-	var at int
+	at := -1
 	if s.upto >= 0 { // only the tiers are read: their paths hold q
+		if !s.hold {
+			return false
+		}
 		if at = strings.Index(lp, q); at < 0 {
 			return false
 		}
@@ -269,14 +275,21 @@ func (s *scan) visit(i int) bool {
 			return false
 		}
 		s.all = append(s.all, int32(i))
-		at = strings.Index(lp, q)
+		if s.hold {
+			at = strings.Index(lp, q)
+		}
 	}
-	name := lp[strings.LastIndexByte(lp, '/')+1:]
-	switch {
-	case at < 0:
+	if at < 0 {
 		if len(s.pool) < fuzzyPool {
 			s.pool = append(s.pool, int32(i))
 		}
+		if s.upto < 0 && !s.needsPool() {
+			s.upto = i + 1
+		}
+		return false
+	}
+	name := lp[strings.LastIndexByte(lp, '/')+1:]
+	switch {
 	case strings.HasPrefix(name, q):
 		s.tiers[0] = appendCapped(s.tiers[0], int32(i), s.n)
 	case at >= len(lp)-len(name) || strings.Contains(name, q):
@@ -302,21 +315,22 @@ func (s *scan) needsPool() bool {
 // tier no longer needed stays so, so each tier needed was read in full up
 // to here. It reads only the summaries that can still tell: the character
 // order only while the pool is needed.
-func (s *scan) needs(b *ixBlock) bool {
+// It also reports whether a path of b could hold q.
+func (s *scan) needs(b *ixBlock) (need, hold bool) {
 	q := s.q
 	if b.chars&q.mask != q.mask {
-		return false
+		return false, false
 	}
-	if q.mayHold(b) {
+	if hold = q.mayHold(b); hold {
 		n1 := len(s.tiers[0]) + len(s.tiers[1])
 		if n1+len(s.tiers[2]) < s.n {
-			return true
+			return true, true
 		}
 		if q.mayName(b) && (n1 < s.n || q.mayStart(b)) {
-			return true
+			return true, true
 		}
 	}
-	return s.needsPool() && q.mayOrder(b)
+	return s.needsPool() && q.mayOrder(b), hold
 }
 
 // find searches the index as search does. prev, when not nil, is the
@@ -328,7 +342,7 @@ func (ix *fileIndex) find(query string, n int, prev *found) found {
 	if query == "" {
 		return found{paths: ix.paths[:min(n, len(ix.paths))]}
 	}
-	s := &scan{ix: ix, q: newQuery(strings.ToLower(query)), n: n, upto: -1}
+	s := &scan{ix: ix, q: newQuery(strings.ToLower(query)), hold: true, n: n, upto: -1}
 	start := 0
 	if prev != nil && prev.upto > 0 && strings.HasPrefix(s.q.q, prev.q) {
 		for _, i := range prev.all {
@@ -341,9 +355,13 @@ func (ix *fileIndex) find(query string, n int, prev *found) found {
 	whole := len(ix.blocks) * blockSize
 	for i := start; i < len(ix.lower); {
 		end := min(len(ix.lower), (i/blockSize+1)*blockSize)
-		if i < whole && i%blockSize == 0 && !s.needs(&ix.blocks[i/blockSize]) {
-			i = end
-			continue
+		s.hold = true
+		if i < whole && i%blockSize == 0 {
+			var need bool
+			if need, s.hold = s.needs(&ix.blocks[i/blockSize]); !need {
+				i = end
+				continue
+			}
 		}
 		if s.visitRange(i, end) {
 			break
