@@ -213,15 +213,52 @@ func TestFuzzyScoreAsLibrary(t *testing.T) {
 	paths := genTree(3000)
 	paths = append(paths, "a", "aa", "A_a", "x/Y-z.w", `back\slash`, "ünï/code.go", "nul\x00byte")
 	queries := append(searchQueries(paths, 7), "aa", "aA", "Aa", "a_", "-", "\\", "xyz", "pP", "gOgO", "ss")
+	ix := indexOf(paths)
 	for _, q := range queries {
-		for _, p := range paths {
+		for i, p := range paths {
 			want, ok := 0, false
 			if ms := fuzzy.FindNoSort(q, []string{p}); len(ms) == 1 {
 				want, ok = ms[0].Score, true
 			}
-			if got, gotOK := fuzzyScore(q, strings.ToLower(q), p, strings.ToLower(p)); got != want && ok || gotOK != ok {
+			if got, gotOK := fuzzyScore(q, strings.ToLower(q), p, strings.ToLower(p), false); got != want && ok || gotOK != ok {
 				t.Fatalf("fuzzyScore(%q, %q) = %d, %v; the library's %d, %v", q, p, got, gotOK, want, ok)
 			}
+			// As the search scores it: ASCII as the index's character set says.
+			ascii := ix.masks[i]&(1<<asciiBucket) == 0
+			if got, gotOK := fuzzyScore(q, strings.ToLower(q), p, ix.lower[i], ascii); got != want && ok || gotOK != ok {
+				t.Fatalf("fuzzyScore(%q, %q, ascii %v) = %d, %v; the library's %d, %v", q, p, ascii, got, gotOK, want, ok)
+			}
+		}
+	}
+}
+
+// TestPathPartsInOrder: the quarters' character sets never rule out a path
+// that holds a query's bytes in order, and rule out most of those that hold
+// the bytes but not in order (what the search would read otherwise).
+func TestPathPartsInOrder(t *testing.T) {
+	t.Parallel()
+	ix := indexOf(genTree(20_000))
+	for _, q := range []string{"srvc", "usrpr", "usrprf", "auth/to", "hndlr"} {
+		qq := newQuery(q)
+		holding, ruledOut := 0, 0
+		for i, lp := range ix.lower {
+			if ix.masks[i]&qq.mask != qq.mask {
+				continue
+			}
+			in := qq.inOrder(&ix.parts[i])
+			if subsequence(lp, q) {
+				if !in {
+					t.Fatalf("%q holds %q in order, but its quarters rule it out", lp, q)
+				}
+				continue
+			}
+			holding++
+			if !in {
+				ruledOut++
+			}
+		}
+		if holding == 0 || ruledOut*2 < holding {
+			t.Errorf("%q: %d of the %d paths holding its bytes out of order ruled out, want at least half", q, ruledOut, holding)
 		}
 	}
 }

@@ -42,7 +42,8 @@ type ixBlock struct {
 }
 
 // charBucket maps a byte to one of 64 buckets: each lower-case letter,
-// digit and common path punctuation its own, the other bytes shared.
+// digit and common path punctuation its own, the other bytes shared, and
+// NUL and the bytes of characters past ASCII asciiBucket alone.
 func charBucket(c byte) uint {
 	switch {
 	case c >= 'a' && c <= 'z':
@@ -62,8 +63,15 @@ func charBucket(c byte) uint {
 	case ' ':
 		return 40
 	}
-	return 41 + uint(c)%23
+	if c == 0 || c >= 0x80 {
+		return asciiBucket
+	}
+	return 41 + uint(c)%22
 }
+
+// asciiBucket is the bucket of NUL and of bytes past ASCII: a path whose
+// charMask lacks it is in ASCII without NUL.
+const asciiBucket = 63
 
 // charMask is the set of the buckets of s's bytes.
 func charMask(s string) uint64 {
@@ -428,7 +436,8 @@ func rankPool(query, lq string, ix *fileIndex, pool []int32, limit int) []int {
 	keep := limit - len(out)
 	var top []scored // the best keep so far, best first; ties in pool order
 	for i, k := range pool {
-		score, ok := fuzzyScore(query, lq, ix.paths[k], ix.lower[k])
+		ascii := int(k) < len(ix.masks) && ix.masks[k]&(1<<asciiBucket) == 0
+		score, ok := fuzzyScore(query, lq, ix.paths[k], ix.lower[k], ascii)
 		if !ok || taken[i] || keep <= 0 || len(top) == keep && score <= top[keep-1].score {
 			continue
 		}
@@ -446,12 +455,13 @@ func rankPool(query, lq string, ix *fileIndex, pool []int32, limit int) []int {
 
 // fuzzyScore is github.com/sahilm/fuzzy's score of s for pattern, and
 // whether s matches it; lp and ls are pattern and s in lower case
-// (strings.ToLower). It is the library's own loop on bytes, without
-// allocation, for a pattern and a string in ASCII without NUL (where the
-// library's equalFold is the equality of the lower-case bytes); the
-// library scores the others.
-func fuzzyScore(pattern, lp, s, ls string) (int, bool) {
-	if pattern == "" || len(lp) != len(pattern) || len(ls) != len(s) || !plainASCII(pattern) || !plainASCII(s) {
+// (strings.ToLower); ascii, when true, says s is in ASCII without NUL.
+// It is the library's own loop on bytes, without allocation, for a
+// pattern and a string in ASCII without NUL (where the library's
+// equalFold is the equality of the lower-case bytes); the library scores
+// the others.
+func fuzzyScore(pattern, lp, s, ls string, ascii bool) (int, bool) {
+	if pattern == "" || len(lp) != len(pattern) || len(ls) != len(s) || !plainASCII(pattern) || !ascii && !plainASCII(s) {
 		return libraryScore(pattern, s)
 	}
 	score, matched, lastMatch, pi := 0, 0, -1, 0
