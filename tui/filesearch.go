@@ -470,30 +470,28 @@ func fuzzyScore(pattern, lp, s, ls string, ascii bool) (int, bool) {
 	if len(lp) > 1 {
 		nextp = lp[1]
 	}
-	// Before the pattern's first byte nothing is scored.
+	// Before the pattern's first byte nothing is scored; from it on a best
+	// score is known (bestAt > -1). The library's last character and its
+	// index are the byte before j.
 	first := strings.IndexByte(ls, p)
 	if first < 0 {
 		return 0, false
 	}
-	var last byte
-	lastIndex := 0
-	if first > 0 {
-		last, lastIndex = s[first-1], first-1
-	}
 	for j := first; j < len(s); j++ {
-		c := s[j]
 		if ls[j] == p {
 			sc := 0
 			if j == 0 {
 				sc += 10 // the first character
+			} else {
+				last, c := s[j-1], s[j]
+				if last >= 'a' && last <= 'z' && c >= 'A' && c <= 'Z' {
+					sc += 20 // camel case
+				}
+				if isSeparator(last) {
+					sc += 20 // after a separator
+				}
 			}
-			if last >= 'a' && last <= 'z' && c >= 'A' && c <= 'Z' {
-				sc += 20 // camel case
-			}
-			if j != 0 && isSeparator(last) {
-				sc += 20 // after a separator
-			}
-			if matched > 0 && lastMatch == lastIndex {
+			if matched > 0 && lastMatch == j-1 {
 				bonus := adjacent*2 + 5 // adjacent to the last match, growing
 				sc += bonus
 				adjacent += bonus
@@ -504,7 +502,7 @@ func fuzzyScore(pattern, lp, s, ls string, ascii bool) (int, bool) {
 		}
 		// The library applies the best score when the next byte is the
 		// pattern's next or the string ends.
-		if bestAt > -1 && (j+1 == len(s) || ls[j+1] == nextp) {
+		if j+1 == len(s) || ls[j+1] == nextp {
 			if matched == 0 {
 				best += max(bestAt*-5, -15) // the unmatched leading characters
 			}
@@ -520,7 +518,6 @@ func fuzzyScore(pattern, lp, s, ls string, ascii bool) (int, bool) {
 				nextp = lp[pi+1]
 			}
 		}
-		lastIndex, last = j, c
 	}
 	return score + matched - len(s), matched == len(pattern)
 }
