@@ -61,15 +61,14 @@ func ambiguousSession(ae *rollout.AmbiguousError) error {
 	return errors.New(b.String())
 }
 
-// resumedProvider is where a recorded session's last responses came from:
-// the last provider_switch, else the provider it was created with; mixed
-// when it switched at all.
-func resumedProvider(ro *rollout.Rollout) (from failover.Candidate, mixed bool) {
-	var st recordedState
-	for _, ev := range ro.Events {
+// stateOf folds events already loaded (a session resumed with its
+// transcript) as [rollout.LoadState] folds them as they are read.
+func stateOf(events []rollout.EventMsg) *recordedState {
+	st := &recordedState{}
+	for _, ev := range events {
 		st.fold(ev)
 	}
-	return st.provider(ro)
+	return st
 }
 
 // recordedState is what a resumed session takes from its recording's
@@ -87,7 +86,9 @@ func (st *recordedState) fold(ev rollout.EventMsg) {
 	}
 }
 
-// provider is [resumedProvider] of the events folded into st.
+// provider is where a recorded session's last responses came from: the
+// last provider_switch folded into st, else the provider it was created
+// with; mixed when it switched at all.
 func (st *recordedState) provider(ro *rollout.Rollout) (from failover.Candidate, mixed bool) {
 	if st.switched != nil {
 		return *st.switched, true

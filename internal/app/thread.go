@@ -11,7 +11,6 @@ import (
 	"github.com/agentcli/agent/rollout"
 	"github.com/agentcli/agent/rollout/recording"
 	"github.com/agentcli/agent/session"
-	"github.com/agentcli/agent/session/checkpoint"
 	"github.com/agentcli/agent/tools"
 	"github.com/agentcli/agent/tools/mcp"
 	"github.com/agentcli/agent/tools/sandbox"
@@ -351,13 +350,12 @@ func (a *App) resumeInto(ctx context.Context, opts *session.Options, t *Thread) 
 	t.rec, t.name = r, ro.Name
 	opts.Recorder = recording.New(r, a.secrets)
 	opts.Resumed, opts.Usage, opts.Cost, opts.TurnStarts = ro.History, ro.Total, ro.CostUSD, ro.TurnStarts
-	if st := t.state; st != nil {
-		opts.ResumedTurns = st.turns
-		opts.ResumedFrom, opts.ResumedMixed = st.provider(ro)
-	} else {
-		opts.ResumedTurns = checkpoint.Turns(ro.Events)
-		opts.ResumedFrom, opts.ResumedMixed = resumedProvider(ro)
+	st := t.state
+	if st == nil {
+		st = stateOf(ro.Events)
 	}
+	opts.ResumedTurns = st.turns
+	opts.ResumedFrom, opts.ResumedMixed = st.provider(ro)
 	opts.Ledger = session.NewLedger(recording.LedgerSink(r))
 	var entries []session.LedgerEntry
 	for _, le := range ro.Ledger {
