@@ -1,6 +1,9 @@
 package transport
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // A Cutter leaves out of a response.completed frame, as the frame is
 // read, the output items the stream delivered before (by their leading
@@ -335,7 +338,7 @@ func (c *Cutter) commasBeforeKept() {
 	c.handCommas(n)
 }
 
-func isScalar(b byte) bool { return bytes.IndexByte([]byte("0123456789+-.eEtrufalsn"), b) >= 0 }
+func isScalar(b byte) bool { return strings.IndexByte("0123456789+-.eEtrufalsn", b) >= 0 }
 
 // skipper finds the end of one JSON value read a buffer at a time, by
 // quotes and brackets only.

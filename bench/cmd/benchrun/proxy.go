@@ -41,7 +41,14 @@ func proxyScenario(root, tmp, agentBin, fakeBin string, o options, w io.Writer) 
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	agentAddr, bareAddr := freeAddr(), freeAddr()
+	agentAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	bareAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
 	stopAgent, err := startListening(agentAddr, []string{"AGENT_HOME=" + home, "HOME=" + home},
 		agentBin, "proxy", "--listen", agentAddr, "--upstream", upstream+"/v1")
 	if err != nil {
@@ -168,11 +175,11 @@ func startListening(addr string, env []string, bin string, args ...string) (func
 }
 
 // freeAddr is a loopback address with a port free a moment ago.
-func freeAddr() string {
+func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "127.0.0.1:18555"
+		return "", err
 	}
 	defer l.Close()
-	return l.Addr().String()
+	return l.Addr().String(), nil
 }
