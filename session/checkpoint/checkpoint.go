@@ -10,7 +10,9 @@
 // whose tree holds the workspace ("files") and the exact permissions git
 // does not keep ("modes"): binary files, symlinks, executable bits and
 // every other mode come back as they were. What a snapshot leaves out:
-// what the workspace's .gitignore files ignore, files larger than
+// what the workspace's .gitignore files ignore (and, for a workspace
+// inside a repository, those of the directories above it up to the
+// repository's top), files larger than
 // [Store].MaxFileSize, the store itself and [Store].Exclude, and the
 // contents of nested repositories.
 //
@@ -341,10 +343,15 @@ func (w *workspace) init(ctx context.Context) error {
 	return err
 }
 
-// writeExclude writes the patterns a snapshot leaves out: the store and
-// the excluded paths when they are inside the workspace, and big files.
+// writeExclude writes the patterns a snapshot leaves out: what the
+// enclosing repository ignores ([inheritedIgnores]), then the store and
+// the excluded paths when they are inside the workspace, and big files
+// (later lines win: no inherited "!" takes those back).
 func (w *workspace) writeExclude(big []string) error {
 	var b strings.Builder
+	for _, p := range inheritedIgnores(w.root) {
+		b.WriteString(p + "\n")
+	}
 	for _, p := range append([]string{w.s.Dir}, w.s.Exclude...) {
 		if rel, err := filepath.Rel(w.root, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 			b.WriteString(pattern(rel) + "/\n")

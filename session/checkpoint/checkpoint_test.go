@@ -371,3 +371,69 @@ func TestNoGit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A workspace in a subdirectory of a repository (agent started in
+// repo/web/app) is snapshotted without what the repository ignores: the
+// .gitignore files above it, up to the repository's top, apply as git
+// applies them to the user's own status. Before, only the workspace's
+// own .gitignore counted, and every snapshot hashed node_modules.
+func TestEnclosingRepositoryIgnores(t *testing.T) {
+	s, repo := newStore(t)
+	ctx := context.Background()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	write(t, repo, ".gitignore", "# the repository's rules\nnode_modules/\n*.log\n!keep.log\n/web/app/generated/\nweb/*/cache\n**/tmp/\nweb/**/dist\n/other/\n/web/\n", 0o644)
+	write(t, repo, "web/.gitignore", "app/vendor/\n", 0o644)
+	ws := filepath.Join(repo, "web", "app")
+	for _, p := range []string{"main.go", "keep.log", "other/o.go", "src/dist.go",
+		"node_modules/x/index.js", "deep/node_modules/y.js", "debug.log", "generated/g.go", "cache",
+		"tmp/t", "src/tmp/t", "src/dist/out.js", "vendor/v.go"} {
+		write(t, ws, p, p, 0o644)
+	}
+	write(t, ws, ".gitignore", "!debug.log\n", 0o644) // the workspace's own rules win
+	id, err := s.Snapshot(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.workspace(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.git(ctx, nil, "ls-tree", "-r", "--name-only", id+":files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ".gitignore\ndebug.log\nkeep.log\nmain.go\nother/o.go\nsrc/dist.go\n"
+	if string(out) != want {
+		t.Errorf("snapshot holds\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestRebase(t *testing.T) {
+	rel := []string{"web", "app"}
+	for line, want := range map[string]string{
+		"node_modules/":      "node_modules/",
+		"!keep.log":          "!keep.log",
+		"/web/app/gen/":      "/gen/",
+		"web/*/cache":        "/cache",
+		"web/a*/x/y":         "/x/y",
+		"web/other/x":        "",
+		"**/tmp/":            "**/tmp/",
+		"web/**/dist":        "**/dist",
+		"/web/":              "",
+		"/web/app":           "",
+		"# a comment":        "",
+		"   ":                "",
+		"/web/app/x  \r":     "/x",
+		`/web/app/x\ `:       `/x\ `,
+		"!/web/app/keep/":    "!/keep/",
+		"/other/web/app/x":   "",
+		"web/app/[ab]*/cach": "/[ab]*/cach",
+	} {
+		got, ok := rebase(line, rel)
+		if got != want || ok != (want != "") {
+			t.Errorf("rebase(%q) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
+}
