@@ -800,6 +800,7 @@ type sideTurn struct {
 // (docs/editors.md records it); agent must do every step and send nothing
 // the SDK's schemas reject.
 func TestACPSideBySide(t *testing.T) {
+	t.Parallel()
 	node, _ := acpNode(t)
 	codex := codexACP(t)
 	bin := buildAgent(t)

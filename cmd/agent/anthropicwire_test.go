@@ -165,6 +165,7 @@ func checkSentBack(t *testing.T, raw []byte) {
 // retry-after, and one whose wait only the anthropic-ratelimit reset
 // headers give. The answer is printed once, each retry waited and said.
 func TestExecAnthropicWireFaults(t *testing.T) {
+	t.Parallel()
 	reset := time.Now().Add(90 * time.Second).UTC().Format(time.RFC3339)
 	overloadFirst := provider.DefaultRetry()[provider.ClassOverloaded].BaseDelay
 	tests := []struct {
@@ -224,6 +225,7 @@ func waits(want ...time.Duration) func(*testing.T, []time.Duration) {
 // until the anthropic-ratelimit reset of the limit it spent; a 400 saying
 // the prompt is too long is a full context window, not retried.
 func TestAnthropicRateLimitResetHeaders(t *testing.T) {
+	t.Parallel()
 	reset := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
 	srv := rt.NewServer(t, rt.Script{
 		rt.StatusBody(429, rt.ClaudeErrorBody("rate_limit_error", "rate limited"),
@@ -249,6 +251,7 @@ func TestAnthropicRateLimitResetHeaders(t *testing.T) {
 // TestAnthropicWireSecrets: a server that echoes the key back in its
 // error (as a misconfigured gateway does) never gets it printed.
 func TestAnthropicWireSecrets(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.StatusBody(401, rt.ClaudeErrorBody("authentication_error", "invalid x-api-key: "+fakeKey))})
 	r := runCLI(t, srv, runOpts{config: anthropicConfig}, "exec", "hi")
 	if r.code == 0 || strings.Contains(r.stdout+r.stderr, fakeKey) || !strings.Contains(r.stderr, "invalid x-api-key") {

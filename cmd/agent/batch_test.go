@@ -151,6 +151,7 @@ func classes(rs []batch.Result) map[string]string {
 // batch file, exit 2 before any prompt runs (the file's checks, line by
 // line, are batch.TestReadFileErrors).
 func TestBatchUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ok := batchLine("a", "hi")
 	tests := []struct {
@@ -196,6 +197,7 @@ func TestBatchUsageErrors(t *testing.T) {
 // whose working directory is gone when it starts fails as `agent exec -C
 // gone` would: 2.
 func TestBatchExitCodes(t *testing.T) {
+	t.Parallel()
 	ok := rt.Reply("r", "m", "fine")
 	cut := rt.Stream(rt.Created("r"), rt.TextDelta("m", "x"), rt.Drop())
 	t.Run("classes", func(t *testing.T) {
@@ -247,6 +249,7 @@ func TestBatchExitCodes(t *testing.T) {
 // the same --results file: completed ids are skipped, the rest run, and no
 // id has two completed lines.
 func TestBatchResultsResume(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeBatch(t, dir, batchLine("a", "a"), batchLine("b", "b"), batchLine("c", "c"), batchLine("d", "d"))
 	results := filepath.Join(dir, "results.jsonl")
@@ -317,6 +320,7 @@ func TestBatchResultsResume(t *testing.T) {
 // plain lines (the rendering itself is batch.TestProgressTerminal and
 // TestProgressPipe).
 func TestBatchProgress(t *testing.T) {
+	t.Parallel()
 	scripts := map[string]rt.Script{
 		"a": {rt.Status(500), rt.Reply("r", "m", "ok")},
 		"b": {rt.Error(400, "invalid_request_error", "", "bad field")},
@@ -342,6 +346,7 @@ func TestBatchProgress(t *testing.T) {
 
 // TestBatchPerPromptCwd: cwd is relative to the batch file's directory.
 func TestBatchPerPromptCwd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
@@ -677,6 +682,7 @@ func runWithSleep(t *testing.T, config string, ctx context.Context, sleep func(c
 // engine's by construction, [engine.scope]; whether a keep-alive
 // connection is reused depends on timing, so it is not counted here.)
 func TestBatchOneEngine(t *testing.T) {
+	t.Parallel()
 	srv := rt.New(rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two"), rt.Reply("r3", "m3", "three")},
 		rt.Options{OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
 	hs := httptest.NewServer(srv.Handler())

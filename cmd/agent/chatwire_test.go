@@ -76,6 +76,7 @@ func TestE2EExecChatWire(t *testing.T) {
 // reasoning item, and takes the turn's usage from the last chunk
 // (stream_options.include_usage), cached tokens included.
 func TestExecChatWireReasoningAndUsage(t *testing.T) {
+	t.Parallel()
 	usage := rt.EventData(`{"id":"chatcmpl-test","object":"chat.completion.chunk","choices":[],` +
 		`"usage":{"prompt_tokens":310,"completion_tokens":42,"total_tokens":352,"prompt_tokens_details":{"cached_tokens":256}}}`)
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.ChatReasoning("The user wants"), rt.ChatReasoning(" a greeting."),
@@ -115,6 +116,7 @@ func TestExecChatWireReasoningAndUsage(t *testing.T) {
 // a stream cut mid-answer, a stream that ends without [DONE] or a
 // finish_reason; the answer is printed once, each retry waited and said.
 func TestExecChatWireFaults(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		first  rt.Attempt
@@ -153,6 +155,7 @@ func TestExecChatWireFaults(t *testing.T) {
 // with the cut-short warning; content_filter ends the turn at once, not
 // retried, with the same advice as on the Responses API.
 func TestExecChatWireFinishReasons(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.ChatDelta("a partial answer"), rt.ChatFinish("length"), rt.ChatUsage(5, 5), rt.ChatDone())})
 	r := runCLI(t, srv, runOpts{config: chatConfig}, "exec", "hi")
 	if r.code != 0 || r.stdout != "a partial answer\n" || !strings.Contains(r.stderr, "the answer was cut short") {

@@ -12,6 +12,7 @@ import (
 // TestCodexHomeFound: with no AGENT_HOME and no ~/.agent, a turn runs on
 // Codex's home (~/.codex, or $CODEX_HOME) and stderr names it once.
 func TestCodexHomeFound(t *testing.T) {
+	t.Parallel()
 	user := t.TempDir()
 	dotCodex := filepath.Join(user, ".codex")
 	other := filepath.Join(t.TempDir(), "codex-home")
@@ -44,6 +45,7 @@ func TestCodexHomeFound(t *testing.T) {
 // TestProfileFileSetsModel: -p work reads work.config.toml beside
 // config.toml, as Codex 0.169 does.
 func TestProfileFileSetsModel(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "work.config.toml"), []byte("model = \"work-model\"\n"), 0o600); err != nil {
 		t.Fatal(err)

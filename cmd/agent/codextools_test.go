@@ -36,6 +36,7 @@ func TestToolOutputTokenLimit(t *testing.T) {
 // TestCodexToolsOffered: the request offers view_image and the hosted
 // web_search as Codex 0.169 does, web_search following its config key.
 func TestCodexToolsOffered(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // the web_search tool, "" none
@@ -71,6 +72,7 @@ func TestCodexToolsOffered(t *testing.T) {
 // workspace sends the image back as an input_image; a text file gets a
 // failed call the model reads.
 func TestViewImageAttaches(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
 	os.WriteFile(filepath.Join(dir, "shot.png"), png, 0o600)
@@ -97,6 +99,7 @@ func TestViewImageAttaches(t *testing.T) {
 // TestExecWebSearchItem: a web_search_call the server ran is a search line
 // on stderr, Codex's web_search item in --json, and stays in history.
 func TestExecWebSearchItem(t *testing.T) {
+	t.Parallel()
 	search := rt.OutputItemDone(map[string]any{"type": "web_search_call", "id": "ws_1", "status": "completed",
 		"action": map[string]any{"type": "search", "query": "weather in Paris"}})
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r1"), search, rt.MessageDone("m1", "sunny"), rt.Completed("r1"))})
@@ -117,6 +120,7 @@ func TestExecWebSearchItem(t *testing.T) {
 // TestExecRequestUserInput: in exec a request_user_input call is answered
 // at once with a failed call saying nobody can answer; the turn goes on.
 func TestExecRequestUserInput(t *testing.T) {
+	t.Parallel()
 	args := `{"questions":[{"id":"db","header":"Database","question":"Which one?","options":[{"label":"Postgres (Recommended)","description":"d"},{"label":"SQLite","description":"d"}]}]}`
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "request_user_input", args), rt.Completed("r1")),

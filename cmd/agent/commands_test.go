@@ -11,6 +11,7 @@ import (
 // exit 2 with one line and send nothing; a prompt written as one argument
 // with spaces, after --, or through agent exec, still reaches the model.
 func TestCommandsThatAreNotAgents(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // in the one line on stderr
@@ -51,6 +52,7 @@ func TestCommandsThatAreNotAgents(t *testing.T) {
 // A prompt is never taken for a command when it has a space in it or
 // comes after -- (cobra drops the -- and says where it was).
 func TestPromptLooksLikeCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		dash int
@@ -69,6 +71,7 @@ func TestPromptLooksLikeCommand(t *testing.T) {
 // exec --ignore-user-config does not read the home's config.toml (a broken
 // one no longer stops the run) but still finds the credentials there.
 func TestExecIgnoreUserConfig(t *testing.T) {
+	t.Parallel()
 	broken := "model = [\n"
 	if r := runCLI(t, nil, runOpts{config: broken}, "exec", "-c", "model_provider=demo", "hi"); r.code != 2 {
 		t.Fatalf("broken config: exit %d, want 2\n%s", r.code, r.stderr)

@@ -16,6 +16,7 @@ import (
 // what each means in the request the model gets (the environment context
 // names the sandbox and the writable roots) and on stderr.
 func TestCodexExecFlags(t *testing.T) {
+	t.Parallel()
 	extra := t.TempDir()
 	tests := []struct {
 		name   string
@@ -90,6 +91,7 @@ func jsonFragment(s string) string {
 // TestExecPromptOnStdinAsTheSDKSendsIt: the SDK writes the prompt on stdin
 // and passes no prompt argument.
 func TestExecPromptOnStdinAsTheSDKSendsIt(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	r := runCLI(t, srv, runOpts{stdin: "prompt from the SDK"}, "exec", "--experimental-json", "--skip-git-repo-check", "-C", t.TempDir())
 	if r.code != 0 {
@@ -103,6 +105,7 @@ func TestExecPromptOnStdinAsTheSDKSendsIt(t *testing.T) {
 // TestExecAddDirIsWritable: a patch may write into an --add-dir directory
 // outside the workspace under workspace-write, and nowhere else outside.
 func TestExecAddDirIsWritable(t *testing.T) {
+	t.Parallel()
 	extra := t.TempDir()
 	patch := func(path string) string {
 		return `{"input":"*** Begin Patch\n*** Add File: ` + path + `\n+hi\n*** End Patch\n"}`
@@ -137,6 +140,7 @@ func TestExecAddDirIsWritable(t *testing.T) {
 // TestExecFork: `agent exec fork ID PROMPT` runs a turn on a new session
 // holding a copy of ID's history; ID's own rollout is left as it was.
 func TestExecFork(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "forked answer")})
 	home := t.TempDir()
 	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
@@ -177,6 +181,7 @@ func TestExecFork(t *testing.T) {
 // CODEX_API_KEY authenticates the openai provider (AGENT_API_KEY wins when
 // both are set).
 func TestExecCodexAPIKey(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		env  map[string]string
 		want string
@@ -201,6 +206,7 @@ func TestExecCodexAPIKey(t *testing.T) {
 // picked it: with only CODEX_API_KEY set, that variable (it said auth.json
 // before). No request leaves.
 func TestExecCredentialSource(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		env  map[string]string
 		want string
@@ -224,6 +230,7 @@ func TestExecCredentialSource(t *testing.T) {
 // TestExecAskForApproval: exec takes -a as the chat does, and says so when
 // the policy asked for is one it cannot follow (it never asks).
 func TestExecAskForApproval(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		policy string
 		code   int

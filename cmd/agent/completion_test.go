@@ -42,6 +42,7 @@ func complete(t *testing.T, home string, args ...string) []string {
 // and tables), its MCP servers for mcp get/remove, and the recorded
 // sessions, by id with their first prompt, for resume and fork.
 func TestCompletionValues(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cfg := "[profiles.fast]\nmodel = \"m\"\n[mcp_servers.docs]\ncommand = \"docs-server\"\n[mcp_servers.web]\nurl = \"http://127.0.0.1:9/mcp\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {

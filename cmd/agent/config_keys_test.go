@@ -250,6 +250,7 @@ func projectKeyCases(project, notifyOut, notifyScript string) []configKeyCase {
 // TestConfigKeysBadInstructionsFile: an unreadable instructions file is a
 // usage error naming the key, before any request.
 func TestConfigKeysBadInstructionsFile(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "x")})
 	r := runCLI(t, srv, runOpts{config: "model_instructions_file = \"/nonexistent/inst.md\"\n" + keysProvider}, "exec", "hi")
 	if r.code != exitcode.Usage || !strings.Contains(r.stderr, "model_instructions_file") {

@@ -65,6 +65,7 @@ func (k *fakeKeyring) Delete(service, user string) error {
 // TestCredentialStores is the table of cli_auth_credentials_store: where
 // `agent login --with-api-key` puts the key, and that exec then uses it.
 func TestCredentialStores(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		store      string
 		down       bool
@@ -136,6 +137,7 @@ func TestCredentialStores(t *testing.T) {
 // TestKeyringUnreachableWithAPIKeyInEnv: an unreachable keyring does not
 // matter when the credentials come from the environment.
 func TestKeyringUnreachableWithAPIKeyInEnv(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	home := loginHome(t, srv, "")
 	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))

@@ -44,6 +44,7 @@ func smallDisk(t *testing.T, srv *rt.Server, size string) string {
 // answer is printed, the user is warned once that the session is no
 // longer saved, and the exit code says so (6), in text and JSON modes.
 func TestFullDiskLongAnswer(t *testing.T) {
+	t.Parallel()
 	// 200 deltas of 1 KiB (the server streams one per word): the rollout
 	// fills up while the answer streams.
 	answer := strings.Repeat(strings.Repeat("all-work-and-no-play.", 1<<10/21)+" ", 200)
@@ -95,6 +96,7 @@ func TestFullDiskLongAnswer(t *testing.T) {
 // long answer on a 64 KiB AGENT_HOME: recording the call's start fails, so
 // the command does not run, the model is told why and the user warned.
 func TestFullDiskToolCallDoesNotRun(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	answer := strings.Repeat("x", 200<<10)
 	args, _ := json.Marshal(map[string]string{"cmd": "touch " + filepath.Join(work, "ran")})
@@ -128,6 +130,7 @@ func TestFullDiskToolCallDoesNotRun(t *testing.T) {
 // garbage; resuming names the file and the line number on stderr and goes
 // on with the rest.
 func TestResumeReportsCorruptLine(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "second answer")})
 	home := t.TempDir()
 	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
@@ -224,6 +227,7 @@ func TestConcurrentResumesOfOneSession(t *testing.T) {
 // TestBatchFullDisk: in a batch, a prompt whose session could not be saved
 // is completed with its answer, exit class 6, and the batch exits 6.
 func TestBatchFullDisk(t *testing.T) {
+	t.Parallel()
 	answer := strings.Repeat("x", 200<<10)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", answer)})
 	home := smallDisk(t, srv, "64k")

@@ -12,6 +12,7 @@ import (
 // the budget, the goal kept; /goal resume gives it another budget and it
 // goes on until the model marks it complete; /goal shows it.
 func TestE2EChatGoal(t *testing.T) {
+	t.Parallel()
 	bin := buildAgent(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Reply("r1", "m1", "first step done"),

@@ -129,6 +129,7 @@ func TestE2EExecMaxCost(t *testing.T) {
 // its prompt's cost in usage.cost_usd, priced from the catalogue; without
 // a price there is none.
 func TestBatchResultsCost(t *testing.T) {
+	t.Parallel()
 	priced := func(id string) rt.Attempt {
 		return rt.Stream(rt.Created("r"+id), rt.MessageDone("m"+id, "done "+id), rt.CompletedUsage("r"+id, 1000, 400, 100, 0))
 	}

@@ -27,6 +27,7 @@ func inputOf(t *testing.T, srv *rt.Server, i int) []string {
 }
 
 func TestExecResumeRoundTrip(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "first answer"), rt.Reply("r2", "m2", "second answer")})
 	home := t.TempDir()
 	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n"
@@ -62,6 +63,7 @@ func TestExecResumeRoundTrip(t *testing.T) {
 }
 
 func TestExecEphemeral(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "x")})
 	r := runCLI(t, srv, runOpts{}, "exec", "--ephemeral", "hi")
 	if r.code != 0 {
@@ -150,6 +152,7 @@ func TestE2EKillMidToolThenResume(t *testing.T) {
 // compacts it; the rollout keeps the pre-compaction items and a reload
 // yields the compacted history.
 func TestCompactionIsRecorded(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		rt.Reply("r1", "m1", "first answer"),
 		rt.Stream(rt.Created("r2"), rt.Failed("r2", "context_length_exceeded", "full")),
@@ -250,6 +253,7 @@ func sessionIDOf(t *testing.T, stderr string) string {
 // resume takes the full id or any unique prefix, and lists the matches of
 // an ambiguous one.
 func TestExecSessionIDResumeByPrefix(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "a"), rt.Reply("r2", "m2", "b"),
 		rt.Reply("r3", "m3", "by full id"), rt.Reply("r4", "m4", "by prefix")})
 	home := t.TempDir()

@@ -73,6 +73,7 @@ func TestE2EShellEnvironmentPolicy(t *testing.T) {
 // the error that ends the turn is sanitized too. A piped stdout gets the
 // answer byte for byte.
 func TestExecLiveViewStripsEscapes(t *testing.T) {
+	t.Parallel()
 	hostile := "\x1b]0;pwned\x07\x1b]52;c;dG91Y2ggL3RtcC9QV05FRAo=\x07\x1b[2A\x1b[31mred\x1b[0m text\rhidden"
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.TextDelta("m1", hostile), rt.MessageDone("m1", hostile), rt.Completed("r1")),

@@ -13,55 +13,54 @@ import (
 	"time"
 
 	"github.com/agentcli/agent/internal/exitcode"
+	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/syncbuf"
 )
 
-// built says agentBinary ran (TestMain then removes what it built).
+// built says binaries ran (TestMain then removes what it built).
 var built atomic.Bool
 
-// agentBinary builds the real binary once per test process, as make
-// build does (static, CGO_ENABLED=0): the binary users run, and the
+// binaries builds, once per test process, what the end-to-end tests run:
+// the real agent binary, its companion programs and the stdio MCP test
+// server, as make build does (static, CGO_ENABLED=0: the binary users
+// run), in one go build: the packages are loaded once and the five links
+// run side by side (five go builds in a row cost twice the CPU). The
 // packages make build compiles (TestREADMECommands runs it) are then
-// compiled once for both.
-var agentBinary = sync.OnceValues(func() (string, error) {
+// compiled once for both. It returns the directory holding them.
+var binaries = sync.OnceValues(func() (string, error) {
 	built.Store(true)
 	dir, err := os.MkdirTemp("", "agent-e2e-")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "agent")
-	if err := goBuild(bin, "."); err != nil {
-		return "", err
+	pkgs := []string{"."}
+	for _, name := range companions {
+		pkgs = append(pkgs, "../"+name)
 	}
-	return bin, nil
-})
-
-// goBuild builds the package pkg into out with make build's settings.
-func goBuild(out, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, append(pkgs, mcptest.Package)...)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return errors.New("go build " + pkg + ": " + err.Error() + "\n" + string(b))
+		return "", errors.New("go build: " + err.Error() + "\n" + string(b))
 	}
-	return nil
+	return dir, nil
+})
+
+// agentBinary is the built agent binary.
+func agentBinary() (string, error) {
+	dir, err := binaries()
+	return filepath.Join(dir, "agent"), err
 }
 
-// prebuild starts building the agent binary, its companion programs and
-// the stdio MCP test server in the background, for a run of the whole package: the in-process tests
-// run meanwhile instead of the first end-to-end test waiting for the
-// compiler. wait returns when the builds are done.
+// prebuild starts building the binaries in the background, for a run of
+// the whole package: the in-process tests run meanwhile instead of the
+// first end-to-end test waiting for the compiler. wait returns when the
+// build is done.
 func prebuild() (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if _, err := agentBinary(); err != nil {
-			return // the tests that need it report the error
-		}
-		for _, name := range companions {
-			_ = companionBinary(name)
-		}
-		_, _ = mcpServerBinary()
+		_, _ = binaries() // the tests that need them report an error
 	}()
 	return func() { <-done }
 }

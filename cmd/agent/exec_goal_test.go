@@ -32,6 +32,7 @@ func completeGoal(id string) rt.Attempt {
 // budget named, exit 0; a promptless `exec resume` of a session whose goal
 // a budget stopped (and whose turn completed) asks for a prompt.
 func TestExecPursuesGoal(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		createGoal("r1", "make the tests pass"), rt.Reply("r2", "m2", "goal set, starting"),
 		completeGoal("r3"), rt.Reply("r4", "m4", "all tests pass"),
@@ -84,6 +85,7 @@ func usageLimit() rt.Attempt {
 // exits 4 and says how to go on (`agent exec resume ID`), and that
 // promptless resume continues the goal where it stopped.
 func TestExecGoalUsageLimit(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
 		createGoal("r1", "ship it"), rt.Reply("r2", "m2", "set"), usageLimit(),
 		completeGoal("r4"), rt.Reply("r5", "m5", "shipped after the reset"),

@@ -132,6 +132,7 @@ func TestExecJSONGolden(t *testing.T) {
 }
 
 func TestExecOutputLastMessage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "last.txt")
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "final words")})
@@ -157,6 +158,7 @@ func TestExecOutputLastMessage(t *testing.T) {
 }
 
 func TestExecOutputSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	schemaFile := filepath.Join(dir, "schema.json")
 	os.WriteFile(schemaFile, []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}`), 0o600)

@@ -113,6 +113,7 @@ func assertNoSecret(t *testing.T, r execRun) {
 }
 
 func TestExecRetriesThenPrintsReplyOnce(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Status(500), rt.Status(500), rt.Reply("r1", "m1", "hello from the model")})
 	r := runCLI(t, srv, runOpts{}, "exec", "hi")
 	if r.code != 0 {
@@ -160,6 +161,7 @@ func TestExecRetriesThenPrintsReplyOnce(t *testing.T) {
 }
 
 func TestExecStreamCutLeavesNoFragment(t *testing.T) {
+	t.Parallel()
 	script := func() rt.Script {
 		return rt.Script{
 			rt.Stream(rt.Created("r1"), rt.TextDelta("m1", "FRAGMENT "), rt.TextDelta("m1", "of a failed try"), rt.Drop()),
@@ -236,6 +238,7 @@ func TestExecExitCodes(t *testing.T) {
 }
 
 func TestExecInterrupted(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Barrier("streaming"), rt.Stall())})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
@@ -255,6 +258,7 @@ func TestExecInterrupted(t *testing.T) {
 }
 
 func TestExecPrompt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     []string
@@ -296,6 +300,7 @@ func TestExecPrompt(t *testing.T) {
 }
 
 func TestExecConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -325,6 +330,7 @@ func TestExecConfigErrors(t *testing.T) {
 }
 
 func TestExecMissingEnvKey(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, nil)
 	r := runCLI(t, srv, runOpts{
 		config: "model_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"MY_MISSING_KEY\"\nenv_key_instructions = \"get one at example.invalid\"\n",
@@ -341,6 +347,7 @@ func TestExecMissingEnvKey(t *testing.T) {
 }
 
 func TestExecDemo(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil, runOpts{config: "", stdinTTY: true}, "exec", "-c", "model_provider=demo", "what can you do")
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
@@ -356,6 +363,7 @@ func TestExecDemo(t *testing.T) {
 }
 
 func TestExecRetryPolicyFromConfig(t *testing.T) {
+	t.Parallel()
 	base := "model = \"m\"\nmodel_provider = \"fake\"\n\n[retry.rate_limit]\nbase_delay_ms = 500\n\n" +
 		"[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 	tests := []struct {
@@ -382,6 +390,7 @@ func TestExecRetryPolicyFromConfig(t *testing.T) {
 }
 
 func TestExecTransportFlag(t *testing.T) {
+	t.Parallel()
 	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nsupports_websockets = true\n"
 	for flag, want := range map[string]string{"auto": "WS", "https": "POST", "websocket": "WS"} {
 		t.Run(flag, func(t *testing.T) {
@@ -402,6 +411,7 @@ func TestExecTransportFlag(t *testing.T) {
 }
 
 func TestExecToolsSent(t *testing.T) {
+	t.Parallel()
 	kinds := func(srv *rt.Server) map[string]string {
 		out := map[string]string{}
 		for _, tl := range srv.Requests()[0].JSON["tools"].([]any) {
@@ -439,6 +449,7 @@ func TestExecToolsSent(t *testing.T) {
 }
 
 func TestExecImage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	png := filepath.Join(dir, "shot.png")
 	// The 8-byte PNG signature and an IHDR chunk header are enough for

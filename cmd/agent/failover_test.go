@@ -24,6 +24,7 @@ func atCapacity() rt.Attempt {
 // encrypted reasoning; the next run starts on the fallback while the first
 // is in its cooldown, and says so.
 func TestFailoverToTheNextProvider(t *testing.T) {
+	t.Parallel()
 	overloadRetries := provider.DefaultRetry()[provider.ClassOverloaded].MaxRetries
 	first := rt.Script{rt.Stream(rt.Created("ra"),
 		rt.OutputItemDone(map[string]any{"type": "reasoning", "id": "rs_a", "summary": []any{},
@@ -132,6 +133,7 @@ func checkSwitchEvents(t *testing.T, stdout string) {
 // TestFailoverNeverForAuthOrBadRequests: a 401 or a 400 at the primary
 // ends the turn there; the fallback is never asked.
 func TestFailoverNeverForAuthOrBadRequests(t *testing.T) {
+	t.Parallel()
 	for _, a := range []rt.Attempt{
 		rt.Error(400, "invalid_request_error", "", "bad request"),
 		rt.Error(400, "invalid_request_error", "context_length_exceeded", "too long"),
@@ -152,6 +154,7 @@ func TestFailoverNeverForAuthOrBadRequests(t *testing.T) {
 // TestFallbackWithoutCredentialsIsReportedAtStart: an entry whose key is
 // missing is named before the first request, and skipped.
 func TestFallbackWithoutCredentialsIsReportedAtStart(t *testing.T) {
+	t.Parallel()
 	primary := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	config := "model = \"m\"\nmodel_provider = \"primary\"\nfallback = [{ provider = \"backup\", model = \"m\" }]\n" +
 		"[model_providers.primary]\nbase_url = \"" + primary.URL + "\"\nenv_key = \"FAKE_KEY\"\n" +
@@ -169,6 +172,7 @@ func TestFallbackWithoutCredentialsIsReportedAtStart(t *testing.T) {
 // to the fallback, and the provider is skipped until its limit resets,
 // not for the default cooldown.
 func TestFailoverOnUsageLimitRemembersTheReset(t *testing.T) {
+	t.Parallel()
 	const resetsAt = 4102444800 // 2100-01-01
 	primary := rt.NewServer(t, rt.Script{rt.StatusBody(429,
 		`{"error":{"type":"usage_limit_reached","message":"limit","resets_at":4102444800}}`)})

@@ -441,6 +441,7 @@ func continuationOnce(t *testing.T, reqs []rt.Request) {
 
 // TestFaultMatrix runs every row over each transport it applies to.
 func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
 	rows := faultRows()
 	if len(rows) < 30 {
 		t.Fatalf("the matrix has %d rows; the issue asks for at least 30", len(rows))
@@ -625,6 +626,7 @@ func checkFailureDoc(t *testing.T, rows []faultRow) {
 // flaky upstream: the proxy absorbs what it can before the first byte, and
 // agent's own layers handle what reaches it.
 func TestFaultMatrixThroughProxy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name          string
 		script        rt.Script
@@ -727,6 +729,7 @@ func remoteIP(t *testing.T) string {
 // exec stops once its waits add up to connection_max_wait (default 10
 // min; 20 s when set so), exit 5, and does not continue the turn.
 func TestExecStopsAfterConnectionMaxWait(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	wsWaits := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms} // handshakes, then HTTPS
 	for _, tt := range []struct {
@@ -772,6 +775,7 @@ func TestExecStopsAfterConnectionMaxWait(t *testing.T) {
 // stream budget, then the turn ends naming the address and what usually
 // listens there, instead of waiting for the network.
 func TestExecLocalServerNotRunning(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	quick := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 3200 * ms}
 	for _, tr := range []string{"sse", "ws"} {

@@ -69,6 +69,7 @@ func childScripts() map[string]rt.Script {
 // PreToolUse and failed SubagentStop as "hook" lines naming the child
 // (agent, agent_id), and `agent exec` names them on stderr.
 func TestExecSubagentHookRuns(t *testing.T) {
+	t.Parallel()
 	ps := newPromptServer(t, childScripts())
 	home := t.TempDir()
 	cfg := ps.config() + childHooks(t, home)
@@ -195,6 +196,7 @@ func TestAppServerSubagentHookRuns(t *testing.T) {
 // "message":...,"hook":{"command","source","duration_ms"}}: one exiting
 // 1 and a Stop hook answering garbage; the turn goes on.
 func TestExecJSONHookFailed(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	trusted := writeHooks(t, home, map[string]any{
 		"UserPromptSubmit": hookGroup("", `cat > /dev/null; echo "prompt log unavailable" >&2; exit 1`),

@@ -52,6 +52,7 @@ const fakeConfig = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_
 // project do not run and are named; an untrusted hook of the home is named
 // and does not run.
 func TestExecHooks(t *testing.T) {
+	t.Parallel()
 	home, project, marks := t.TempDir(), t.TempDir(), t.TempDir()
 	hooksFile(t, home, map[hooks.Event]string{
 		hooks.PreToolUse:       `echo "rm is not allowed here" >&2; exit 2`,
@@ -121,6 +122,7 @@ func TestExecHooks(t *testing.T) {
 // and trust; `agent hooks trust --all` trusts its exact hash, after which
 // exec runs it.
 func TestHooksListAndTrust(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	hooksFile(t, home, map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "ran")})
 	r := runCLI(t, nil, runOpts{home: home}, "hooks", "list")
@@ -152,6 +154,7 @@ func TestHooksListAndTrust(t *testing.T) {
 // `hooks trust --all` trusts them, and `agent -p work exec` runs them
 // with the event on stdin; exec without the profile does not.
 func TestProfileHooks(t *testing.T) {
+	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
 	prompt := filepath.Join(marks, "prompt")
 	profile := filepath.Join(home, "work.config.toml")
@@ -217,6 +220,7 @@ func checkFrontEndHooks(t *testing.T, marks, want string) {
 // UserPromptSubmit on the review's request, and the Stop hook that
 // answered garbage is named on stderr.
 func TestReviewHooks(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	home, marks := t.TempDir(), t.TempDir()
 	trusted := frontEndHooks(t, home, marks)

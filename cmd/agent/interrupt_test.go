@@ -22,6 +22,7 @@ import (
 // and "interrupted", not a usage error after the lock's bound, and sends
 // no request.
 func TestCtrlCWhileALockIsHeld(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "answer")})
 	first := runCLI(t, srv, runOpts{}, "exec", "hi")
 	if first.code != 0 {

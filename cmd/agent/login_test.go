@@ -179,6 +179,7 @@ func readLog(t *testing.T, home string) string {
 // TestExecRefreshAfter401: a 401 on a ChatGPT login refreshes the token
 // once and retries at once; the new tokens are saved 0600 in a 0700 home.
 func TestExecRefreshAfter401(t *testing.T) {
+	t.Parallel()
 	iss := newFakeAuthServer(t)
 	srv := rt.NewServer(t, rt.Script{rt.Status(401), rt.Reply("r", "m", "after refresh")})
 	home := loginHome(t, srv, "")
@@ -220,6 +221,7 @@ func TestExecRefreshAfter401(t *testing.T) {
 }
 
 func TestExecRefreshTokenReused(t *testing.T) {
+	t.Parallel()
 	iss := newFakeAuthServer(t)
 	iss.fail = `{"error":{"code":"refresh_token_reused","message":"already used"}}`
 	srv := rt.NewServer(t, rt.Script{rt.Status(401)})
@@ -245,6 +247,7 @@ func TestExecRefreshTokenReused(t *testing.T) {
 // TestExecAuthCommand: the command's token is sent, and a 401 reruns it
 // once.
 func TestExecAuthCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script, count := filepath.Join(dir, "token.sh"), filepath.Join(dir, "runs")
 	body := "#!/bin/sh\necho run >> \"$1\"\nn=$(wc -l < \"$1\" | tr -d ' ')\necho \"cmd-token-LEAKCHECK-$n\"\n"
@@ -273,6 +276,7 @@ func TestExecAuthCommand(t *testing.T) {
 // TestCorruptAuthJSON: a corrupt auth.json is a clear error naming the
 // file; agent logout removes it.
 func TestCorruptAuthJSON(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, nil)
 	home := loginHome(t, srv, "")
 	path := filepath.Join(home, "auth.json")
@@ -302,6 +306,7 @@ func TestCorruptAuthJSON(t *testing.T) {
 }
 
 func TestLoginWithAPIKey(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	home := loginHome(t, srv, "")
 	r := runInHome(t, home, runOpts{stdin: fakeKey + "\n"}, "login", "--with-api-key")
@@ -336,6 +341,7 @@ func TestLoginWithAPIKey(t *testing.T) {
 }
 
 func TestLoginStatusNotLoggedIn(t *testing.T) {
+	t.Parallel()
 	r := runInHome(t, t.TempDir(), runOpts{}, "login", "status")
 	if r.code != exitcode.Failed || r.stdout != "Not logged in\n" {
 		t.Errorf("exit %d stdout %q; want 1, Not logged in", r.code, r.stdout)
@@ -345,6 +351,7 @@ func TestLoginStatusNotLoggedIn(t *testing.T) {
 // TestLoginDeviceAuth logs in with a device code against a fake issuer;
 // the polls wait on the injected clock.
 func TestLoginDeviceAuth(t *testing.T) {
+	t.Parallel()
 	iss := newFakeAuthServer(t)
 	iss.pending = 2
 	home := t.TempDir()
@@ -370,6 +377,7 @@ func TestLoginDeviceAuth(t *testing.T) {
 // built-in openai provider talks to chatgpt_base_url with the account
 // header.
 func TestExecChatGPTBackend(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte("chatgpt_base_url = \""+srv.URL+"\"\n"), 0o600); err != nil {
@@ -476,6 +484,7 @@ func TestE2EConcurrentRefresh(t *testing.T) {
 // 0600 when agent reads it, and the user is told so once, by every
 // command that reads it (login status, exec).
 func TestAuthFileTightenedNotice(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
 	home := loginHome(t, srv, "")
 	path := filepath.Join(home, "auth.json")

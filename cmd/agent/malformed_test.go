@@ -19,6 +19,7 @@ func malformedItem() rt.Step {
 // rollout (a malformed event with the raw event), so nothing the server
 // said is dropped without a trace; the answer stands.
 func TestMalformedContentKeptInRollout(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Stream(rt.Created("r"), malformedItem(), rt.MessageDone("m", "answer"), rt.Completed("r"))})
 	cfg := "model = \"m\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 	r := runCLI(t, srv, runOpts{config: cfg}, "exec", "hi")

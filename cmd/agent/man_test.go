@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,30 +22,24 @@ import (
 	"github.com/agentcli/agent/internal/mantree"
 )
 
-// companionBuilds holds, per companion program, the build of cmd/NAME
-// beside the agent binary (a sync.OnceValue), where agent looks for it.
-var companionBuilds sync.Map
-
-// companions are the companion programs make build builds beside agent.
+// companions are the companion programs, built beside the agent binary.
 var companions = []string{companion.Otel, companion.Man, companion.Highlight}
 
-// companionBinary builds the companion program name beside the agent
-// binary, once per test process.
+// companionBinary makes sure the companion program name is built beside
+// the agent binary.
 func companionBinary(name string) error {
-	build, _ := companionBuilds.LoadOrStore(name, sync.OnceValue(func() error {
-		bin, err := agentBinary()
-		if err != nil {
-			return err
-		}
-		return goBuild(filepath.Join(filepath.Dir(bin), name), "../"+name)
-	}))
-	return build.(func() error)()
+	if !slices.Contains(companions, name) {
+		return errors.New("no companion program " + name)
+	}
+	_, err := binaries()
+	return err
 }
 
 // TestManPagesOfTheRealTree: the pages agent-man writes from agent's own
 // command tree, sent as agent man sends it, are byte for byte those
 // cobra/doc writes from the commands.
 func TestManPagesOfTheRealTree(t *testing.T) {
+	t.Parallel()
 	date := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	gen := func(root *cobra.Command) map[string]string {
 		dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,14 +20,11 @@ import (
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
-// mcpServerBinary builds the stdio test MCP server once per test process.
-var mcpServerBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "agent-mcptest-")
-	if err != nil {
-		return "", err
-	}
-	return mcptest.Build(dir)
-})
+// mcpServerBinary is the built stdio test MCP server.
+func mcpServerBinary() (string, error) {
+	dir, err := binaries()
+	return filepath.Join(dir, path.Base(mcptest.Package)), err
+}
 
 func stdioMCPServer(t *testing.T) string {
 	t.Helper()
@@ -331,6 +329,7 @@ func TestExecMCPWaitsForSlowServer(t *testing.T) {
 // crashes mid-call gives the model an error output and the user a notice;
 // the session goes on either way.
 func TestExecMCPBrokenServers(t *testing.T) {
+	t.Parallel()
 	ctx := testContext(t)
 	bin := stdioMCPServer(t)
 	srv := rt.NewServer(t, rt.Script{
@@ -377,6 +376,7 @@ func quoteTOML(s string) string {
 // TestMCPCommands: add, list, get and remove round-trip on a config file
 // with comments and other tables, which they keep.
 func TestMCPCommands(t *testing.T) {
+	t.Parallel()
 	const original = `# my settings
 model = "gpt-5.5" # the default
 

@@ -19,6 +19,7 @@ import (
 // calls; a session of a profile opened new or by the id of a recorded
 // one, which it continues under that id.
 func TestProfiles(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "one"), rt.Reply("r2", "m2", "two")})
 	home := t.TempDir()
 	cfg := "fallback = [{ provider = \"demo\", model = \"x\" }]\n" + "model = \"model-a\"\nmodel_provider = \"fake\"\n[model_providers.fake]\nbase_url = \"" + srv.URL + "\"\n" + "[profiles.other]\nmodel = \"model-b\"\n"

@@ -122,6 +122,7 @@ func toolResultText(msgs []struct {
 // request carries the proxy's key as x-api-key with anthropic-version,
 // never a bearer token, and is a Messages request, never a Responses one.
 func TestCodexThroughProxyToAnthropicServer(t *testing.T) {
+	t.Parallel()
 	claude := &claudeToolServer{}
 	codexThroughProxy(t, claude, "anthropic")
 	claude.mu.Lock()

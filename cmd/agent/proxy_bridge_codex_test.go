@@ -105,6 +105,7 @@ func lastLine(s string) string {
 // back as a tool message; Codex prints the answer. The chat server sees
 // the proxy's key, never a Responses request.
 func TestCodexThroughProxyToChatServer(t *testing.T) {
+	t.Parallel()
 	chat := &chatToolServer{}
 	codexThroughProxy(t, chat, "chat")
 	chat.mu.Lock()

@@ -12,6 +12,7 @@ import (
 // (its own HTTP client's pool, with the secrets masking around it), not
 // 32 a round as with Go's default of 2 idle connections per host.
 func TestProxyCommandReusesUpstreamConnections(t *testing.T) {
+	t.Parallel()
 	const clients, rounds = 32, 3
 	srv := rt.NewServer(t, rt.Rounds(clients, rounds))
 	p := startAgentProxy(t, t.TempDir(), nil, "--upstream", srv.URL)

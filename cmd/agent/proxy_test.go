@@ -110,6 +110,7 @@ func startAgentProxy(t *testing.T, home string, environ map[string]string, args 
 // against `agent proxy` in front of an upstream that fails once: exec
 // sees one clean stream, prints the reply once and never retries itself.
 func TestProxyCommandAbsorbsFailuresForExec(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Status(503), rt.Reply("r1", "m1", "hello through the proxy")})
 	p := startAgentProxy(t, t.TempDir(), nil, "--upstream", srv.URL)
 
@@ -182,6 +183,7 @@ func TestE2EExecThroughProxy(t *testing.T) {
 }
 
 func TestProxyCommandProviderCredentials(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "ok")})
 	home := writeConfig(t, srv.URL, "")
 	cfg, err := os.ReadFile(filepath.Join(home, "config.toml"))
@@ -216,6 +218,7 @@ func TestProxyCommandProviderCredentials(t *testing.T) {
 }
 
 func TestProxyCommandUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -254,6 +257,7 @@ func TestProxyCommandUsageErrors(t *testing.T) {
 }
 
 func TestProxyCommandConfigAndFlags(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Status(500), rt.Status(500)})
 	home := t.TempDir()
 	cfg := "[proxy]\nupstream = \"" + srv.URL + "\"\nmax_retries = 3\n"
@@ -282,6 +286,7 @@ func TestProxyCommandConfigAndFlags(t *testing.T) {
 // step: config's [proxy] defaults, the proxy package's and the keyword
 // lists shown in config.toml.example.
 func TestProxyDefaultsAgree(t *testing.T) {
+	t.Parallel()
 	d := config.Default().Proxy
 	if d.MaxRetries != proxy.DefaultMaxRetries || d.MaxConcurrentRetries != proxy.DefaultMaxConcurrentRetries ||
 		d.MaxBodyBytes != proxy.DefaultMaxBodyBytes || d.WebSocket != proxy.WebSocketReject {
@@ -330,6 +335,7 @@ func parseStrings(t *testing.T, v string) []string {
 // in the repository root (or AGENT_TEST_CODEX naming the binary) and is
 // skipped otherwise.
 func TestCodexThroughProxy(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("AGENT_TEST_CODEX")
 	if bin == "" {
 		bin = filepath.Join("..", "..", "node_modules", ".bin", "codex")
@@ -404,6 +410,7 @@ supports_websockets = false
 // product of both clients' budgets. A stream the proxy relayed and that
 // broke is still retried by agent's stream layer.
 func TestRetriesDoNotMultiplyBehindTheProxy(t *testing.T) {
+	t.Parallel()
 	var script rt.Script
 	for range 1 + config.DefaultProxyMaxRetries {
 		script = append(script, rt.Status(500))

@@ -49,6 +49,7 @@ func TestREADMECommands(t *testing.T) {
 // TestREADMELinks: every relative link of README.md names a file of the
 // repository, and the Development section links nowhere outside it.
 func TestREADMELinks(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ func gitRepo(t *testing.T) string {
 // uncommitted change, prints the findings ordered by priority and exits 0,
 // and the session records that it was a review.
 func TestReviewUncommitted(t *testing.T) {
+	t.Parallel()
 	dir := gitRepo(t)
 	answer := "[P2] calc.go:3 - Name the function for what it does\n  Div divides now.\n" +
 		"[P0] calc.go:3 - Division by zero\n  b == 0 panics.\n\nVerdict: needs changes\nGuard b."
@@ -97,6 +98,7 @@ func recordedReview(t *testing.T, home, target string) bool {
 // with an unknown base, agent review says so in one line and exits
 // non-zero before any request.
 func TestReviewRefusesWithoutARequest(t *testing.T) {
+	t.Parallel()
 	clean := gitRepo(t)
 	if err := os.WriteFile(filepath.Join(clean, "calc.go"), []byte("package calc\n\nfunc Div(a, b int) int { return a + b }\n"), 0o644); err != nil {
 		t.Fatal(err)

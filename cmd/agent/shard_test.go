@@ -18,6 +18,7 @@ import (
 // exactly once; agent batch merge -o joins the files in the batch's
 // order, and exits 1 with one slice not run.
 func TestBatchShardsAndMerge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var lines []string
 	scripts := map[string]rt.Script{}

@@ -28,6 +28,7 @@ func copySkills(t *testing.T, home string) {
 // after a prompt names it with $name; a bad SKILL.md is named with file
 // and line and skipped.
 func TestExecSkillBodyOnlyAfterMention(t *testing.T) {
+	t.Parallel()
 	home, project := t.TempDir(), t.TempDir()
 	copySkills(t, home)
 	bad := filepath.Join(project, ".agents", "skills", "broken", "SKILL.md")
@@ -65,6 +66,7 @@ func TestExecSkillBodyOnlyAfterMention(t *testing.T) {
 }
 
 func TestSkillsList(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	copySkills(t, home)
 	r := runCLI(t, nil, runOpts{home: home}, "skills", "list", "-C", t.TempDir())
@@ -80,6 +82,7 @@ func TestSkillsList(t *testing.T) {
 // loads the skill; bundled.enabled = false leaves out the skills of
 // skills/.system; an entry without enabled is an error naming it.
 func TestSkillsConfigKeys(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	copySkills(t, home)
 	system := filepath.Join(home, "skills", ".system", "bundled-one")

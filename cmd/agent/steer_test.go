@@ -99,6 +99,7 @@ func TestAppServerSteer(t *testing.T) {
 // response and asks again with the input; agent lets the response end and
 // sends the input with the next request).
 func TestAppServerSteerOnCodex(t *testing.T) {
+	t.Parallel()
 	cli := codexCLI(t)
 	srv := rt.NewServer(t, steerScript())
 	work := t.TempDir()

@@ -14,6 +14,7 @@ import (
 // session of its own (its own requests), and stdout carries Codex's
 // collab_tool_call items, the wait's completed with the child's answer.
 func TestExecJSONSubagents(t *testing.T) {
+	t.Parallel()
 	fc := func(resp, id, name, args string) rt.Attempt {
 		return rt.Stream(rt.Created(resp), rt.FunctionCallDone("fc-"+id, id, name, args), rt.Completed(resp))
 	}

@@ -23,6 +23,7 @@ import (
 // the three ways to trust its CA. CODEX_CA_CERTIFICATE, as the reference
 // client reads it, is honoured.
 func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{"sse", "ws"} {
 		t.Run(tr, func(t *testing.T) {
 			fake := rt.New(rt.Script{rt.Reply("r1", "m1", "trusted now")}, rt.Options{OnUnexpected: func(msg string) { t.Errorf("%s", msg) }})
@@ -69,6 +70,7 @@ func TestUntrustedCertificateFailsAtOnce(t *testing.T) {
 // pretty-printed JSON of a shape of its own (Ollama's) shows its message,
 // not "404 {".
 func TestPrettyPrintedErrorBodyShowsItsMessage(t *testing.T) {
+	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.StatusBody(404, "{\n  \"error\": \"model 'x' not found, try pulling it first\"\n}", "Content-Type", "application/json")})
 	r := runCLI(t, srv, runOpts{}, "exec", "hi")
 	if r.code == 0 || !strings.Contains(r.stderr, "model 'x' not found, try pulling it first") || strings.Contains(r.stderr, "404 {") {

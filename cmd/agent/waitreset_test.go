@@ -15,6 +15,7 @@ import (
 // is answered once; with a MAX below it, or without the flag, it exits 5
 // at once.
 func TestExecWaitForReset(t *testing.T) {
+	t.Parallel()
 	script := func() rt.Script {
 		return rt.Script{rt.Status(429, "Retry-After", "3600"), rt.Reply("r1", "m1", "answer after the reset")}
 	}
