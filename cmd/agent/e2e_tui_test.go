@@ -129,19 +129,30 @@ func (c *tmuxChat) waitFor(wants ...string) string {
 // poll polls the screen for at most d until it contains every string of
 // wants; ok says whether it did.
 func (c *tmuxChat) poll(d time.Duration, wants ...string) (s string, ok bool) {
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for range tick.C {
+	ok = pollBackoff(d, func() bool {
 		s = c.screen()
-		if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(s, w) }) {
-			return s, true
-		}
+		return !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(s, w) })
+	})
+	return s, ok
+}
+
+// pollBackoff calls done until it reports true or d has passed, pausing
+// 10 ms after the first call and half as long again after each next one,
+// up to 100 ms: a screen that changes at once is seen at once, and a
+// long wait costs ten tmux processes a second rather than fifty (the
+// polls were a tenth of the package's CPU, which a busy machine makes
+// its wall time).
+func pollBackoff(d time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(d)
+	pause := 10 * time.Millisecond
+	for !done() {
 		if time.Now().After(deadline) {
-			return s, false
+			return false
 		}
+		time.Sleep(pause)
+		pause = min(pause*3/2, 100*time.Millisecond)
 	}
-	return "", false
+	return true
 }
 
 // waitIdle polls the screen (bounded) until no turn runs: the status line
@@ -150,16 +161,12 @@ func (c *tmuxChat) poll(d time.Duration, wants ...string) (s string, ok bool) {
 // session (/model, /new) are refused until it has.
 func (c *tmuxChat) waitIdle() {
 	c.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for range tick.C {
-		if s := c.screen(); !strings.Contains(s, "esc to interrupt") && !strings.Contains(s, "esc to cancel") {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("a turn never ended:\n%s", c.screen())
-		}
+	idle := pollBackoff(15*time.Second, func() bool {
+		s := c.screen()
+		return !strings.Contains(s, "esc to interrupt") && !strings.Contains(s, "esc to cancel")
+	})
+	if !idle {
+		c.t.Fatalf("a turn never ended:\n%s", c.screen())
 	}
 }
 

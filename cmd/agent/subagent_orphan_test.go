@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
+	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // TestSubagentCrashLeavesNoOrphan: subagents are sessions in agent's own
@@ -56,31 +56,34 @@ func TestSubagentCrashLeavesNoOrphan(t *testing.T) {
 			}
 			cmd := exec.Command(bin, "exec", "-s", sandbox, "-C", work, "parent task")
 			cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()}
-			var stderr bytes.Buffer
+			var stderr syncbuf.Buffer // written by the process while a failure reads it
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
 			select {
 			case <-running:
 			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				cmd.Wait()
 				t.Fatalf("the child's command did not run\n%s", &stderr)
 			}
-			b, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatalf("the command wrote no pid: %v\n%s", err, &stderr)
-			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatalf("pid file %q", b)
-			}
-			// Inside a PID namespace the pid is the namespace's; find the
-			// sleep by its command line instead when it is not ours.
-			target := findSleep(t, work)
-			if target == 0 {
-				t.Fatalf("no `sleep 300` of this workspace is running (pid in its namespace: %d)\n%s", pid, &stderr)
+			// The child's next request comes when the command yields
+			// (250 ms), which on a busy machine can be before its shell
+			// has started the sleep: wait for the sleep itself.
+			var target int
+			for deadline := time.Now().Add(30 * time.Second); target == 0; {
+				if b, err := os.ReadFile(pidFile); err == nil && strings.TrimSpace(string(b)) != "" {
+					// Inside a PID namespace the pid is the namespace's;
+					// find the sleep by its command line instead.
+					target = findSleep(t, work)
+				}
+				if target == 0 && time.Now().After(deadline) {
+					b, err := os.ReadFile(pidFile)
+					t.Fatalf("no `sleep 300` of this workspace is running 30 s after its command yielded (pid file %q, %v)\n%s", b, err, &stderr)
+				}
+				if target == 0 {
+					time.Sleep(20 * time.Millisecond)
+				}
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
