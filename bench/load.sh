@@ -4,6 +4,10 @@
 # kill): the "busy machine" of issue 42's suite margin (BENCHMARKS.md).
 #
 #   bench/load.sh 20 &  CI=true bash .ci/run;  kill %1
+#
+# Start it in the suite's session, as above: the kernel schedules each
+# session as one group (CFS autogroup), so loops started with setsid in a
+# session of their own leave the suite half the machine at any load.
 set -u
 target=${1:-20}
 pids=()
