@@ -106,10 +106,13 @@ func TestE2EMan(t *testing.T) {
 		}
 	}
 
-	// A copy, not a link: agent looks beside the file it runs from.
+	// A copy, not a link: agent looks beside the file it runs from. cp
+	// writes it, not this process: a child another parallel test forks
+	// while the copy is open for writing would inherit that descriptor
+	// until its exec, and running the copy would fail "text file busy".
 	alone := filepath.Join(t.TempDir(), "agent")
-	if b, err := os.ReadFile(bin); err != nil || os.WriteFile(alone, b, 0o755) != nil {
-		t.Fatalf("copying agent: %v", err)
+	if out, err := exec.Command("cp", bin, alone).CombinedOutput(); err != nil {
+		t.Fatalf("copying agent: %v: %s", err, out)
 	}
 	empty := filepath.Join(t.TempDir(), "man1")
 	cmd, _, stderr = agentCmd(t, alone, t.TempDir(), "man", empty)
