@@ -139,9 +139,8 @@ func (c *tmuxChat) poll(d time.Duration, wants ...string) (s string, ok bool) {
 // pollBackoff calls done until it reports true or d has passed, pausing
 // 10 ms after the first call and half as long again after each next one,
 // up to 100 ms: a screen that changes at once is seen at once, and a
-// long wait costs ten tmux processes a second rather than fifty (the
-// polls were a tenth of the package's CPU, which a busy machine makes
-// its wall time).
+// long wait costs ten tmux processes a second rather than fifty (on a
+// busy machine every process started is wall time for the package).
 func pollBackoff(d time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(d)
 	pause := 10 * time.Millisecond

@@ -71,19 +71,15 @@ func TestSubagentCrashLeavesNoOrphan(t *testing.T) {
 			// (250 ms), which on a busy machine can be before its shell
 			// has started the sleep: wait for the sleep itself.
 			var target int
-			for deadline := time.Now().Add(30 * time.Second); target == 0; {
-				if b, err := os.ReadFile(pidFile); err == nil && strings.TrimSpace(string(b)) != "" {
-					// Inside a PID namespace the pid is the namespace's;
-					// find the sleep by its command line instead.
-					target = findSleep(t, work)
-				}
-				if target == 0 && time.Now().After(deadline) {
-					b, err := os.ReadFile(pidFile)
-					t.Fatalf("no `sleep 300` of this workspace is running 30 s after its command yielded (pid file %q, %v)\n%s", b, err, &stderr)
-				}
-				if target == 0 {
-					time.Sleep(20 * time.Millisecond)
-				}
+			found := pollBackoff(30*time.Second, func() bool {
+				// Inside a PID namespace the pid in the file is the
+				// namespace's: find the sleep by its command line.
+				target = findSleep(t, work)
+				return target != 0
+			})
+			if !found {
+				b, err := os.ReadFile(pidFile)
+				t.Fatalf("no `sleep 300` of this workspace is running 30 s after its command yielded (pid file %q, %v)\n%s", b, err, &stderr)
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
