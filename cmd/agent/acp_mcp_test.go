@@ -19,10 +19,7 @@ import (
 func TestACPClientMCPServers(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
-	stdio, err := mcptest.Build(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdio := stdioMCPServer(t)
 	web := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"),

@@ -8,13 +8,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agentcli/agent/internal/exitcode"
-	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -48,14 +46,6 @@ func parityScenarios(t *testing.T) []parityScenario {
 	return out
 }
 
-var mcpTestServer = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "agent-parity-mcp-")
-	if err != nil {
-		return "", err
-	}
-	return mcptest.Build(dir)
-})
-
 var (
 	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	wallNormRE = regexp.MustCompile(`Wall time: [0-9.]+ seconds`)
@@ -85,10 +75,7 @@ func parityRun(t *testing.T, sc parityScenario, jsonMode bool) (execRun, *rt.Ser
 	}
 	cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 	if sc.name == "mcp" {
-		bin, err := mcpTestServer()
-		if err != nil {
-			t.Fatal(err)
-		}
+		bin := stdioMCPServer(t)
 		cfg += "\n[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-image\"]\n"
 	}
 	srv := rt.NewServer(t, script)
