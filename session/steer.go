@@ -36,6 +36,16 @@ func (s *Session) Steer(input string) error {
 	return nil
 }
 
+// TakesInput says whether a running turn takes input ([Session.Steer]):
+// false between turns and once the running turn has sent its last request
+// (it is ending: its Stop hooks, its recording). Safe to call from any
+// goroutine.
+func (s *Session) TakesInput() bool {
+	s.steer.mu.Lock()
+	defer s.steer.mu.Unlock()
+	return s.steer.open
+}
+
 // openSteer lets the turn starting take input (from its TurnStarted on).
 func (s *Session) openSteer() {
 	s.steer.mu.Lock()

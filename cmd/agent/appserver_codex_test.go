@@ -338,7 +338,23 @@ func validating(t *testing.T, url string) string {
 			t.Errorf("the relay checked no message")
 		}
 	})
-	_, relayed := startRelay(t, p, url)
+	r, relayed := startRelay(t, p, url)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		// A failure shows the conversation's last messages.
+		frames := r.Frames()
+		if len(frames) > 60 {
+			frames = frames[len(frames)-60:]
+		}
+		for _, f := range frames {
+			if len(f) > 400 {
+				f = f[:400] + "…"
+			}
+			t.Log(f)
+		}
+	})
 	return relayed
 }
 

@@ -1,6 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,13 +29,16 @@ func TestCodexTUIRemote(t *testing.T) {
 	marker := filepath.Join(work, "made-by-model")
 	script := append(approvalScript(marker),
 		rt.Stream(rt.Created("r3"), rt.OutputItemAdded(rt.MessageItem("m3", "", "in_progress")), rt.TextDelta("m3", "thinking slowly "), rt.Stall()))
-	// Codex's TUI names its thread with a request of its own: answer it
-	// (and anything else) with a reply.
-	for range 4 {
-		script = append(script, rt.Reply("r9", "m9", "done"))
-	}
 	srv := rt.NewServer(t, script)
-	home := appServerConfig(t, srv.URL, false)
+	// Codex's TUI names its thread in a thread of its own (approval
+	// policy "never"), whose request races the first turn's: it goes to a
+	// server of its own, so the script's order is the conversation's.
+	var names rt.Script
+	for range 4 {
+		names = append(names, rt.Reply("r9", "m9", "named"))
+	}
+	namer := rt.NewServer(t, names)
+	home := appServerConfig(t, routeSideThreads(t, srv.URL, namer.URL), false)
 	url, stderr := startAppServer(t, bin, home, "-a", "on-request")
 	codexHome := t.TempDir()
 	cfg := "model = \"test-model\"\n[projects.\"" + work + "\"]\ntrust_level = \"trusted\"\n"
@@ -52,6 +61,11 @@ func TestCodexTUIRemote(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the approved command did not run: %v\nagent:\n%s", err, stderr)
 	}
+	// The first turn ends with the model's "done" before the next prompt:
+	// a prompt typed while a turn runs is Codex's steer, and Esc then
+	// interrupts to submit it ("Model interrupted to submit steer
+	// instructions") instead of interrupting the conversation.
+	c.waitFor("• done")
 	// Esc interrupts a turn in progress: Codex sends turn/interrupt,
 	// agent ends the turn (recorded as interrupted) and Codex says so.
 	c.send("think about it")
@@ -71,6 +85,48 @@ func TestCodexTUIRemote(t *testing.T) {
 			t.Fatalf("the interrupted turn is not recorded as interrupted (%v)\nagent:\n%s", err, stderr)
 		}
 	}
+}
+
+// routeSideThreads serves base URL main and side in one: a request from a
+// thread whose approval policy is "never" (the thread Codex's TUI starts
+// to name the conversation) goes to side, every other request to main.
+func routeSideThreads(t *testing.T, main, side string) string {
+	t.Helper()
+	to := func(raw string) *httputil.ReverseProxy {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := httputil.NewSingleHostReverseProxy(u)
+		p.FlushInterval = -1 // relay each streamed event at once
+		return p
+	}
+	mainProxy, sideProxy := to(main), to(side)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`approval_policy\u003enever\u003c`)) || bytes.Contains(body, []byte("<approval_policy>never<")) {
+			sideProxy.ServeHTTP(w, r)
+			return
+		}
+		mainProxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	return front.URL + strings.TrimPrefix(main, mustHost(t, main))
+}
+
+// mustHost is raw's scheme and host, without its path.
+func mustHost(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // waitScreen polls c's screen for want up to d, saying whether it came.

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session/hooks"
@@ -139,5 +141,67 @@ func appendConfig(t *testing.T, home, text string) {
 	defer f.Close()
 	if _, err := f.WriteString("\n" + text); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAppServerStartWhileTurnEnds: a prompt sent while a turn ends (its
+// model done, a Stop hook still running) is the next turn, as in Codex:
+// turn/steer says no turn takes input, and the turn/start Codex's TUI
+// then sends waits for the ending turn instead of failing with "a turn
+// in progress" (the message typed was lost, with an error on screen).
+func TestAppServerStartWhileTurnEnds(t *testing.T) {
+	t.Parallel()
+	bin := buildAgent(t)
+	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "done"), rt.Reply("r2", "m2", "second answer")})
+	home, marks, work := appServerConfig(t, srv.URL, false), t.TempDir(), t.TempDir()
+	stopping, release := filepath.Join(marks, "stopping"), filepath.Join(marks, "release")
+	if err := syscall.Mkfifo(release, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The Stop hook holds the turn's end until the test releases it.
+	hooksFile(t, home, map[hooks.Event]string{hooks.Stop: "cat > /dev/null; touch " + stopping + "; read line < " + release})
+	appendConfig(t, home, trustState(t, home))
+	url, stderr := startAppServer(t, bin, home)
+	t.Cleanup(func() { // a hook still waiting (the test failed) is let go
+		if f, err := os.OpenFile(release, os.O_RDWR, 0); err == nil {
+			f.WriteString("go\n")
+			f.Close()
+		}
+	})
+	c := dialAppServer(t, url)
+	c.initialize()
+	id := c.startThread(1, map[string]any{"cwd": work, "approvalPolicy": "never"})
+	text := func(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+	res := c.call(2, "turn/start", map[string]any{"threadId": id, "input": text("first")})
+	first, _ := res["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
+	if !pollBackoff(20*time.Second, func() bool { _, err := os.Stat(stopping); return err == nil }) {
+		t.Fatalf("the Stop hook did not run\nagent:\n%s", stderr)
+	}
+	if code, msg := errorOf(c.call(3, "turn/steer", map[string]any{"threadId": id, "expectedTurnId": first, "input": text("second")})); code != -32600 || !strings.Contains(msg, "no active turn") {
+		t.Errorf("turn/steer of an ending turn: %v %q; want Codex's -32600 no active turn", code, msg)
+	}
+	c.send(map[string]any{"id": 4, "method": "turn/start", "params": map[string]any{"threadId": id, "input": text("second")}})
+	f, err := os.OpenFile(release, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("go\n")
+	f.Close()
+	if res := c.until(isID(float64(4))); res["result"] == nil {
+		t.Fatalf("turn/start while the turn ended: %v", res)
+	}
+	c.until(func(m map[string]any) bool {
+		if m["method"] != "turn/completed" {
+			return false
+		}
+		tu, _ := m["params"].(map[string]any)["turn"].(map[string]any)
+		return tu["id"] != first
+	})
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests; want 2", len(reqs))
+	}
+	if b, _ := json.Marshal(reqs[1].JSON["input"]); !strings.Contains(string(b), `"second"`) {
+		t.Errorf("the second turn's request does not carry the prompt: %s", b)
 	}
 }

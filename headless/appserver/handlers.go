@@ -739,7 +739,7 @@ func (c *client) turnStart(params json.RawMessage) (any, func(), error) {
 			st.ApprovalPolicy = policy
 		}
 	})
-	tu, err := th.startTurn(text)
+	tu, err := th.startTurn(c.ctx, text)
 	if err != nil {
 		return nil, nil, err
 	}

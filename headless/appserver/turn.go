@@ -164,8 +164,37 @@ func (tu *turn) complete(item map[string]any, started time.Time) {
 
 // startTurn starts a turn on input and returns it; its notifications
 // follow once the response to turn/start is sent (run).
-func (th *thread) startTurn(input string) (*turn, error) {
+//
+// A turn that is ending (its model done, no longer taking input: turn/steer
+// says "no active turn") is waited for, up to endingWait, and the input
+// starts the next turn: the prompt a user sends as a turn ends, which
+// Codex's TUI first tries to steer, is not refused as "a turn in
+// progress". The connection's other requests wait meanwhile.
+func (th *thread) startTurn(ctx context.Context, input string) (*turn, error) {
+	th.mu.Lock()
+	prev := th.turn
+	th.mu.Unlock()
+	if prev != nil && prev.ending() {
+		wait := time.NewTimer(endingWait)
+		defer wait.Stop()
+		select {
+		case <-prev.done:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+	}
 	return th.newTurn(input, false)
+}
+
+// endingWait bounds how long turn/start waits for an ending turn: its
+// recording and Stop hooks take milliseconds, or a hook's own time.
+const endingWait = 5 * time.Second
+
+// ending says the turn has begun and no longer takes input: it is ending.
+func (tu *turn) ending() bool {
+	tu.mu.Lock()
+	defer tu.mu.Unlock()
+	return tu.begun && !tu.th.t.TakesInput()
 }
 
 // startGoalTurn starts a continuation turn of the thread's goal.
