@@ -131,10 +131,6 @@ func mustHost(t *testing.T, raw string) string {
 
 // waitScreen polls c's screen for want up to d, saying whether it came.
 func waitScreen(c *tmuxChat, d time.Duration, want string) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if strings.Contains(c.screen(), want) {
-			return true
-		}
-	}
-	return false
+	_, ok := c.poll(d, want)
+	return ok
 }

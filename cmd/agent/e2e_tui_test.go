@@ -18,8 +18,18 @@ import (
 // tmuxChat drives the real binary's interactive chat in a tmux pane.
 type tmuxChat struct {
 	t    *testing.T
-	name string
+	name string       // the server's socket
+	ctl  *tmuxControl // nil: every command starts a tmux process
+	// lastKeys is when keys last sent keys: the next waits for keyGap.
+	lastKeys time.Time
 }
+
+// keyGap is the least time between two sends of keys. Keys sent closer
+// together can reach the chat in one read, where they mean something
+// else (Enter then text is a paste; Escape then a key is Alt and that
+// key), as they would from a person typing that fast; a tmux process per
+// command used to space them.
+const keyGap = 30 * time.Millisecond
 
 func startChat(t *testing.T, bin, home, dir string, args ...string) *tmuxChat {
 	t.Helper()
@@ -47,12 +57,20 @@ func startChatEnv(t *testing.T, ready, env, bin, dir string, args ...string) *tm
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
 	c.name = sock
+	ctl, err := attachControl(sock)
+	if err != nil {
+		t.Logf("tmux control mode: %v; each command starts a tmux process", err)
+	}
+	c.ctl = ctl
 	t.Cleanup(func() {
 		// Killing tmux only asks agent to end: wait for it (the pane
 		// shell's children), so the test's directories are removed after
 		// its last write (a session discarded or closed at exit).
 		kids := paneChildren(sock)
 		_ = exec.Command("tmux", "-S", sock, "kill-server").Run()
+		if ctl != nil {
+			ctl.close()
+		}
 		for _, pid := range kids {
 			waitGone(t, pid)
 		}
@@ -94,6 +112,14 @@ func waitGone(t *testing.T, pid int) {
 
 func (c *tmuxChat) keys(keys ...string) {
 	c.t.Helper()
+	time.Sleep(time.Until(c.lastKeys.Add(keyGap)))
+	defer func() { c.lastKeys = time.Now() }()
+	if words, ok := tmuxWords(keys); ok && c.ctl != nil {
+		if out, ok := c.ctl.run("send-keys -t e2e " + words); !ok {
+			c.t.Fatalf("send-keys %q: %s", keys, out)
+		}
+		return
+	}
 	args := append([]string{"-S", c.name, "send-keys", "-t", "e2e"}, keys...)
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
 		c.t.Fatalf("send-keys: %v: %s", err, out)
@@ -110,6 +136,10 @@ func (c *tmuxChat) send(text string) {
 }
 
 func (c *tmuxChat) screen() string {
+	if c.ctl != nil {
+		out, _ := c.ctl.run("capture-pane -p -t e2e")
+		return out
+	}
 	out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-t", "e2e").Output()
 	return string(out)
 }
@@ -129,11 +159,31 @@ func (c *tmuxChat) waitFor(wants ...string) string {
 // poll polls the screen for at most d until it contains every string of
 // wants; ok says whether it did.
 func (c *tmuxChat) poll(d time.Duration, wants ...string) (s string, ok bool) {
-	ok = pollBackoff(d, func() bool {
-		s = c.screen()
+	return c.until(d, func(s string) bool {
 		return !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(s, w) })
 	})
-	return s, ok
+}
+
+// until captures the screen until done says yes or d has passed: after
+// each change of the pane (at most 100 ms apart) through the control
+// client, else at pollBackoff's pace. It returns the last screen.
+func (c *tmuxChat) until(d time.Duration, done func(screen string) bool) (s string, ok bool) {
+	if c.ctl == nil {
+		ok = pollBackoff(d, func() bool {
+			s = c.screen()
+			return done(s)
+		})
+		return s, ok
+	}
+	for deadline := time.Now().Add(d); ; {
+		if s = c.screen(); done(s) {
+			return s, true
+		}
+		if time.Now().After(deadline) {
+			return s, false
+		}
+		c.ctl.waitChange(100 * time.Millisecond)
+	}
 }
 
 // pollBackoff calls done until it reports true or d has passed, pausing
@@ -160,8 +210,7 @@ func pollBackoff(d time.Duration, done func() bool) bool {
 // session (/model, /new) are refused until it has.
 func (c *tmuxChat) waitIdle() {
 	c.t.Helper()
-	idle := pollBackoff(15*time.Second, func() bool {
-		s := c.screen()
+	_, idle := c.until(15*time.Second, func(s string) bool {
 		return !strings.Contains(s, "esc to interrupt") && !strings.Contains(s, "esc to cancel")
 	})
 	if !idle {
