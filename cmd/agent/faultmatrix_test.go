@@ -501,10 +501,24 @@ func runBinary(t *testing.T, srv *rt.Server, config string, env map[string]strin
 	t.Helper()
 	bin := buildAgent(t)
 	home := writeHome(t, strings.ReplaceAll(config, "%URL%", srv.URL))
-	cmd, stdout, stderr := agentCmd(t, bin, home, args...)
+	cmd, _, _ := agentCmd(t, bin, home, args...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	// Output goes to files, each read once at the end: megabytes copied
+	// through a pipe into a growing buffer cost seconds under the race
+	// detector (the answer is on both: stderr shows the transcript).
+	dir := t.TempDir()
+	files := map[string]*os.File{}
+	for _, name := range []string{"stdout", "stderr"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files[name] = f
+	}
+	cmd.Stdout, cmd.Stderr = files["stdout"], files["stderr"]
 	code := 0
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
@@ -513,7 +527,15 @@ func runBinary(t *testing.T, srv *rt.Server, config string, env map[string]strin
 		}
 		code = ee.ExitCode()
 	}
-	r := execRun{code: code, stdout: stdout.String(), stderr: stderr.String(), home: home}
+	stdout, err := os.ReadFile(files["stdout"].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := os.ReadFile(files["stderr"].Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := execRun{code: code, stdout: string(stdout), stderr: string(stderr), home: home}
 	assertNoSecret(t, r)
 	return r
 }
