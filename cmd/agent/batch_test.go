@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -21,90 +20,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/headless/batch"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/retry/gate"
 )
-
-// promptServer is a fake Responses API that answers each prompt from its
-// own script (one responsestest.Server per prompt), so concurrent jobs get
-// the same answers whatever order their requests arrive in.
-type promptServer struct {
-	URL     string
-	scripts map[string]*rt.Server
-	// onRequest, when set, runs before each request is answered, with the
-	// prompt and the 0-based number of its request; it may block.
-	onRequest func(prompt string, n int)
-
-	mu   sync.Mutex
-	seen map[string]int
-}
-
-func newPromptServer(t *testing.T, scripts map[string]rt.Script) *promptServer {
-	t.Helper()
-	ps := &promptServer{scripts: map[string]*rt.Server{}, seen: map[string]int{}}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet { // GET .../models (agent acp lists them): the fake's default answer
-			rt.New(nil, rt.Options{}).Handler().ServeHTTP(w, r)
-			return
-		}
-		body, _ := io.ReadAll(r.Body)
-		prompt := lastUserText(body)
-		srv, ok := ps.scripts[prompt]
-		if !ok {
-			t.Errorf("request for an unknown prompt %q: %s %s", prompt, r.Method, r.URL)
-			http.Error(w, "unknown prompt", http.StatusInternalServerError)
-			return
-		}
-		ps.mu.Lock()
-		n := ps.seen[prompt]
-		ps.seen[prompt]++
-		ps.mu.Unlock()
-		if ps.onRequest != nil {
-			ps.onRequest(prompt, n)
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		srv.Handler().ServeHTTP(w, r)
-	}))
-	t.Cleanup(hs.Close)
-	ps.URL = hs.URL + "/v1"
-	for prompt, script := range scripts {
-		srv := rt.New(script, rt.Options{OnUnexpected: func(msg string) { t.Errorf("prompt %q: %s", prompt, msg) }})
-		t.Cleanup(srv.Close) // runs before hs.Close: stalled handlers are released first
-		ps.scripts[prompt] = srv
-	}
-	return ps
-}
-
-// config is a config.toml pointing at the server.
-func (ps *promptServer) config() string {
-	return "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"" +
-		ps.URL + "\"\nenv_key = \"FAKE_KEY\"\n"
-}
-
-// requests returns how many requests each prompt got.
-func (ps *promptServer) requests() map[string]int {
-	out := map[string]int{}
-	for p, srv := range ps.scripts {
-		if n := len(srv.Requests()); n > 0 {
-			out[p] = n
-		}
-	}
-	return out
-}
-
-// lastUserText is the text of the last user message of a Responses body:
-// the prompt, after the environment context.
-func lastUserText(body []byte) string {
-	msgs, _ := rt.InputMessages(body)
-	for _, m := range slices.Backward(msgs) {
-		if m.Role == "user" && len(m.Text) > 0 {
-			return m.Text[0]
-		}
-	}
-	return ""
-}
 
 // writeBatch writes lines to dir/batch.jsonl and returns its path.
 func writeBatch(t *testing.T, dir string, lines ...string) string {
@@ -208,13 +129,13 @@ func TestBatchExitCodes(t *testing.T) {
 			"d": {rt.Error(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota")},
 			"e": {rt.Status(401)},
 		}
-		ps := newPromptServer(t, scripts)
+		ps := agenttest.NewPromptServer(t, scripts)
 		var lines []string
 		for _, id := range slices.Sorted(maps.Keys(scripts)) {
 			lines = append(lines, batchLine(id, id))
 		}
 		path := writeBatch(t, t.TempDir(), lines...)
-		r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--no-auto-continue", "--batch", path, "--jobs", "2")
+		r := runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--no-auto-continue", "--batch", path, "--jobs", "2")
 		if r.code != exitcode.Auth {
 			t.Errorf("exit %d; want 3; stderr:\n%s", r.code, r.stderr)
 		}
@@ -231,10 +152,10 @@ func TestBatchExitCodes(t *testing.T) {
 		if err := os.Mkdir(gone, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		ps := newPromptServer(t, map[string]rt.Script{"a": {rt.Status(401)}, "b": {ok}})
-		ps.onRequest = func(string, int) { _ = os.Remove(gone) }
+		ps := agenttest.NewPromptServer(t, map[string]rt.Script{"a": {rt.Status(401)}, "b": {ok}})
+		ps.OnRequest = func(string, int) { _ = os.Remove(gone) }
 		path := writeBatch(t, dir, batchLine("a", "a"), `{"id":"b","prompt":"b","cwd":"gone"}`)
-		r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--jobs", "1")
+		r := runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--batch", path, "--jobs", "1")
 		if r.code != exitcode.Usage {
 			t.Errorf("exit %d; want 2; stderr:\n%s", r.code, r.stderr)
 		}
@@ -254,17 +175,17 @@ func TestBatchResultsResume(t *testing.T) {
 	path := writeBatch(t, dir, batchLine("a", "a"), batchLine("b", "b"), batchLine("c", "c"), batchLine("d", "d"))
 	results := filepath.Join(dir, "results.jsonl")
 
-	first := newPromptServer(t, map[string]rt.Script{
+	first := agenttest.NewPromptServer(t, map[string]rt.Script{
 		"a": {rt.Reply("r", "m", "answer a")},
 		"b": {rt.Stream(rt.Created("r"), rt.TextDelta("m", "part"), rt.Barrier("b"), rt.Stall())},
 		"c": nil, "d": nil,
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		<-first.scripts["b"].Reached("b")
+		<-first.Scripts["b"].Reached("b")
 		cancel()
 	}()
-	r := runCLI(t, nil, runOpts{config: first.config(), ctx: ctx}, "exec", "--batch", path, "--jobs", "1", "--results", results)
+	r := runCLI(t, nil, runOpts{config: first.Config(), ctx: ctx}, "exec", "--batch", path, "--jobs", "1", "--results", results)
 	if r.code != exitcode.Interrupted {
 		t.Fatalf("first run: exit %d; want 130; stderr:\n%s", r.code, r.stderr)
 	}
@@ -272,20 +193,20 @@ func TestBatchResultsResume(t *testing.T) {
 		t.Errorf("first run: stdout = %q; results go to the file", r.stdout)
 	}
 
-	second := newPromptServer(t, map[string]rt.Script{
+	second := agenttest.NewPromptServer(t, map[string]rt.Script{
 		"a": nil,
 		"b": {rt.Reply("r", "m", "answer b")},
 		"c": {rt.Reply("r", "m", "answer c")},
 		"d": {rt.Reply("r", "m", "answer d")},
 	})
-	r = runCLI(t, nil, runOpts{config: second.config()}, "exec", "--batch", path, "--jobs", "2", "--results", results)
+	r = runCLI(t, nil, runOpts{config: second.Config()}, "exec", "--batch", path, "--jobs", "2", "--results", results)
 	if r.code != exitcode.OK {
 		t.Fatalf("second run: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "skipping 1 prompts already completed") || !strings.Contains(r.stderr, "3 completed (+1 earlier)") {
 		t.Errorf("second run stderr:\n%s", r.stderr)
 	}
-	if diff := cmp.Diff(map[string]int{"b": 1, "c": 1, "d": 1}, second.requests()); diff != "" {
+	if diff := cmp.Diff(map[string]int{"b": 1, "c": 1, "d": 1}, second.Requests()); diff != "" {
 		t.Errorf("second run requests per prompt (-want +got):\n%s", diff)
 	}
 	data, err := os.ReadFile(results)
@@ -304,10 +225,10 @@ func TestBatchResultsResume(t *testing.T) {
 	}
 
 	// A third run has nothing left to do and sends nothing.
-	third := newPromptServer(t, map[string]rt.Script{"a": nil, "b": nil, "c": nil, "d": nil})
-	r = runCLI(t, nil, runOpts{config: third.config()}, "exec", "--batch", path, "--results", results)
-	if r.code != exitcode.OK || len(third.requests()) != 0 {
-		t.Errorf("third run: exit %d, requests %v; stderr:\n%s", r.code, third.requests(), r.stderr)
+	third := agenttest.NewPromptServer(t, map[string]rt.Script{"a": nil, "b": nil, "c": nil, "d": nil})
+	r = runCLI(t, nil, runOpts{config: third.Config()}, "exec", "--batch", path, "--results", results)
+	if r.code != exitcode.OK || len(third.Requests()) != 0 {
+		t.Errorf("third run: exit %d, requests %v; stderr:\n%s", r.code, third.Requests(), r.stderr)
 	}
 	after, _ := os.ReadFile(results)
 	if !bytes.Equal(after, data) {
@@ -326,8 +247,8 @@ func TestBatchProgress(t *testing.T) {
 		"b": {rt.Error(400, "invalid_request_error", "", "bad field")},
 	}
 	path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"))
-	ps := newPromptServer(t, scripts)
-	r := runCLI(t, nil, runOpts{config: ps.config(), stderrTTY: true}, "exec", "--batch", path, "--jobs", "1")
+	ps := agenttest.NewPromptServer(t, scripts)
+	r := runCLI(t, nil, runOpts{config: ps.Config(), stderrTTY: true}, "exec", "--batch", path, "--jobs", "1")
 	for _, want := range []string{
 		"\r\x1b[Kbatch 0/2 done · 0 failed · 1 retrying",
 		"\r\x1b[Kagent: batch [2/2] b failed (exit 1): ",
@@ -337,8 +258,8 @@ func TestBatchProgress(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%q", want, r.stderr)
 		}
 	}
-	ps = newPromptServer(t, scripts)
-	r = runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path, "--jobs", "1")
+	ps = agenttest.NewPromptServer(t, scripts)
+	r = runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--batch", path, "--jobs", "1")
 	if want := "agent: batch [1/2] a completed after 1 retries\n"; !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "\x1b[") {
 		t.Errorf("stderr on a pipe: want %q and no terminal codes:\n%q", want, r.stderr)
 	}
@@ -351,9 +272,9 @@ func TestBatchPerPromptCwd(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ps := newPromptServer(t, map[string]rt.Script{"a": {rt.Reply("r", "m", "ok")}})
+	ps := agenttest.NewPromptServer(t, map[string]rt.Script{"a": {rt.Reply("r", "m", "ok")}})
 	path := writeBatch(t, dir, `{"id":"a","prompt":"a","cwd":"sub"}`)
-	r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path)
+	r := runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--batch", path)
 	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -362,7 +283,7 @@ func TestBatchPerPromptCwd(t *testing.T) {
 			Content []struct{ Text string } `json:"content"`
 		} `json:"input"`
 	}
-	if err := json.Unmarshal(ps.scripts["a"].Requests()[0].Body, &req); err != nil || len(req.Input) == 0 || len(req.Input[0].Content) == 0 {
+	if err := json.Unmarshal(ps.Scripts["a"].Requests()[0].Body, &req); err != nil || len(req.Input) == 0 || len(req.Input[0].Content) == 0 {
 		t.Fatalf("request body: %v", err)
 	}
 	envContext := req.Input[0].Content[0].Text
@@ -592,8 +513,8 @@ func TestBatchSharedRetryGate(t *testing.T) {
 	w := &gateWatch{jobs: jobs, k: k, total: len(plan), plan: plan, cooldown: 7 * time.Second, wake: make(chan struct{})}
 
 	scripts, wantSleeps := gateScripts(t, plan, jobs)
-	ps := newPromptServer(t, scripts)
-	ps.onRequest = w.onRequest(t.Context())
+	ps := agenttest.NewPromptServer(t, scripts)
+	ps.OnRequest = w.onRequest(t.Context())
 	var lines []string
 	for _, p := range slices.Sorted(maps.Keys(plan)) {
 		lines = append(lines, batchLine(strings.ReplaceAll(p, "prompt ", "id-"), p))
@@ -603,7 +524,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 	results := filepath.Join(dir, "results.jsonl")
 
 	ctx := gate.WithTrace(t.Context(), w.trace())
-	r := runWithSleep(t, ps.config(), ctx, w.sleep, "exec", "--batch", path, "--jobs", fmt.Sprint(jobs), "--results", results)
+	r := runWithSleep(t, ps.Config(), ctx, w.sleep, "exec", "--batch", path, "--jobs", fmt.Sprint(jobs), "--results", results)
 	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -625,7 +546,7 @@ func TestBatchSharedRetryGate(t *testing.T) {
 			t.Errorf("%s: retries = %d; want %d", res.ID, res.Retries, want)
 		}
 	}
-	for prompt, srv := range ps.scripts {
+	for prompt, srv := range ps.Scripts {
 		if n, want := len(srv.Requests()), len(plan[prompt]); n != want {
 			t.Errorf("%s: %d requests; want %d", prompt, n, want)
 		}

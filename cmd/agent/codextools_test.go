@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestToolOutputTokenLimit(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), execCallStep("seq 1 5000"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), agenttest.ExecCallStep("seq 1 5000"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "done"),
 	})
 	bin := buildAgent(t)
@@ -26,7 +27,7 @@ func TestToolOutputTokenLimit(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("agent exec: %v\n%s", err, stderr)
 	}
-	out := callOutput(t, srv)
+	out := agenttest.CallOutput(t, srv)
 	marker := strings.Index(out, " tokens truncated…")
 	if marker < 0 || !strings.HasPrefix(out, "Wall time: ") || !strings.HasSuffix(out, "\n4999\n5000\n") || len(out) > 240+len("…99999 tokens truncated…") {
 		t.Errorf("output sent (%d bytes) is not cut to the budget with head, tail and the cut said:\n%s", len(out), out)
@@ -130,7 +131,7 @@ func TestExecRequestUserInput(t *testing.T) {
 	if r.code != 0 || r.stdout != "assumed Postgres\n" {
 		t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 	}
-	if out := callOutput(t, srv); !strings.Contains(out, "not supported in exec mode: no user is there to answer") {
+	if out := agenttest.CallOutput(t, srv); !strings.Contains(out, "not supported in exec mode: no user is there to answer") {
 		t.Errorf("the model was told %q", out)
 	}
 	var offered bool

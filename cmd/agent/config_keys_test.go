@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -26,23 +27,6 @@ func reasoningReply() *rt.Attempt {
 			"summary": []any{map[string]any{"type": "summary_text", "text": "pondering the question"}}}),
 		rt.MessageDone("m1", "the answer"), rt.Completed("r1"))
 	return &a
-}
-
-// inputText returns the text of every input item of a request body, as
-// "role: text" lines.
-func inputTexts(t *testing.T, req rt.Request) []string {
-	t.Helper()
-	msgs, err := rt.InputMessages(req.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range msgs {
-		for _, text := range m.Text {
-			out = append(out, m.Role+": "+text)
-		}
-	}
-	return out
 }
 
 // TestConfigKeys is the table of the Codex keys agent implements: each
@@ -119,7 +103,7 @@ func instructionKeyCases(instFile string) []configKeyCase {
 			}},
 		{name: "developer_instructions", top: `developer_instructions = "run the tests first"`,
 			check: func(t *testing.T, r execRun, req rt.Request) {
-				in := inputTexts(t, req)
+				in := agenttest.InputTexts(t, req)
 				if len(in) == 0 || in[0] != "developer: run the tests first" {
 					t.Errorf("input = %q; want the developer message first", in)
 				}
@@ -189,27 +173,27 @@ func projectKeyCases(project, notifyOut, notifyScript string) []configKeyCase {
 		{name: "trust_level trusted", after: "[projects.\"" + project + "\"]\ntrust_level = \"trusted\"\n",
 			args: []string{"-C", project},
 			check: func(t *testing.T, r execRun, req rt.Request) {
-				if env := strings.Join(inputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>workspace-write</sandbox_mode>") {
+				if env := strings.Join(agenttest.InputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>workspace-write</sandbox_mode>") {
 					t.Errorf("environment context: %s; want workspace-write", env)
 				}
 			}},
 		{name: "trust_level untrusted", after: "[projects.\"" + project + "\"]\ntrust_level = \"untrusted\"\n",
 			args: []string{"-C", project},
 			check: func(t *testing.T, r execRun, req rt.Request) {
-				if env := strings.Join(inputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>workspace-write</sandbox_mode>") {
+				if env := strings.Join(agenttest.InputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>workspace-write</sandbox_mode>") {
 					t.Errorf("environment context: %s; want workspace-write", env)
 				}
 			}},
 		{name: "no trust decision", args: []string{"-C", project},
 			check: func(t *testing.T, r execRun, req rt.Request) {
-				if env := strings.Join(inputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>read-only</sandbox_mode>") {
+				if env := strings.Join(agenttest.InputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>read-only</sandbox_mode>") {
 					t.Errorf("environment context: %s; want read-only", env)
 				}
 			}},
 		{name: "trust_level with sandbox_mode", top: `sandbox_mode = "read-only"`,
 			after: "[projects.\"" + project + "\"]\ntrust_level = \"trusted\"\n", args: []string{"-C", project},
 			check: func(t *testing.T, r execRun, req rt.Request) {
-				if env := strings.Join(inputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>read-only</sandbox_mode>") {
+				if env := strings.Join(agenttest.InputTexts(t, req), "\n"); !strings.Contains(env, "<sandbox_mode>read-only</sandbox_mode>") {
 					t.Errorf("environment context: %s; want sandbox_mode to win", env)
 				}
 			}},

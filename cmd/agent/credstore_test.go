@@ -11,6 +11,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -88,7 +89,7 @@ func TestCredentialStores(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
-			home := loginHome(t, srv, "")
+			home := agenttest.LoginHome(t, srv, "")
 			cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
 			cfg = append([]byte("cli_auth_credentials_store = \""+tt.store+"\"\n"), cfg...)
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), cfg, 0o600); err != nil {
@@ -139,7 +140,7 @@ func TestCredentialStores(t *testing.T) {
 func TestKeyringUnreachableWithAPIKeyInEnv(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
 	cfg = append([]byte("cli_auth_credentials_store = \"keyring\"\n"), cfg...)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), cfg, 0o600); err != nil {

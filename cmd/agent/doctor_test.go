@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mantree"
 	rt "github.com/agentcli/agent/internal/responsestest"
@@ -47,7 +48,7 @@ func TestDoctorProxyBadCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(upstream.Listener.Addr().String())
-	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\nca_certificate = " + quoteTOML(ca) + "\n\n[model_providers.fake]\nbase_url = \"https://" + host + ":" + port + "/v1\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\nca_certificate = " + agenttest.QuoteTOML(ca) + "\n\n[model_providers.fake]\nbase_url = \"https://" + host + ":" + port + "/v1\"\nenv_key = \"FAKE_KEY\"\nsupports_websockets = true\n"
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestDoctorProxyBadCA(t *testing.T) {
 func TestE2EDoctorCompanions(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
-	if err := companionBinary(mantree.ProgramName); err != nil {
+	if err := agenttest.CompanionBinary(mantree.ProgramName); err != nil {
 		t.Fatal(err)
 	}
 	cmd, stdout, stderr := agentCmd(t, bin, t.TempDir(), "doctor", "--offline", "--json", "-c", "model_provider=demo")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentcli/agent/headless/batch"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
@@ -121,7 +122,7 @@ func TestFullDiskToolCallDoesNotRun(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests; want 2", len(reqs))
 	}
-	if out := outputOf(t, reqs[1], "call_1"); !strings.Contains(out, "This call was not run") {
+	if out := agenttest.OutputOf(t, reqs[1], "call_1"); !strings.Contains(out, "This call was not run") {
 		t.Errorf("the model was told %q", out)
 	}
 }

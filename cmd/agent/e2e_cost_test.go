@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/rollout"
@@ -133,9 +134,9 @@ func TestBatchResultsCost(t *testing.T) {
 	priced := func(id string) rt.Attempt {
 		return rt.Stream(rt.Created("r"+id), rt.MessageDone("m"+id, "done "+id), rt.CompletedUsage("r"+id, 1000, 400, 100, 0))
 	}
-	ps := newPromptServer(t, map[string]rt.Script{"a": {priced("a")}, "b": {priced("b")}})
+	ps := agenttest.NewPromptServer(t, map[string]rt.Script{"a": {priced("a")}, "b": {priced("b")}})
 	path := writeBatch(t, t.TempDir(), batchLine("a", "a"), batchLine("b", "b"))
-	r := runCLI(t, nil, runOpts{config: ps.config() + costConfig}, "exec", "--batch", path, "--jobs", "2")
+	r := runCLI(t, nil, runOpts{config: ps.Config() + costConfig}, "exec", "--batch", path, "--jobs", "2")
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -151,9 +152,9 @@ func TestBatchResultsCost(t *testing.T) {
 		t.Errorf("%d results; want 2:\n%s", len(results), r.stdout)
 	}
 
-	ps = newPromptServer(t, map[string]rt.Script{"a": {priced("a")}})
+	ps = agenttest.NewPromptServer(t, map[string]rt.Script{"a": {priced("a")}})
 	path = writeBatch(t, t.TempDir(), batchLine("a", "a"))
-	r = runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--batch", path)
+	r = runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--batch", path)
 	if r.code != 0 || strings.Contains(r.stdout, "cost_usd") {
 		t.Errorf("an unpriced model: exit %d, results:\n%s", r.code, r.stdout)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/telemetry/otlptest"
 )
@@ -17,7 +18,7 @@ import (
 func TestE2EOtel(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
-	if err := companionBinary("agent-otel"); err != nil {
+	if err := agenttest.CompanionBinary("agent-otel"); err != nil {
 		t.Fatalf("build agent-otel: %v", err)
 	}
 	const header = "otlp-secret-value-1"

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
-	"github.com/agentcli/agent/internal/syncbuf"
 )
 
 // TestE2EProxySIGTERMAnswersWaitingRequests: a real `agent proxy` sent
@@ -32,7 +31,7 @@ func TestE2EProxySIGTERMAnswersWaitingRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := listeningRE.FindStringSubmatch(waitForLine(t, stderr, listeningRE))[1]
+	base := agenttest.ProxyListening.FindStringSubmatch(agenttest.WaitForLine(t, stderr, agenttest.ProxyListening))[1]
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	post := func() (*http.Response, error) {
@@ -57,7 +56,7 @@ func TestE2EProxySIGTERMAnswersWaitingRequests(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		answer <- resp.Status + " " + string(b)
 	}()
-	waitForLine(t, stderr, regexp.MustCompile(`msg=RETRY .*delay=30s`))
+	agenttest.WaitForLine(t, stderr, regexp.MustCompile(`msg=RETRY .*delay=30s`))
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -73,25 +72,5 @@ func TestE2EProxySIGTERMAnswersWaitingRequests(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "stopped after 2 requests (1 retries, 0 retry successes, 1 failed, 0 clients gone)") {
 		t.Errorf("no summary naming the shutdown's answer:\n%s", stderr)
-	}
-}
-
-// waitForLine waits until buf's text matches re and returns the text,
-// failing the test after 20 s.
-func waitForLine(t *testing.T, buf *syncbuf.Buffer, re *regexp.Regexp) string {
-	t.Helper()
-	deadline := time.NewTimer(20 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
-		if s := buf.String(); re.MatchString(s) {
-			return s
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("no %q in:\n%s", re, buf)
-		case <-tick.C:
-		}
 	}
 }

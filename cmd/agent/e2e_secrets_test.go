@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
 
@@ -30,7 +31,7 @@ func TestE2EShellEnvironmentPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := rt.NewServer(t, rt.Script{
-				rt.Stream(rt.Created("r1"), execCallStep("env"), rt.Completed("r1")),
+				rt.Stream(rt.Created("r1"), agenttest.ExecCallStep("env"), rt.Completed("r1")),
 				rt.Reply("r2", "m2", "done"),
 			})
 			home := writeConfig(t, srv.URL, tt.config)
@@ -43,7 +44,7 @@ func TestE2EShellEnvironmentPolicy(t *testing.T) {
 			if stdout.String() != "done\n" {
 				t.Errorf("stdout = %q", stdout)
 			}
-			out := callOutput(t, srv)
+			out := agenttest.CallOutput(t, srv)
 			lines := strings.Split(out, "\n")
 			has := func(prefix string) bool {
 				for _, l := range lines {

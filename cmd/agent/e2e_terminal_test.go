@@ -15,6 +15,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -47,7 +48,7 @@ for fd in ("/dev/tty", 0, 1, 2):
         print("refused", fd, e)
 '; printf '\033[32mstill colour\033[0m\n'`
 	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), execCallStep(attack), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), agenttest.ExecCallStep(attack), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "done"),
 	})
 	home := writeConfig(t, srv.URL, "")
@@ -96,7 +97,7 @@ for fd in ("/dev/tty", 0, 1, 2):
 	if !strings.Contains(term, "done") {
 		t.Errorf("the answer did not reach the terminal:\n%s", term)
 	}
-	told := callOutput(t, srv)
+	told := agenttest.CallOutput(t, srv)
 	if strings.Contains(told, "cannot enforce the policy") {
 		t.Skipf("the kernel cannot enforce the policy here:\n%s", told)
 	}

@@ -6,100 +6,38 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
-	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/syncbuf"
 )
 
-// built says binaries ran (TestMain then removes what it built).
-var built atomic.Bool
+// The end-to-end helpers are internal/agenttest's, shared with the tests
+// of cmd/agent/frontends.
 
-// binaries builds, once per test process, what the end-to-end tests run:
-// the real agent binary, its companion programs and the stdio MCP test
-// server, as make build does (static, CGO_ENABLED=0: the binary users
-// run), in one go build: the packages are loaded once and the five links
-// run side by side (five go builds in a row cost twice the CPU). The
-// packages make build compiles (TestREADMECommands runs it) are then
-// compiled once for both. It returns the directory holding them.
-var binaries = sync.OnceValues(func() (string, error) {
-	built.Store(true)
-	dir, err := os.MkdirTemp("", "agent-e2e-")
-	if err != nil {
-		return "", err
-	}
-	pkgs := []string{"."}
-	for _, name := range companions {
-		pkgs = append(pkgs, "../"+name)
-	}
-	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, append(pkgs, mcptest.Package)...)...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", errors.New("go build: " + err.Error() + "\n" + string(b))
-	}
-	return dir, nil
-})
-
-// agentBinary is the built agent binary.
-func agentBinary() (string, error) {
-	dir, err := binaries()
-	return filepath.Join(dir, "agent"), err
-}
-
-// prebuild starts building the binaries in the background, for a run of
-// the whole package: the in-process tests run meanwhile instead of the
-// first end-to-end test waiting for the compiler. wait returns when the
-// build is done.
-func prebuild() (wait func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = binaries() // the tests that need them report an error
-	}()
-	return func() { <-done }
-}
-
-// buildAgent returns the built binary (built once, in the background for
-// a full run). A test that runs it calls t.Parallel: it mostly waits for
-// processes, and the package's time limit has room only if those waits
-// overlap (make test runs under load on two cores).
+// buildAgent returns the built binary ([agenttest.Agent]).
 func buildAgent(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary; skipped in -short mode")
-	}
-	bin, err := agentBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return agenttest.Agent(t)
 }
 
 func agentCmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = t.TempDir()                                                                                               // any directory works: no git repo needed
-	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + fakeKey, "HOME=" + t.TempDir()} // no rc files of the machine
-	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	return cmd, stdout, stderr
+	return agenttest.Cmd(t, bin, home, args...)
 }
 
 func writeConfig(t *testing.T, baseURL string, extra string) string {
 	t.Helper()
-	home := t.TempDir()
-	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra +
-		"\n[model_providers.fake]\nbase_url = \"" + baseURL + "\"\nenv_key = \"FAKE_KEY\"\n"
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return home
+	return agenttest.WriteConfig(t, baseURL, extra)
+}
+
+func appendConfig(t *testing.T, home, text string) {
+	t.Helper()
+	agenttest.AppendConfig(t, home, text)
 }
 
 func TestE2EExec(t *testing.T) {

@@ -10,31 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
-
-func execCallStep(cmd string) rt.Step {
-	args, _ := json.Marshal(map[string]string{"cmd": cmd})
-	return rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args))
-}
-
-// callOutput returns the output the second request carried for call_1.
-func callOutput(t *testing.T, srv *rt.Server) string {
-	t.Helper()
-	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests; want 2", len(reqs))
-	}
-	for _, it := range reqs[1].JSON["input"].([]any) {
-		m := it.(map[string]any)
-		if m["type"] == "function_call_output" && m["call_id"] == "call_1" {
-			return m["output"].(string)
-		}
-	}
-	t.Fatal("no function_call_output for call_1")
-	return ""
-}
 
 // TestE2ESandboxedCommands: a scripted model runs `echo hi > f` through
 // the real binary under each sandbox mode.
@@ -61,7 +40,7 @@ func TestE2ESandboxedCommands(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := rt.NewServer(t, rt.Script{
-				rt.Stream(rt.Created("r1"), execCallStep(tt.cmd), rt.Completed("r1")),
+				rt.Stream(rt.Created("r1"), agenttest.ExecCallStep(tt.cmd), rt.Completed("r1")),
 				rt.Reply("r2", "m2", "done"),
 			})
 			home := writeConfig(t, srv.URL, "[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n")
@@ -87,7 +66,7 @@ func TestE2ESandboxedCommands(t *testing.T) {
 			if !tt.written && err == nil && len(b) > 0 {
 				t.Errorf("%s was written: %q", path, b)
 			}
-			if out := callOutput(t, srv); !strings.Contains(out, tt.output) {
+			if out := agenttest.CallOutput(t, srv); !strings.Contains(out, tt.output) {
 				t.Errorf("the model was told:\n%s\nwant it to contain %q", out, tt.output)
 			}
 		})
@@ -113,7 +92,7 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 		name, want string
 		step       rt.Step
 	}{
-		{"command", "Read-only file system", execCallStep(`echo ok > f; printf '[mcp_servers.x]\ncommand = "sh"\n' >> .agent/config.toml; git status --porcelain`)},
+		{"command", "Read-only file system", agenttest.ExecCallStep(`echo ok > f; printf '[mcp_servers.x]\ncommand = "sh"\n' >> .agent/config.toml; git status --porcelain`)},
 		{"patch", "it is in the agent's home", rt.FunctionCallDone("fc1", "call_1", "apply_patch", string(patchArgs))},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +126,7 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 			if b, _ := os.ReadFile(cfg); string(b) != string(cfgBytes) {
 				t.Errorf("config.toml changed:\n%s", b)
 			}
-			out := callOutput(t, srv)
+			out := agenttest.CallOutput(t, srv)
 			if strings.Contains(out, "cannot enforce the policy") {
 				t.Skipf("the kernel cannot enforce the policy here:\n%s", out)
 			}
@@ -202,7 +181,7 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	if peak >= 128<<20 {
 		t.Errorf("peak RSS %d MiB for a 300 MB command output; want under 128 MiB", peak>>20)
 	}
-	out := callOutput(t, srv)
+	out := agenttest.CallOutput(t, srv)
 	for _, want := range []string{"Process exited with code 0\n", "Original token count: 75000002\n", "Output:\nHEADaaa", "aaaTAIL\nWarning: truncated output"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the model was told %q…%q; want %q in it", out[:min(len(out), 300)], out[max(0, len(out)-300):], want)

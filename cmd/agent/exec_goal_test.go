@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -12,16 +13,6 @@ import (
 // goalConfig is the fake provider's config plus [goals] lines.
 func goalConfig(goals string) string {
 	return "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n\n[goals]\n" + goals
-}
-
-// createGoal is a response whose model calls create_goal.
-func createGoal(id, objective string) rt.Attempt {
-	return rt.Stream(rt.Created(id), rt.FunctionCallDone(id+"-g", id+"-c", "create_goal", `{"objective":"`+objective+`"}`), rt.Completed(id))
-}
-
-// completeGoal is a response whose model calls update_goal complete.
-func completeGoal(id string) rt.Attempt {
-	return rt.Stream(rt.Created(id), rt.FunctionCallDone(id+"-g", id+"-c", "update_goal", `{"status":"complete"}`), rt.Completed(id))
 }
 
 // TestExecPursuesGoal: as Codex's exec, a goal the model creates in
@@ -34,8 +25,8 @@ func completeGoal(id string) rt.Attempt {
 func TestExecPursuesGoal(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
-		createGoal("r1", "make the tests pass"), rt.Reply("r2", "m2", "goal set, starting"),
-		completeGoal("r3"), rt.Reply("r4", "m4", "all tests pass"),
+		agenttest.CreateGoal("r1", "make the tests pass"), rt.Reply("r2", "m2", "goal set, starting"),
+		agenttest.CompleteGoal("r3"), rt.Reply("r4", "m4", "all tests pass"),
 	})
 	r := runCLI(t, srv, runOpts{stdinTTY: true}, "exec", "make the tests pass, as a goal")
 	if r.code != 0 || r.stdout != "all tests pass\n" {
@@ -53,7 +44,7 @@ func TestExecPursuesGoal(t *testing.T) {
 	}
 
 	srv = rt.NewServer(t, rt.Script{
-		createGoal("r1", "never ends"), rt.Reply("r2", "m2", "set"),
+		agenttest.CreateGoal("r1", "never ends"), rt.Reply("r2", "m2", "set"),
 		rt.Reply("r3", "m3", "still going"), rt.Reply("r4", "m4", "still going, again"),
 	})
 	r = runCLI(t, srv, runOpts{config: goalConfig("max_goal_turns = 2\n"), stdinTTY: true}, "exec", "--json", "go on forever")
@@ -87,8 +78,8 @@ func usageLimit() rt.Attempt {
 func TestExecGoalUsageLimit(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{
-		createGoal("r1", "ship it"), rt.Reply("r2", "m2", "set"), usageLimit(),
-		completeGoal("r4"), rt.Reply("r5", "m5", "shipped after the reset"),
+		agenttest.CreateGoal("r1", "ship it"), rt.Reply("r2", "m2", "set"), usageLimit(),
+		agenttest.CompleteGoal("r4"), rt.Reply("r5", "m5", "shipped after the reset"),
 	})
 	r := runCLI(t, srv, runOpts{stdinTTY: true}, "exec", "--wait-for-reset=2h", "ship it, as a goal")
 	if r.code != 0 || r.stdout != "shipped after the reset\n" || len(srv.Requests()) != 5 {
@@ -108,8 +99,8 @@ func TestExecGoalUsageLimit(t *testing.T) {
 
 	for _, flags := range [][]string{nil, {"--wait-for-reset=30m"}} {
 		srv := rt.NewServer(t, rt.Script{
-			createGoal("r1", "ship it"), rt.Reply("r2", "m2", "set"), usageLimit(),
-			completeGoal("r4"), rt.Reply("r5", "m5", "shipped on resume"),
+			agenttest.CreateGoal("r1", "ship it"), rt.Reply("r2", "m2", "set"), usageLimit(),
+			agenttest.CompleteGoal("r4"), rt.Reply("r5", "m5", "shipped on resume"),
 		})
 		r := runCLI(t, srv, runOpts{stdinTTY: true}, append(append([]string{"exec"}, flags...), "ship it, as a goal")...)
 		id := sessionIDOf(t, r.stderr)

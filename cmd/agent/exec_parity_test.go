@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -75,8 +76,8 @@ func parityRun(t *testing.T, sc parityScenario, jsonMode bool) (execRun, *rt.Ser
 	}
 	cfg := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 	if sc.name == "mcp" {
-		bin := stdioMCPServer(t)
-		cfg += "\n[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-image\"]\n"
+		bin := agenttest.StdioMCPServer(t)
+		cfg += "\n[mcp_servers.test]\ncommand = " + agenttest.QuoteTOML(bin) + "\nargs = [\"-image\"]\n"
 	}
 	srv := rt.NewServer(t, script)
 	args := []string{"exec"}
@@ -240,7 +241,7 @@ func messageCarries(g, w any) string {
 		body.Error.Message = ws
 	}
 	if gs == "" || !strings.Contains(gs, body.Error.Message) {
-		return "message " + quoteTOML(gs) + " lacks the server's " + quoteTOML(body.Error.Message)
+		return "message " + agenttest.QuoteTOML(gs) + " lacks the server's " + agenttest.QuoteTOML(body.Error.Message)
 	}
 	return ""
 }

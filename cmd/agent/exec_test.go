@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -20,7 +21,7 @@ import (
 const ms = time.Millisecond
 
 // fakeKey looks like nothing real on purpose; tests assert it never leaks.
-const fakeKey = "test-key-0000-LEAKCHECK-1234"
+const fakeKey = agenttest.FakeKey
 
 // execRun is one in-process run of the CLI.
 type execRun struct {

@@ -13,36 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentcli/agent/headless/mcpserver"
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/session/hooks"
 )
-
-// hooksFile writes dir/hooks.json with one hook per event.
-func hooksFile(t *testing.T, dir string, events map[hooks.Event]string) {
-	t.Helper()
-	groups := map[string]any{}
-	for ev, cmd := range events {
-		groups[string(ev)] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 20}}}}
-	}
-	b, _ := json.Marshal(map[string]any{"hooks": groups})
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "hooks.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// trustState is the [hooks.state] text trusting every hook in home as it
-// is now, as `/hooks` (agent's or Codex's) writes it.
-func trustState(t *testing.T, home string) string {
-	t.Helper()
-	var b strings.Builder
-	for _, h := range hooks.Discover(hooks.Sources{Home: home}).All {
-		fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
-	}
-	return b.String()
-}
 
 const fakeConfig = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"%URL%\"\nenv_key = \"FAKE_KEY\"\n"
 
@@ -54,32 +28,32 @@ const fakeConfig = "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_
 func TestExecHooks(t *testing.T) {
 	t.Parallel()
 	home, project, marks := t.TempDir(), t.TempDir(), t.TempDir()
-	hooksFile(t, home, map[hooks.Event]string{
+	agenttest.HooksFile(t, home, map[hooks.Event]string{
 		hooks.PreToolUse:       `echo "rm is not allowed here" >&2; exit 2`,
 		hooks.UserPromptSubmit: `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-HOOK"}}'`,
 		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
 		hooks.Stop:             "cat >> " + filepath.Join(marks, "stop"),
 	})
-	trusted := trustState(t, home)
+	trusted := agenttest.TrustState(t, home)
 	// Added after the trust was given: named, not run.
-	hooksFile(t, home, map[hooks.Event]string{
+	agenttest.HooksFile(t, home, map[hooks.Event]string{
 		hooks.PreToolUse:       `echo "rm is not allowed here" >&2; exit 2`,
 		hooks.UserPromptSubmit: `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-FROM-HOOK"}}'`,
 		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
 		hooks.Stop:             "cat >> " + filepath.Join(marks, "stop"),
 		hooks.PostToolUse:      "touch " + filepath.Join(marks, "untrusted-ran"),
 	})
-	hooksFile(t, filepath.Join(project, ".codex"), map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "project-ran")})
+	agenttest.HooksFile(t, filepath.Join(project, ".codex"), map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "project-ran")})
 
 	srv := rt.NewServer(t, rt.Script{
-		rt.Stream(rt.Created("r1"), execCallStep("rm -rf build"), rt.Completed("r1")),
+		rt.Stream(rt.Created("r1"), agenttest.ExecCallStep("rm -rf build"), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "ok, not removing"),
 	})
 	r := runCLI(t, srv, runOpts{home: home, config: fakeConfig + trusted}, "exec", "-C", project, "clean up")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if got := callOutput(t, srv); got != "Command blocked by PreToolUse hook: rm is not allowed here. Command: rm -rf build" {
+	if got := agenttest.CallOutput(t, srv); got != "Command blocked by PreToolUse hook: rm is not allowed here. Command: rm -rf build" {
 		t.Fatalf("the model saw %q", got)
 	}
 	items := srv.Requests()[0].JSON["input"].([]any)
@@ -124,7 +98,7 @@ func TestExecHooks(t *testing.T) {
 func TestHooksListAndTrust(t *testing.T) {
 	t.Parallel()
 	home, marks := t.TempDir(), t.TempDir()
-	hooksFile(t, home, map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "ran")})
+	agenttest.HooksFile(t, home, map[hooks.Event]string{hooks.SessionStart: "touch " + filepath.Join(marks, "ran")})
 	r := runCLI(t, nil, runOpts{home: home}, "hooks", "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "SessionStart [user, untrusted]") || !strings.Contains(r.stdout, filepath.Join(home, "hooks.json")) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -193,12 +167,12 @@ func TestProfileHooks(t *testing.T) {
 // failure the front end must name); it returns their [hooks.state].
 func frontEndHooks(t *testing.T, home, marks string) string {
 	t.Helper()
-	hooksFile(t, home, map[hooks.Event]string{
+	agenttest.HooksFile(t, home, map[hooks.Event]string{
 		hooks.SessionStart:     "cat >> " + filepath.Join(marks, "start"),
 		hooks.UserPromptSubmit: "cat >> " + filepath.Join(marks, "prompt"),
 		hooks.Stop:             `cat > /dev/null; echo '{not json'`,
 	})
-	return trustState(t, home)
+	return agenttest.TrustState(t, home)
 }
 
 // checkFrontEndHooks: SessionStart ran once and UserPromptSubmit got
@@ -221,7 +195,7 @@ func checkFrontEndHooks(t *testing.T, marks, want string) {
 // answered garbage is named on stderr.
 func TestReviewHooks(t *testing.T) {
 	t.Parallel()
-	dir := gitRepo(t)
+	dir := agenttest.GitRepo(t)
 	home, marks := t.TempDir(), t.TempDir()
 	trusted := frontEndHooks(t, home, marks)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "Verdict: fine")})

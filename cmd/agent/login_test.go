@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/auth"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/syncbuf"
@@ -131,19 +132,6 @@ func chatGPTLogin(t *testing.T, home string, exp time.Time) *auth.File {
 	return f
 }
 
-// loginHome returns a fresh agent home whose config selects a provider
-// "fake" at srv that uses the login (requires_openai_auth), plus extra.
-func loginHome(t *testing.T, srv *rt.Server, extra string) string {
-	t.Helper()
-	home := t.TempDir()
-	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nbase_url = \"" + srv.URL +
-		"\"\nrequires_openai_auth = true\n" + extra
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return home
-}
-
 // runInHome runs the CLI in-process with AGENT_HOME=home and checks that
 // no secret reached its output or home's log.
 func runInHome(t *testing.T, home string, o runOpts, args ...string) execRun {
@@ -182,7 +170,7 @@ func TestExecRefreshAfter401(t *testing.T) {
 	t.Parallel()
 	iss := newFakeAuthServer(t)
 	srv := rt.NewServer(t, rt.Script{rt.Status(401), rt.Reply("r", "m", "after refresh")})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	old := chatGPTLogin(t, home, time.Now().Add(time.Hour))
 	r := runInHome(t, home, runOpts{env: map[string]string{"AGENT_REFRESH_TOKEN_URL": iss.srv.URL + "/oauth/token"}}, "exec", "hi")
 	if r.code != 0 || r.stdout != "after refresh\n" {
@@ -225,7 +213,7 @@ func TestExecRefreshTokenReused(t *testing.T) {
 	iss := newFakeAuthServer(t)
 	iss.fail = `{"error":{"code":"refresh_token_reused","message":"already used"}}`
 	srv := rt.NewServer(t, rt.Script{rt.Status(401)})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	chatGPTLogin(t, home, time.Now().Add(time.Hour))
 	r := runInHome(t, home, runOpts{env: map[string]string{"AGENT_REFRESH_TOKEN_URL": iss.srv.URL + "/oauth/token"}}, "exec", "hi")
 	if r.code != exitcode.Auth {
@@ -278,7 +266,7 @@ func TestExecAuthCommand(t *testing.T) {
 func TestCorruptAuthJSON(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, nil)
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	path := filepath.Join(home, "auth.json")
 	if err := os.WriteFile(path, []byte(`{"auth_mode":"chatgpt","tokens":{"access_token":"LEAKCHECK`), 0o600); err != nil {
 		t.Fatal(err)
@@ -308,7 +296,7 @@ func TestCorruptAuthJSON(t *testing.T) {
 func TestLoginWithAPIKey(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	r := runInHome(t, home, runOpts{stdin: fakeKey + "\n"}, "login", "--with-api-key")
 	if r.code != 0 || !strings.Contains(r.stderr, auth.Mask(fakeKey)) {
 		t.Fatalf("login: exit %d stderr %q", r.code, r.stderr)
@@ -407,7 +395,7 @@ func TestE2EConcurrentRefresh(t *testing.T) {
 	bin := buildAgent(t)
 	iss := newFakeAuthServer(t)
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", "answer"), rt.Reply("r2", "m2", "answer")})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	chatGPTLogin(t, home, time.Now().Add(-time.Minute))
 
 	unlock, err := auth.NewStore(home, nil).Lock(t.Context())
@@ -486,7 +474,7 @@ func TestE2EConcurrentRefresh(t *testing.T) {
 func TestAuthFileTightenedNotice(t *testing.T) {
 	t.Parallel()
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r", "m", "ok")})
-	home := loginHome(t, srv, "")
+	home := agenttest.LoginHome(t, srv, "")
 	path := filepath.Join(home, "auth.json")
 	for _, args := range [][]string{{"login", "status"}, {"exec", "hi"}} {
 		if err := os.WriteFile(path, []byte(`{"OPENAI_API_KEY":"`+fakeKey+`"}`), 0o644); err != nil {

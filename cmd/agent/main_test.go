@@ -4,19 +4,20 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
 
 // e2eParallel is how many parallel tests run at once unless -parallel
 // says otherwise: the end-to-end tests mostly wait for the processes they
-// drive, so on two cores four at a time overlap those waits.
-const e2eParallel = 4
+// drive, so on two cores eight at a time overlap those waits (more, and
+// a machine at a load of 20 times out tests that wait for Codex's TUI).
+const e2eParallel = 8
 
 // setParallel sets -test.parallel to n unless the command line set it.
 func setParallel(n int) {
@@ -36,16 +37,12 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	wait := func() {}
 	if flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
-		wait = prebuild()
+		wait = agenttest.Prebuild()
 	}
 	setParallel(e2eParallel)
 	code := m.Run()
 	wait()
-	if built.Load() {
-		if bin, err := agentBinary(); err == nil {
-			os.RemoveAll(filepath.Dir(bin))
-		}
-	}
+	agenttest.Remove()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)

@@ -17,23 +17,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"github.com/agentcli/agent/internal/companion"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mantree"
 )
-
-// companions are the companion programs, built beside the agent binary.
-var companions = []string{companion.Otel, companion.Man, companion.Highlight}
-
-// companionBinary makes sure the companion program name is built beside
-// the agent binary.
-func companionBinary(name string) error {
-	if !slices.Contains(companions, name) {
-		return errors.New("no companion program " + name)
-	}
-	_, err := binaries()
-	return err
-}
 
 // TestManPagesOfTheRealTree: the pages agent-man writes from agent's own
 // command tree, sent as agent man sends it, are byte for byte those
@@ -85,7 +72,7 @@ func TestManPagesOfTheRealTree(t *testing.T) {
 func TestE2EMan(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
-	if err := companionBinary(mantree.ProgramName); err != nil {
+	if err := agenttest.CompanionBinary(mantree.ProgramName); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "man", "man1")

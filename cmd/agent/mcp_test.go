@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,28 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	"github.com/agentcli/agent/internal/mcptest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
-
-// mcpServerBinary is the built stdio test MCP server.
-func mcpServerBinary() (string, error) {
-	dir, err := binaries()
-	return filepath.Join(dir, path.Base(mcptest.Package)), err
-}
-
-func stdioMCPServer(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the stdio MCP test server; skipped in -short mode")
-	}
-	bin, err := mcpServerBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // watchedBuffer is a buffer safe for concurrent use that signals when a
 // text appears in it.
@@ -161,26 +143,13 @@ func requestTools(req rt.Request) []string {
 	return out
 }
 
-// outputOf returns the function_call_output a request carried for callID.
-func outputOf(t *testing.T, req rt.Request, callID string) string {
-	t.Helper()
-	for _, it := range req.JSON["input"].([]any) {
-		m := it.(map[string]any)
-		if m["type"] == "function_call_output" && m["call_id"] == callID {
-			return m["output"].(string)
-		}
-	}
-	t.Fatalf("no function_call_output for %s", callID)
-	return ""
-}
-
 // TestExecMCPToolCall: a scripted model calls a tool of a test MCP server,
 // over stdio and over streamable HTTP; the result reaches the next request
 // as a function_call_output, and exec --json reports an mcp_tool_call.
 func TestExecMCPToolCall(t *testing.T) {
 	t.Parallel()
 	schema := execSchema(t)
-	bin := stdioMCPServer(t)
+	bin := agenttest.StdioMCPServer(t)
 	tests := []struct {
 		name      string
 		table     func(t *testing.T) string
@@ -191,7 +160,7 @@ func TestExecMCPToolCall(t *testing.T) {
 		hasResult bool
 	}{
 		{"stdio echo", func(t *testing.T) string {
-			return "[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-stderr\", \"serving on stdio\"]\ndefault_tools_approval_mode = \"approve\"\n"
+			return "[mcp_servers.test]\ncommand = " + agenttest.QuoteTOML(bin) + "\nargs = [\"-stderr\", \"serving on stdio\"]\ndefault_tools_approval_mode = \"approve\"\n"
 		}, "echo", `{"text":"hi"}`, "hi", "completed", true},
 		{"http echo with a bearer token", func(t *testing.T) string {
 			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
@@ -233,7 +202,7 @@ func TestExecMCPToolCall(t *testing.T) {
 			if len(reqs) != 2 {
 				t.Fatalf("%d model requests; want 2", len(reqs))
 			}
-			if got := outputOf(t, reqs[1], "call_1"); got != tt.output {
+			if got := agenttest.OutputOf(t, reqs[1], "call_1"); got != tt.output {
 				t.Errorf("function_call_output = %q; want %q", got, tt.output)
 			}
 			for i, req := range reqs {
@@ -331,13 +300,13 @@ func TestExecMCPWaitsForSlowServer(t *testing.T) {
 func TestExecMCPBrokenServers(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
-	bin := stdioMCPServer(t)
+	bin := agenttest.StdioMCPServer(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.Stall(), rt.FunctionCallDone("fc", "call_1", "mcp__test__crash", `{}`), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "carried on"),
 	})
-	tables := "[mcp_servers.broken]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n\n" +
-		"[mcp_servers.test]\ncommand = " + quoteTOML(bin) + "\nargs = [\"-crash\"]\ndefault_tools_approval_mode = \"approve\"\n"
+	tables := "[mcp_servers.broken]\ncommand = " + agenttest.QuoteTOML(bin) + "\nargs = [\"-fail\", \"cannot read my settings\"]\n\n" +
+		"[mcp_servers.test]\ncommand = " + agenttest.QuoteTOML(bin) + "\nargs = [\"-crash\"]\ndefault_tools_approval_mode = \"approve\"\n"
 	r := startCLI(t, ctx, srv, tables, "exec", "-C", t.TempDir(), "crash it")
 	await(t, ctx, r.stderr.when(`agent: mcp: server "broken" failed to start`), "the broken server's notice", r)
 	await(t, ctx, r.stderr.when(`agent: mcp: server "test" ready (3 tools)`), "the crashing server's ready notice", r)
@@ -346,7 +315,7 @@ func TestExecMCPBrokenServers(t *testing.T) {
 	if r.code != 0 || r.stdout.String() != "carried on\n" {
 		t.Fatalf("exit %d, stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	out := outputOf(t, srv.Requests()[1], "call_1")
+	out := agenttest.OutputOf(t, srv.Requests()[1], "call_1")
 	if !strings.HasPrefix(out, `the MCP server "test" stopped during the call: exit status 3`) {
 		t.Errorf("the model was told %q; want that the server stopped", out)
 	}
@@ -366,11 +335,6 @@ func TestExecMCPBrokenServers(t *testing.T) {
 	if !strings.Contains(string(logs), "cannot read my settings") || !strings.Contains(string(logs), "crashing on purpose") {
 		t.Errorf("the servers' stderr is not in the log:\n%s", logs)
 	}
-}
-
-func quoteTOML(s string) string {
-	b, _ := json.Marshal(s) // a JSON string of a path is a TOML basic string
-	return string(b)
 }
 
 // TestMCPCommands: add, list, get and remove round-trip on a config file

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentcli/agent/config"
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/syncbuf"
@@ -41,8 +41,6 @@ func (p *agentProxy) recordedSleeps() []time.Duration {
 	defer p.mu.Unlock()
 	return slices.Clone(p.sleeps)
 }
-
-var listeningRE = regexp.MustCompile(`listening on (http://\S+/v1)`)
 
 // startAgentProxy runs `agent proxy --listen 127.0.0.1:0 args...` with
 // AGENT_HOME=home (config.toml there, if any) and the extra environment,
@@ -91,7 +89,7 @@ func startAgentProxy(t *testing.T, home string, environ map[string]string, args 
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if m := listeningRE.FindStringSubmatch(p.stderr.String()); m != nil {
+		if m := agenttest.ProxyListening.FindStringSubmatch(p.stderr.String()); m != nil {
 			p.url = m[1]
 			return p
 		}

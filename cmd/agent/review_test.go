@@ -3,49 +3,20 @@ package main
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
-
-// gitRepo makes a repository with one commit and an uncommitted change.
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Div(a, b int) int { return a + b }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git("add", ".")
-	git("commit", "-q", "-m", "calc")
-	if err := os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n\nfunc Div(a, b int) int { return a / b }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestReviewUncommitted: agent review sends one review turn carrying the
 // uncommitted change, prints the findings ordered by priority and exits 0,
 // and the session records that it was a review.
 func TestReviewUncommitted(t *testing.T) {
 	t.Parallel()
-	dir := gitRepo(t)
+	dir := agenttest.GitRepo(t)
 	answer := "[P2] calc.go:3 - Name the function for what it does\n  Div divides now.\n" +
 		"[P0] calc.go:3 - Division by zero\n  b == 0 panics.\n\nVerdict: needs changes\nGuard b."
 	srv := rt.NewServer(t, rt.Script{rt.Reply("r1", "m1", answer)})
@@ -99,7 +70,7 @@ func recordedReview(t *testing.T, home, target string) bool {
 // non-zero before any request.
 func TestReviewRefusesWithoutARequest(t *testing.T) {
 	t.Parallel()
-	clean := gitRepo(t)
+	clean := agenttest.GitRepo(t)
 	if err := os.WriteFile(filepath.Join(clean, "calc.go"), []byte("package calc\n\nfunc Div(a, b int) int { return a + b }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -28,13 +29,13 @@ func TestBatchShardsAndMerge(t *testing.T) {
 		scripts["prompt "+id] = rt.Script{rt.Reply("r", "m", "answer "+id)}
 	}
 	path := writeBatch(t, dir, lines...)
-	srv := newPromptServer(t, scripts)
+	srv := agenttest.NewPromptServer(t, scripts)
 	var results []string
 	for k := 1; k <= 3; k++ {
 		res := filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", k))
 		results = append(results, res)
 		args := []string{"exec", "--batch", path, "--results", res, "--shard", fmt.Sprintf("%d/3", k)}
-		opts := runOpts{config: srv.config()}
+		opts := runOpts{config: srv.Config()}
 		if k == 3 {
 			args[len(args)-1] = "3" // K from the Indexed Job's 0-based index
 			opts.env = map[string]string{"JOB_COMPLETION_INDEX": "2"}
@@ -47,7 +48,7 @@ func TestBatchShardsAndMerge(t *testing.T) {
 	for _, id := range ids {
 		want["prompt "+id] = 1
 	}
-	if diff := cmp.Diff(want, srv.requests()); diff != "" {
+	if diff := cmp.Diff(want, srv.Requests()); diff != "" {
 		t.Errorf("requests per prompt over the 3 slices (-want +got):\n%s", diff)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/exitcode"
 	rt "github.com/agentcli/agent/internal/responsestest"
 )
@@ -18,7 +19,7 @@ func TestExecJSONSubagents(t *testing.T) {
 	fc := func(resp, id, name, args string) rt.Attempt {
 		return rt.Stream(rt.Created(resp), rt.FunctionCallDone("fc-"+id, id, name, args), rt.Completed(resp))
 	}
-	ps := newPromptServer(t, map[string]rt.Script{
+	ps := agenttest.NewPromptServer(t, map[string]rt.Script{
 		"parent task": {
 			fc("p1", "c1", "spawn_agent", `{"message":"child task","agent_type":"explorer"}`),
 			fc("p2", "c2", "wait_agent", `{"targets":["Euclid"],"timeout_ms":600000}`),
@@ -26,7 +27,7 @@ func TestExecJSONSubagents(t *testing.T) {
 		},
 		"child task": {rt.Reply("k1", "km1", "found 3 files")},
 	})
-	r := runCLI(t, nil, runOpts{config: ps.config()}, "exec", "--json", "parent task")
+	r := runCLI(t, nil, runOpts{config: ps.Config()}, "exec", "--json", "parent task")
 	if r.code != exitcode.OK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -59,7 +60,7 @@ func TestExecJSONSubagents(t *testing.T) {
 	if waited["tool"] != "wait" || waited["status"] != "completed" || st["status"] != "completed" || st["message"] != "found 3 files" {
 		t.Errorf("wait's item %v; want the child %s completed with its answer", waited, child)
 	}
-	if got := ps.requests(); got["parent task"] != 3 || got["child task"] != 1 {
+	if got := ps.Requests(); got["parent task"] != 3 || got["child task"] != 1 {
 		t.Errorf("requests %v; want 3 for the parent, 1 for the child", got)
 	}
 	if !strings.Contains(r.stdout, `"text":"all done"`) {

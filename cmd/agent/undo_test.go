@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/tools/sandbox"
 )
@@ -39,11 +39,6 @@ func tree(t *testing.T, root string) map[string]string {
 	return out
 }
 
-func patchStep(callID, patch string) rt.Step {
-	args, _ := json.Marshal(map[string]string{"input": patch})
-	return rt.FunctionCallDone("fp"+callID, callID, "apply_patch", string(args))
-}
-
 // TestE2EUndo: a turn of `agent exec` changes files by a sandboxed command
 // (edit, delete, create in a new directory, chmod, symlink) and by a patch,
 // in a directory that is no git repository; `agent undo --last` puts every
@@ -70,8 +65,8 @@ func TestE2EUndo(t *testing.T) {
 		"ln -s keep.txt link; printf '\\377\\000' > blob.bin; " +
 		"echo seen: $(ls -A " + cps + " 2>/dev/null | wc -l); touch " + cps + "/x && echo WROTE-CHECKPOINTS"
 	srv.Append(rt.Script{
-		rt.Stream(rt.Created("r1"), execCallStep(shell), rt.Completed("r1")),
-		rt.Stream(rt.Created("r2"), patchStep("call_2", "*** Begin Patch\n*** Add File: patched.txt\n+from a patch\n*** Update File: keep.txt\n@@\n-v2\n+v3\n*** End Patch\n"), rt.Completed("r2")),
+		rt.Stream(rt.Created("r1"), agenttest.ExecCallStep(shell), rt.Completed("r1")),
+		rt.Stream(rt.Created("r2"), agenttest.PatchStep("call_2", "*** Begin Patch\n*** Add File: patched.txt\n+from a patch\n*** Update File: keep.txt\n@@\n-v2\n+v3\n*** End Patch\n"), rt.Completed("r2")),
 		rt.Reply("r3", "m3", "done"),
 	}...)
 	run := func(args ...string) (string, string, error) {
@@ -124,7 +119,7 @@ func TestE2EUndo(t *testing.T) {
 
 	// A later turn edits keep.txt, then the user does: the undo refuses.
 	srv.Append(rt.Script{
-		rt.Stream(rt.Created("r4"), execCallStep("printf 'by the model\\n' > keep.txt"), rt.Completed("r4")),
+		rt.Stream(rt.Created("r4"), agenttest.ExecCallStep("printf 'by the model\\n' > keep.txt"), rt.Completed("r4")),
 		rt.Reply("r5", "m5", "done"),
 	}...)
 	if _, stderr, err := run("exec", "-s", "workspace-write", "-C", work, "again"); err != nil {

@@ -1,0 +1,140 @@
+// Package agenttest runs the agent binary in end-to-end tests: it builds
+// the binary users run, its companion programs and the stdio MCP test
+// server once per test process, and writes an AGENT_HOME pointing agent
+// at a fake model server with a fake key.
+//
+// Two test packages use it: cmd/agent (the commands, in process and
+// through the binary) and cmd/agent/frontends (the chat under tmux and
+// the app-server and ACP driven by their real clients). They are two
+// packages so that each keeps its time limit on a busy machine: a test
+// binary's run is timed as a whole.
+package agenttest
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentcli/agent/internal/companion"
+	"github.com/agentcli/agent/internal/mcptest"
+	"github.com/agentcli/agent/internal/syncbuf"
+)
+
+// FakeKey is the API key the configurations name (FAKE_KEY): tests check
+// that it never leaks.
+const FakeKey = "test-key-0000-LEAKCHECK-1234"
+
+// Companions are the companion programs built beside agent.
+var Companions = []string{companion.Otel, companion.Man, companion.Highlight}
+
+// built says Binaries ran ([Remove] then removes what it built).
+var built atomic.Bool
+
+// binaries builds, once per test process, what the end-to-end tests run,
+// as make build does (static, CGO_ENABLED=0: the binary users run), in
+// one go build: the packages are loaded once and the five links run side
+// by side (five go builds in a row cost twice the CPU).
+var binaries = sync.OnceValues(func() (string, error) {
+	built.Store(true)
+	dir, err := os.MkdirTemp("", "agent-e2e-")
+	if err != nil {
+		return "", err
+	}
+	pkgs := []string{"github.com/agentcli/agent/cmd/agent"}
+	for _, name := range Companions {
+		pkgs = append(pkgs, "github.com/agentcli/agent/cmd/"+name)
+	}
+	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, append(pkgs, mcptest.Package)...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", errors.New("go build: " + err.Error() + "\n" + string(b))
+	}
+	return dir, nil
+})
+
+// Binaries returns the directory holding agent, its companions and
+// mcptestserver, built on the first call.
+func Binaries() (string, error) { return binaries() }
+
+// Prebuild starts building the binaries in the background, for a run of
+// a whole package: the in-process tests run meanwhile instead of the
+// first end-to-end test waiting for the compiler. wait returns when the
+// build is done.
+func Prebuild() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = binaries() // the tests that need them report an error
+	}()
+	return func() { <-done }
+}
+
+// Remove removes what Binaries built, if it ran (TestMain calls it after
+// the tests).
+func Remove() {
+	if built.Load() {
+		if dir, err := binaries(); err == nil {
+			os.RemoveAll(dir)
+		}
+	}
+}
+
+// Agent returns the built agent binary (built once, in the background
+// for a full run; skipped in -short mode). A test that runs it calls
+// t.Parallel: it mostly waits for processes, and the package's time
+// limit has room only if those waits overlap.
+func Agent(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped in -short mode")
+	}
+	dir, err := binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "agent")
+}
+
+// Cmd is bin run with args in a new directory, with AGENT_HOME home, a
+// HOME of its own (no rc files of the machine), PATH and FAKE_KEY; its
+// output is collected.
+func Cmd(t *testing.T, bin, home string, args ...string) (*exec.Cmd, *syncbuf.Buffer, *syncbuf.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir() // any directory works: no git repo needed
+	cmd.Env = []string{"AGENT_HOME=" + home, "PATH=" + os.Getenv("PATH"), "FAKE_KEY=" + FakeKey, "HOME=" + t.TempDir()}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return cmd, stdout, stderr
+}
+
+// WriteConfig is a new AGENT_HOME whose config.toml selects model
+// "test-model" of provider "fake" at baseURL (key in FAKE_KEY), with
+// extra (top-level TOML) before the provider's table.
+func WriteConfig(t *testing.T, baseURL string, extra string) string {
+	t.Helper()
+	home := t.TempDir()
+	cfg := "model = \"test-model\"\nmodel_provider = \"fake\"\n" + extra +
+		"\n[model_providers.fake]\nbase_url = \"" + baseURL + "\"\nenv_key = \"FAKE_KEY\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// AppendConfig appends text to home's config.toml on a line of its own.
+func AppendConfig(t *testing.T, home, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("\n" + text); err != nil {
+		t.Fatal(err)
+	}
+}
