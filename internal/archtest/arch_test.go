@@ -122,6 +122,8 @@ func allowedImports() map[string][]string {
 		"internal/telemetry/wire":     {},
 		"internal/telemetry/otlp":     {"internal/telemetry/wire"},
 		"internal/telemetry/otlptest": {},
+		"internal/agenttest":          {"internal/companion", "internal/mcptest", "internal/responsestest", "internal/syncbuf", "session/hooks"},
+		"cmd/agent/frontends":         {},
 
 		// Benchmarks: the test-only bench package and the fake server as a binary.
 		"bench": {},
