@@ -28,9 +28,11 @@ import (
 // the guard, a subreaper whose parent-death signal makes it kill every
 // descendant it has.
 func TestSubagentCrashLeavesNoOrphan(t *testing.T) {
+	t.Parallel() // its sleep is found by its own workspace
 	bin := buildAgent(t)
 	for _, sandbox := range []string{"workspace-write", "danger-full-access"} {
 		t.Run(sandbox, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
 			pidFile := filepath.Join(work, "sleep.pid")
 			fc := func(resp, id, name, args string) rt.Attempt {
