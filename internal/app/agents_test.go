@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	rt "github.com/agentcli/agent/internal/responsestest"
 	"github.com/agentcli/agent/internal/subagent"
@@ -389,7 +391,14 @@ func TestSubagentStopsWithItsParent(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- p.Turn(ctx, "parent task", func(session.Event) {}) }()
+	var failed atomic.Value
+	go func() {
+		done <- p.Turn(ctx, "parent task", func(ev session.Event) {
+			if f, ok := ev.(session.TurnFailed); ok {
+				failed.Store(fmt.Sprintf("%+v", f.Err.Failure))
+			}
+		})
+	}()
 	f, err := os.Open(fifo) // blocks until the child's command writes
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +413,11 @@ func TestSubagentStopsWithItsParent(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("the parent's turn completed; want it interrupted")
 	}
-	<-interrupted
+	select {
+	case <-interrupted:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the child was never interrupted (the parent's turn failed: %v): %+v", failed.Load(), p.Agents.List())
+	}
 	// Killed, it may be a zombie for a moment, until init reaps it.
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(b), ") Z ") {
 		t.Errorf("the child's command's background process (pid %d) still runs after its parent was interrupted", pid)
