@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,10 +77,16 @@ func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
 		ctx = t.Context()
 	}
 	code := run(ctx, args, Env{
-		Stdin:     strings.NewReader(o.stdin),
-		Stdout:    &stdout,
-		Stderr:    &stderr,
-		Getenv:    func(k string) string { return env[k] },
+		Stdin:  strings.NewReader(o.stdin),
+		Stdout: &stdout,
+		Stderr: &stderr,
+		Getenv: func(k string) string { return env[k] },
+		// The commands' environment is the process's with that HOME: a
+		// login shell started from it reads no rc file of the machine.
+		Environ: func() []string {
+			out := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+			return append(out, "HOME="+env["HOME"])
+		},
 		StdinTTY:  o.stdinTTY,
 		StdoutTTY: o.stdoutTTY,
 		StderrTTY: o.stderrTTY,
