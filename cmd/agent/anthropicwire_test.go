@@ -226,7 +226,9 @@ func waits(want ...time.Duration) func(*testing.T, []time.Duration) {
 // the prompt is too long is a full context window, not retried.
 func TestAnthropicRateLimitResetHeaders(t *testing.T) {
 	t.Parallel()
-	reset := time.Now().Add(4 * time.Second).UTC().Format(time.RFC3339)
+	// The reset is 30 s away: a loaded machine can take seconds to reach
+	// the request, and the wait is recorded, not slept.
+	reset := time.Now().Add(30 * time.Second).UTC().Format(time.RFC3339)
 	srv := rt.NewServer(t, rt.Script{
 		rt.StatusBody(429, rt.ClaudeErrorBody("rate_limit_error", "rate limited"),
 			"anthropic-ratelimit-requests-remaining", "12", "anthropic-ratelimit-requests-reset", time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
@@ -237,8 +239,8 @@ func TestAnthropicRateLimitResetHeaders(t *testing.T) {
 	if r.code != 0 || r.stdout != "the good answer\n" {
 		t.Fatalf("exit %d stdout %q; stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if len(r.sleeps) != 1 || r.sleeps[0] < 2*time.Second || r.sleeps[0] > 5*time.Second {
-		t.Errorf("waits %v; want one wait until the input-tokens reset (~4s), not the requests reset an hour away", r.sleeps)
+	if len(r.sleeps) != 1 || r.sleeps[0] < 15*time.Second || r.sleeps[0] > 31*time.Second {
+		t.Errorf("waits %v; want one wait until the input-tokens reset (~30s), not the requests reset an hour away", r.sleeps)
 	}
 
 	srv = rt.NewServer(t, rt.Script{rt.StatusBody(400, rt.ClaudeErrorBody("invalid_request_error", "prompt is too long: 208432 tokens > 200000 maximum"))})
