@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -83,10 +82,7 @@ func runCLI(t *testing.T, srv *rt.Server, o runOpts, args ...string) execRun {
 		Getenv: func(k string) string { return env[k] },
 		// The commands' environment is the process's with that HOME: a
 		// login shell started from it reads no rc file of the machine.
-		Environ: func() []string {
-			out := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
-			return append(out, "HOME="+env["HOME"])
-		},
+		Environ:   func() []string { return agenttest.EnvironWithHome(env["HOME"]) },
 		StdinTTY:  o.stdinTTY,
 		StdoutTTY: o.stdoutTTY,
 		StderrTTY: o.stderrTTY,

@@ -12,12 +12,19 @@ package agenttest
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/agentcli/agent/internal/companion"
 	"github.com/agentcli/agent/internal/mcptest"
@@ -137,4 +144,48 @@ func AppendConfig(t *testing.T, home, text string) {
 	if _, err := f.WriteString("\n" + text); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Parallel is how many parallel tests an end-to-end package runs at once
+// unless -parallel says otherwise: its tests mostly wait for the
+// processes they drive, so on two cores eight at a time overlap those
+// waits (more, and a machine at a load of 20 times out tests that wait
+// for Codex's TUI).
+const Parallel = 8
+
+// Main runs an end-to-end package's tests and returns the exit code:
+// the binaries built in the background for a run of every test, at most
+// [Parallel] parallel tests unless -parallel was given, what was built
+// removed after, and the package failed if a goroutine outlives its
+// tests.
+func Main(m *testing.M) int {
+	flag.Parse()
+	wait := func() {}
+	if flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
+		wait = Prebuild()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(Parallel))
+	}
+	code := m.Run()
+	wait()
+	Remove()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// EnvironWithHome is the process's environment with HOME set to home:
+// the environment in-process runs give the model's commands, so that a
+// login shell reads no rc file of the machine (a slow or stuck one, such
+// as pyenv init waiting on a stale lock, makes every command wait).
+func EnvironWithHome(home string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+	return append(env, "HOME="+home)
 }

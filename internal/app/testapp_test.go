@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentcli/agent/internal/agenttest"
 	"github.com/agentcli/agent/internal/setup"
 )
 
@@ -25,10 +25,7 @@ func testApp(t *testing.T, cfg string, ephemeral bool) (*App, string) {
 			return home
 		}
 		return ""
-	}, Environ: func() []string { // the commands' environment: the process's, with that HOME
-		out := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
-		return append(out, "HOME="+home)
-	}, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
+	}, Environ: func() []string { return agenttest.EnvironWithHome(home) }, Sleep: func(context.Context, time.Duration) error { return nil }, Rand: func() float64 { return 0.5 }}
 	a, err := New(t.Context(), Options{Env: env, Originator: "agent_cli", Cd: t.TempDir(), Ephemeral: ephemeral})
 	if err != nil {
 		t.Fatal(err)
