@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,11 +146,14 @@ func TestE2EAgentHomeReadOnly(t *testing.T) {
 	}
 }
 
-// TestE2EHugeCommandOutputBoundedMemory: a command printing 200 MB (half
-// as much again as the bound: at a load of 20, 300 MB through tr outlived
-// the 30 s yield) leaves agent exec under 128 MiB of resident memory (its peak, VmHWM, read while
-// the model's next request is held, after the output was taken), and the
-// model still gets the head, the tail and the original size.
+// TestE2EHugeCommandOutputBoundedMemory: a command printing 200 MB leaves
+// agent exec under 128 MiB of resident memory (its peak, VmHWM, read while
+// the model's last request is held, after the output was taken), and the
+// model still gets the head, the tail and the original size. The model
+// polls the command with write_stdin, as a real one does, so how fast the
+// machine moves 200 MB through a pipe does not matter: idle, the command
+// ends inside exec_command's 30 s yield and the poll finds no session; at a
+// load of 30 it did not, and the poll takes the rest.
 func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
@@ -157,9 +161,11 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 		"cmd":           `printf HEAD; head -c 200000000 /dev/zero | tr '\0' a; printf TAIL`,
 		"yield_time_ms": 30000, "login": false,
 	})
+	poll := `{"session_id":1,"chars":"","yield_time_ms":300000}`
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command", string(args)), rt.Completed("r1")),
-		rt.Stream(rt.Barrier("told"), rt.Stall(), rt.Created("r2"), rt.MessageDone("m2", "done"), rt.Completed("r2")),
+		rt.Stream(rt.Created("r2"), rt.FunctionCallDone("fc2", "call_2", "write_stdin", poll), rt.Completed("r2")),
+		rt.Stream(rt.Barrier("told"), rt.Stall(), rt.Created("r3"), rt.MessageDone("m3", "done"), rt.Completed("r3")),
 	})
 	home := writeConfig(t, srv.URL, "")
 	cmd, _, stderr := agentCmd(t, bin, home, "exec", "-s", "danger-full-access", "do it")
@@ -171,7 +177,7 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	select {
 	case <-srv.Reached("told"):
 	case err := <-exited:
-		t.Fatalf("agent exec ended before its second request: %v\nstderr:\n%s", err, stderr)
+		t.Fatalf("agent exec ended before its last request: %v\nstderr:\n%s", err, stderr)
 	}
 	peak := vmHWM(t, cmd.Process.Pid)
 	srv.Release()
@@ -182,12 +188,46 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	if peak >= 128<<20 {
 		t.Errorf("peak RSS %d MiB for a 200 MB command output; want under 128 MiB", peak>>20)
 	}
-	out := agenttest.CallOutput(t, srv)
-	for _, want := range []string{"Process exited with code 0\n", "Original token count: 50000002\n", "Output:\nHEADaaa", "aaaTAIL\nWarning: truncated output"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the model was told %q…%q; want %q in it", out[:min(len(out), 300)], out[max(0, len(out)-300):], want)
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests; want 3", len(reqs))
+	}
+	first, polled := agenttest.OutputOf(t, reqs[2], "call_1"), agenttest.OutputOf(t, reqs[2], "call_2")
+	type want struct{ out, part string }
+	wants := []want{{first, "Output:\nHEADaaa"}}
+	tokens := tokenCount(t, first)
+	if strings.Contains(first, "Process exited with code 0\n") {
+		wants = append(wants, want{first, "aaaTAIL\nWarning: truncated output"}, want{polled, "no running process with session ID 1"})
+	} else {
+		t.Logf("the command outlived the 30 s yield; the poll took the rest")
+		wants = append(wants, want{first, "Process running with session ID 1\n"},
+			want{polled, "Process exited with code 0\n"}, want{polled, "TAIL"})
+		tokens += tokenCount(t, polled)
+	}
+	for _, w := range wants {
+		if !strings.Contains(w.out, w.part) {
+			t.Errorf("the model was told %q…%q; want %q in it", w.out[:min(len(w.out), 300)], w.out[max(0, len(w.out)-300):], w.part)
 		}
 	}
+	// 200,000,008 bytes are 50,000,002 tokens; two parts each round up.
+	if tokens != 50000002 && tokens != 50000003 {
+		t.Errorf("original token count %d over the outputs; want 50000002 (the whole output)", tokens)
+	}
+}
+
+// tokenCount is the size in tokens of the whole output an exec output
+// reports: its "Original token count" when it was cut, else its own.
+func tokenCount(t *testing.T, out string) int {
+	t.Helper()
+	if m := regexp.MustCompile(`Original token count: (\d+)\n`).FindStringSubmatch(out); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	_, text, ok := strings.Cut(out, "Output:\n")
+	if !ok {
+		t.Fatalf("no output in %q…", out[:min(len(out), 300)])
+	}
+	return (len(text) + 3) / 4
 }
 
 // vmHWM returns the peak resident set of process pid, from /proc.

@@ -47,10 +47,8 @@ func TestCodexTUIRemote(t *testing.T) {
 	}
 	c := startChatEnv(t, "Ask Codex to do anything", "HOME="+codexHome+" CODEX_HOME="+codexHome, "node "+cli, work, "--remote", validating(t, url))
 	c.send("make the file")
-	// A minute, not waitFor's 15 s: at a load of 30 Codex's TUI and agent
-	// took longer to get the model's call to the dialog.
-	if _, ok := c.poll(time.Minute, "Would you like to run the following command?", "touch "+marker); !ok {
-		t.Fatalf("no approval dialog in a minute:\n%s\nagent:\n%s", c.screen(), stderr)
+	if _, ok := c.poll(screenWait, "Would you like to run the following command?", "touch "+marker); !ok {
+		t.Fatalf("no approval dialog in %v:\n%s\nagent:\n%s", screenWait, c.screen(), stderr)
 	}
 	// The dialog may be drawn before it takes keys: press y until it goes
 	// (only while it is there: a y after it would be typed as text).

@@ -272,7 +272,7 @@ func treeHas(t *testing.T, dir, part string) bool {
 // written everything it writes.
 func waitChatGone(t *testing.T, c *tmuxChat) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {

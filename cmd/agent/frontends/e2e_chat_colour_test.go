@@ -31,7 +31,7 @@ func TestE2EChatCodeBlockColoured(t *testing.T) {
 	// whole: read the screen with its colours until the code line has
 	// them (bounded), then check the prose has none.
 	var code, prose string
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	for {
 		code, prose = colouredLines(t, c, "answerFortyTwo", "Here it is")
 		if len(fgColours(code)) >= 2 || time.Now().After(deadline) {

@@ -95,7 +95,7 @@ func TestE2EChatPasteAndComposer(t *testing.T) {
 	// reap the exited program, which made this test flaky.)
 	quitRE := regexp.MustCompile("agent resume ([0-9a-f-]{36})`")
 	var id []string
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	for tick := time.NewTicker(20 * time.Millisecond); id == nil; <-tick.C {
 		out, _ := exec.Command("tmux", "-S", c.name, "capture-pane", "-p", "-S", "-", "-t", "e2e").Output()
 		s = string(out)

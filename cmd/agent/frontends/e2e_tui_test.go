@@ -144,12 +144,19 @@ func (c *tmuxChat) screen() string {
 	return string(out)
 }
 
-// waitFor polls the screen (bounded) until it contains every string of
-// wants (a frame may be on screen half drawn: its first line is not all of
-// it) and returns that screen.
+// screenWait bounds waitFor and waitIdle: how long a chat may take to show
+// what a test waits for before the test fails. Passing tests never wait it
+// out, so it is set for the worst machine: at a load of 30 on two cores
+// Codex's TUI took over 15 s to show a dialog, and a test failing there is
+// a test that fails 1 run in 50.
+const screenWait = time.Minute
+
+// waitFor polls the screen (for at most screenWait) until it contains
+// every string of wants (a frame may be on screen half drawn: its first
+// line is not all of it) and returns that screen.
 func (c *tmuxChat) waitFor(wants ...string) string {
 	c.t.Helper()
-	if s, ok := c.poll(15*time.Second, wants...); ok {
+	if s, ok := c.poll(screenWait, wants...); ok {
 		return s
 	}
 	c.t.Fatalf("screen never showed %q:\n%s", wants, c.screen())
@@ -204,13 +211,13 @@ func pollBackoff(d time.Duration, done func() bool) bool {
 	return true
 }
 
-// waitIdle polls the screen (bounded) until no turn runs: the status line
+// waitIdle polls the screen (for at most screenWait) until no turn runs: the status line
 // no longer offers to interrupt one. An answer on screen does not mean
 // that: the turn ends a moment later, and commands that replace the
 // session (/model, /new) are refused until it has.
 func (c *tmuxChat) waitIdle() {
 	c.t.Helper()
-	_, idle := c.until(15*time.Second, func(s string) bool {
+	_, idle := c.until(screenWait, func(s string) bool {
 		return !strings.Contains(s, "esc to interrupt") && !strings.Contains(s, "esc to cancel")
 	})
 	if !idle {
