@@ -41,12 +41,23 @@ var Companions = []string{companion.Otel, companion.Man, companion.Highlight}
 // built says Binaries ran ([Remove] then removes what it built).
 var built atomic.Bool
 
+// buildDir is the test's package directory, where the go build runs: the
+// working directory when the test process started. Not the working
+// directory of the moment: a test may t.Chdir into a directory it then
+// removes, and the background build ([Prebuild]) started meanwhile failed
+// with "getwd: no such file or directory" (every end-to-end test with it,
+// once, at a load of 20).
+var buildDir, buildDirErr = os.Getwd()
+
 // binaries builds, once per test process, what the end-to-end tests run,
 // as make build does (static, CGO_ENABLED=0: the binary users run), in
 // one go build: the packages are loaded once and the five links run side
 // by side (five go builds in a row cost twice the CPU).
 var binaries = sync.OnceValues(func() (string, error) {
 	built.Store(true)
+	if buildDirErr != nil {
+		return "", buildDirErr
+	}
 	dir, err := os.MkdirTemp("", "agent-e2e-")
 	if err != nil {
 		return "", err
@@ -55,13 +66,20 @@ var binaries = sync.OnceValues(func() (string, error) {
 	for _, name := range Companions {
 		pkgs = append(pkgs, "github.com/agentcli/agent/cmd/"+name)
 	}
-	cmd := exec.Command("go", append([]string{"build", "-o", dir + string(filepath.Separator)}, append(pkgs, mcptest.Package)...)...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd := goCommand(append([]string{"build", "-o", dir + string(filepath.Separator)}, append(pkgs, mcptest.Package)...)...)
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", errors.New("go build: " + err.Error() + "\n" + string(b))
 	}
 	return dir, nil
 })
+
+// goCommand is the go command with args, run in buildDir.
+func goCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = buildDir
+	return cmd
+}
 
 // Binaries returns the directory holding agent, its companions and
 // mcptestserver, built on the first call.

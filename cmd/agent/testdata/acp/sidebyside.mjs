@@ -26,7 +26,10 @@ function valid(name, v, extra = []) {
 }
 
 function connection() {
-  const child = spawn(cmd, args, { cwd: work, stdio: ["pipe", "pipe", "inherit"], env: process.env });
+  // A process group of its own: codex-acp's launcher is node running the
+  // platform binary, which outlived the launcher and the test (80 MB
+  // each, two a run) until the whole group was killed (exited).
+  const child = spawn(cmd, args, { cwd: work, stdio: ["pipe", "pipe", "inherit"], env: process.env, detached: true });
   const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   const seen = { updates: [], permissions: [], waiters: [] };
   const app = client({ name: "acp-side-by-side" })
@@ -71,15 +74,22 @@ function tools(updates) {
 const keep = () => writeFileSync(process.env.REPORT, JSON.stringify(report));
 
 // exited waits for child to exit; 10 s after its input ended it is killed
-// and recorded as such.
+// and recorded as such. Either way what is left of its process group
+// (the processes it started) is killed then.
 function exited(child) {
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {} // the group is gone
+  };
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      killGroup();
       resolve("still running 10 s after its input ended: killed");
     }, 10000);
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
+      killGroup();
       resolve(code ?? signal);
     });
   });
