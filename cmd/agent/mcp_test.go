@@ -299,8 +299,10 @@ func TestExecMCPWaitsForSlowServer(t *testing.T) {
 // the session goes on either way.
 func TestExecMCPBrokenServers(t *testing.T) {
 	t.Parallel()
-	ctx := testContext(t)
 	bin := agenttest.StdioMCPServer(t)
+	// The test's 30 s start once the server is built: on a fresh clone at
+	// a load of 20 the build took them all, and the test failed.
+	ctx := testContext(t)
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.Stall(), rt.FunctionCallDone("fc", "call_1", "mcp__test__crash", `{}`), rt.Completed("r1")),
 		rt.Reply("r2", "m2", "carried on"),

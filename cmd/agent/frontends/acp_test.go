@@ -394,9 +394,12 @@ func TestACPClientGone(t *testing.T) {
 	bin := buildAgent(t)
 	work := t.TempDir()
 	pidFile := filepath.Join(work, "pid")
-	// A sleep of this run alone (its pid in the argument): another run of
-	// the suite on the machine has its own, which must not be counted.
-	arg := fmt.Sprintf("317.%d", os.Getpid())
+	// A sleep of this test and run alone (its pid in the argument): another
+	// run of the suite on the machine has its own, which must not be
+	// counted, and so has TestE2EChatBackgroundAndInit (317.PID): at a
+	// load of 20 its sleep was taken for this command's before this one
+	// had started.
+	arg := fmt.Sprintf("319.%d", os.Getpid())
 	srv := rt.NewServer(t, rt.Script{
 		rt.Stream(rt.Created("r1"), rt.FunctionCallDone("fc1", "call_1", "exec_command",
 			`{"cmd":"echo started > pid; exec sleep `+arg+`","login":false,"yield_time_ms":30000}`), rt.Completed("r1")),

@@ -89,7 +89,8 @@ func TestE2EChatBackgroundAndInit(t *testing.T) {
 	t.Parallel()
 	bin := buildAgent(t)
 	// A sleep of this run alone: another run of the suite on the machine
-	// has a sleep of its own pid, which pgrep below must not see.
+	// has a sleep of its own pid, which pgrep below must not see (nor
+	// TestACPClientGone's, 319.PID).
 	sleep := fmt.Sprintf("sleep 317.%d", os.Getpid())
 	args := `{"cmd":"` + sleep + `","yield_time_ms":200}`
 	srv := rt.NewServer(t, rt.Script{
