@@ -43,6 +43,10 @@ func driveRemoteChat(t *testing.T, c *tmuxChat, marker string, logs func() strin
 	// The server ended the turn: the thread takes another.
 	c.send("once more")
 	c.waitFor("after the interruption")
+	// The answer is on screen before the turn's end reaches the chat (at
+	// a load of 20, /rename next was refused: "wait for the current turn
+	// to end").
+	c.waitIdle()
 }
 
 // TestChatRemote: `agent --remote ws://...` runs the chat on agent
