@@ -195,7 +195,7 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 	first, polled := agenttest.OutputOf(t, reqs[2], "call_1"), agenttest.OutputOf(t, reqs[2], "call_2")
 	type want struct{ out, part string }
 	wants := []want{{first, "Output:\nHEADaaa"}}
-	tokens := tokenCount(t, first)
+	tokens, rounding := tokenCount(t, first), 0
 	if strings.Contains(first, "Process exited with code 0\n") {
 		wants = append(wants, want{first, "aaaTAIL\nWarning: truncated output"}, want{polled, "no running process with session ID 1"})
 	} else {
@@ -203,14 +203,15 @@ func TestE2EHugeCommandOutputBoundedMemory(t *testing.T) {
 		wants = append(wants, want{first, "Process running with session ID 1\n"},
 			want{polled, "Process exited with code 0\n"}, want{polled, "TAIL"})
 		tokens += tokenCount(t, polled)
+		rounding = 1 // each part's count rounds up
 	}
 	for _, w := range wants {
 		if !strings.Contains(w.out, w.part) {
 			t.Errorf("the model was told %q…%q; want %q in it", w.out[:min(len(w.out), 300)], w.out[max(0, len(w.out)-300):], w.part)
 		}
 	}
-	// 200,000,008 bytes are 50,000,002 tokens; two parts each round up.
-	if tokens != 50000002 && tokens != 50000003 {
+	// 200,000,008 bytes are 50,000,002 tokens.
+	if tokens < 50000002 || tokens > 50000002+rounding {
 		t.Errorf("original token count %d over the outputs; want 50000002 (the whole output)", tokens)
 	}
 }

@@ -211,10 +211,10 @@ func pollBackoff(d time.Duration, done func() bool) bool {
 	return true
 }
 
-// waitIdle polls the screen (for at most screenWait) until no turn runs: the status line
-// no longer offers to interrupt one. An answer on screen does not mean
-// that: the turn ends a moment later, and commands that replace the
-// session (/model, /new) are refused until it has.
+// waitIdle polls the screen (for at most screenWait) until no turn runs:
+// the status line no longer offers to interrupt one. An answer on screen
+// does not mean that: the turn ends a moment later, and commands that
+// replace the session (/model, /new) are refused until it has.
 func (c *tmuxChat) waitIdle() {
 	c.t.Helper()
 	_, idle := c.until(screenWait, func(s string) bool {
